@@ -102,8 +102,10 @@ def py_files(names: Iterable[str] | None = None, root: Path | None = None) -> li
     out: list[Path] = []
     for d in dirs:
         if not d.is_dir():
-            raise SystemExit(f"corpus package {d.name!r} missing under {base}: "
-                             f"run `python benchmarks/corpus.py --only {d.name}`")
+            raise SystemExit(
+                f"corpus package {d.name!r} missing under {base}: "
+                f"run `python benchmarks/corpus.py --only {d.name}`"
+            )
         out.extend(sorted(d.rglob("*.py")))
     return out
 
@@ -161,8 +163,17 @@ def _archive_for(pkg: Package, version: str | None, archives: Path) -> Path | No
 
 
 def _pip_download(spec: str, archives: Path) -> tuple[bool, str]:
-    base = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-            "-q", "-d", str(archives)]
+    base = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(archives),
+    ]
     wheel = base + ["--only-binary=:all:", "--python-version", "3.12", spec]
     proc = subprocess.run(wheel, capture_output=True, text=True, check=False)
     if proc.returncode == 0:
@@ -172,7 +183,8 @@ def _pip_download(spec: str, archives: Path) -> tuple[bool, str]:
     if proc2.returncode == 0:
         return True, "sdist"
     return False, (proc.stderr.strip().splitlines() or ["?"])[-1] + " | " + (
-        proc2.stderr.strip().splitlines() or ["?"])[-1]
+        proc2.stderr.strip().splitlines() or ["?"]
+    )[-1]
 
 
 def fetch(packages: Iterable[Package], root: Path, latest: bool, force: bool) -> dict[str, dict]:
@@ -186,8 +198,7 @@ def fetch(packages: Iterable[Package], root: Path, latest: bool, force: bool) ->
         version = None if latest else pkg.version
         src = package_dir(pkg.name, root)
         entry = manifest.get(pkg.name)
-        if (not force and entry and src.is_dir()
-                and (latest or entry.get("version") == pkg.version)):
+        if not force and entry and src.is_dir() and (latest or entry.get("version") == pkg.version):
             continue
         archive = None if force else _archive_for(pkg, version, archives)
         kind = "cached"
@@ -207,8 +218,13 @@ def fetch(packages: Iterable[Package], root: Path, latest: bool, force: bool) ->
         _unpack(archive, src)
         n_files, n_lines = count_lines(src.rglob("*.py"))
         got_version = archive.name.split("-")[1]
-        manifest[pkg.name] = {"version": got_version, "archive": archive.name,
-                              "kind": kind, "files": n_files, "lines": n_lines}
+        manifest[pkg.name] = {
+            "version": got_version,
+            "archive": archive.name,
+            "kind": kind,
+            "files": n_files,
+            "lines": n_lines,
+        }
         print(f"  fetched {pkg.name} {got_version} ({archive.name})", file=sys.stderr)
         manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -242,8 +258,9 @@ def table(manifest: dict[str, dict], names: Iterable[str]) -> Iterator[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dir", help="corpus folder (default $JCD_CORPUS_DIR or "
-                        "~/.cache/jax-cudnn-lint/corpus)")
+    parser.add_argument(
+        "--dir", help="corpus folder (default $JCD_CORPUS_DIR or ~/.cache/jax-cudnn-lint/corpus)"
+    )
     parser.add_argument("--only", help="comma-separated PyPI names")
     parser.add_argument("--latest", action="store_true", help="ignore the version pins")
     parser.add_argument("--force", action="store_true", help="download and unpack again")
@@ -255,10 +272,10 @@ def main(argv: list[str] | None = None) -> int:
         names = {n.strip() for n in args.only.split(",") if n.strip()}
         unknown = names - {p.name for p in PACKAGES}
         wanted = tuple(p for p in PACKAGES if p.name in names) + tuple(
-            Package(n, "", "ad hoc") for n in sorted(unknown))
+            Package(n, "", "ad hoc") for n in sorted(unknown)
+        )
         if unknown:
-            print(f"not in the pinned table (fetching latest): {sorted(unknown)}",
-                  file=sys.stderr)
+            print(f"not in the pinned table (fetching latest): {sorted(unknown)}", file=sys.stderr)
     if args.list:
         path = root / "manifest.json"
         manifest = json.loads(path.read_text()) if path.is_file() else {}
