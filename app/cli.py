@@ -1,0 +1,646 @@
+"""The `jax-cudnn-lint` command (also `python -m jax_cudnn_lint`).
+
+    jax-cudnn-lint [PATH ...] [options]     lint files and folders (default: ".")
+    jax-cudnn-lint rules                    list the rules
+    jax-cudnn-lint rule JCD101              print a rule's page
+
+The command analyses the whole project, not one file at a time: every file that
+passes the substring gate, the project files that import those (transitively), and
+the project files that any of them import.  Reading, decoding and gating run in
+worker processes (`-j`); the analysis of the gated set is one `engine.lint_project`
+call.  Output is sorted by `Finding.sort_key`, so it does not depend on `-j`.
+
+Exit status: 0 clean, 1 findings (or a file that could not be read or parsed,
+JCD900), 2 usage error or internal error (JCD901, reported per file; the run goes on).
+With --confirm, a finding that JAX refutes no longer fails the run on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, TextIO, cast
+
+from jax_cudnn_lint import __version__, result_cache
+from jax_cudnn_lint.config import Config, parse_gpu, parse_version
+from jax_cudnn_lint.config_file import ConfigError, FileConfig, load_config
+from jax_cudnn_lint.discovery import (
+    ImportRef,
+    ScannedFile,
+    SourceError,
+    discover,
+    normalize_pattern,
+    read_source,
+    scan_file,
+)
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.reports import (
+    FORMATS,
+    Report,
+    SourceLines,
+    render,
+    rule_page,
+    statistics_lines,
+    summary_line,
+)
+
+PROG = "jax-cudnn-lint"
+RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
+# Below this many files, worker processes cost more than they save.
+PARALLEL_MIN_FILES = 64
+CODE_PREFIX_RE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")
+DEFAULT_CONFIRM_TIMEOUT = 120.0
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: message on stderr, exit 2."""
+
+
+# --- arguments --------------------------------------------------------------
+
+
+def _comma_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Catch the JAX calls that cuDNN rejects on a GPU, before the job runs. "
+            f"Other commands: '{PROG} rules' lists the rules, '{PROG} rule CODE' shows one."
+        ),
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files and folders (default: .)")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sel = parser.add_argument_group("rule selection (codes or prefixes, comma-separated)")
+    sel.add_argument("--select", type=_comma_list, action="extend", help="only these codes")
+    sel.add_argument("--ignore", type=_comma_list, action="extend", help="skip these codes")
+    sel.add_argument(
+        "--extend-select", type=_comma_list, action="extend", help="add to the selection"
+    )
+    files = parser.add_argument_group("files")
+    files.add_argument(
+        "--exclude", type=_comma_list, action="extend", help="fnmatch patterns to skip"
+    )
+    files.add_argument(
+        "--extend-exclude", type=_comma_list, action="extend", help="more patterns to skip"
+    )
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    out.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--show-source", action="store_true", help="show the line and a caret")
+    out.add_argument("--statistics", action="store_true", help="count findings per code")
+    tgt = parser.add_argument_group("targets")
+    tgt.add_argument("--jax-version", help="JAX version the code targets (default: installed)")
+    tgt.add_argument("--gpu", help="target GPU, e.g. sm80, sm90, sm100 (default: sm90)")
+    tgt.add_argument("--cudnn", help="target cuDNN version, e.g. 9.10")
+    run = parser.add_argument_group("run")
+    run.add_argument(
+        "-j", "--jobs", type=_positive_int, help="worker processes (default: CPU count)"
+    )
+    run.add_argument("--no-cache", action="store_true", help="do not read or write caches")
+    conf = parser.add_argument_group("confirm (runs JAX: needs jax-cudnn-lint[confirm])")
+    conf.add_argument(
+        "--confirm", action="store_true", help="prove each finding by running or tracing JAX"
+    )
+    conf.add_argument("--confirm-backend", choices=("auto", "execute", "trace"), default="auto")
+    conf.add_argument(
+        "--confirm-timeout",
+        type=_positive_float,
+        default=DEFAULT_CONFIRM_TIMEOUT,
+        metavar="S",
+        help=f"seconds per repro (default: {DEFAULT_CONFIRM_TIMEOUT:g})",
+    )
+    return parser
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parsed command line merged with pyproject.toml (the command line wins)."""
+
+    paths: tuple[str, ...]
+    config: Config
+    exclude: tuple[str, ...]
+    root: str
+    jobs: int
+    fmt: str = "text"
+    output: str | None = None
+    show_source: bool = False
+    statistics: bool = False
+    use_cache: bool = True
+    confirm: bool = False
+    confirm_backend: str = "auto"
+    confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _codes(values: Iterable[str], what: str) -> tuple[str, ...]:
+    codes = tuple(v.upper() for v in values)
+    for code in codes:
+        if not CODE_PREFIX_RE.fullmatch(code):
+            raise UsageError(f"{what}: {code!r} is not a code or code prefix (like JCD or JCD101)")
+    return codes
+
+
+def resolve_options(args: argparse.Namespace) -> Options:
+    paths = tuple(cast("list[str]", args.paths) or ["."])
+    for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"no such file or folder: {path}")
+    try:
+        file_config = load_config(paths[0])
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    fc = file_config
+
+    def pick(cli: object, from_file: object, default: object) -> Any:
+        return cli if cli is not None else from_file if from_file is not None else default
+
+    select = _codes(pick(args.select, fc.select, ()), "select")
+    ignore = _codes(pick(args.ignore, fc.ignore, ()), "ignore")
+    extend_select = _codes(
+        (*(fc.extend_select or ()), *(args.extend_select or ())), "extend-select"
+    )
+    jax_version = pick(args.jax_version, fc.jax_version, None)
+    gpu = pick(args.gpu, fc.gpu, None)
+    cudnn = pick(args.cudnn, fc.cudnn, None)
+    if jax_version is not None and parse_version(jax_version) is None:
+        raise UsageError(f"jax-version: cannot read {jax_version!r} as a version")
+    if gpu is not None and parse_gpu(gpu) is None:
+        raise UsageError(f"gpu: cannot read {gpu!r} (use e.g. sm80, sm90, sm100 or 9.0)")
+    if cudnn is not None and parse_version(cudnn) is None:
+        raise UsageError(f"cudnn: cannot read {cudnn!r} as a version (e.g. 9.10)")
+    changes: dict[str, object] = {
+        "select": select,
+        "ignore": ignore,
+        "extend_select": extend_select,
+    }
+    if jax_version is not None:
+        changes["jax_version"] = jax_version
+    if gpu is not None:
+        changes["gpu"] = gpu
+    if cudnn is not None:
+        changes["cudnn"] = cudnn
+    config = Config().with_(**changes)
+
+    exclude = _patterns(args.exclude, fc.exclude, fc) + _patterns(None, fc.extend_exclude, fc)
+    exclude += tuple(normalize_pattern(p) for p in args.extend_exclude or ())
+    first = os.path.abspath(paths[0])
+    root = fc.root or (first if os.path.isdir(first) else os.path.dirname(first))
+    jobs = pick(args.jobs, fc.jobs, None) or os.cpu_count() or 1
+    return Options(
+        paths=paths,
+        config=config,
+        exclude=exclude,
+        root=root,
+        jobs=int(jobs),
+        fmt=args.format,
+        output=args.output,
+        show_source=args.show_source,
+        statistics=args.statistics,
+        use_cache=not args.no_cache,
+        confirm=args.confirm,
+        confirm_backend=args.confirm_backend,
+        confirm_timeout=args.confirm_timeout,
+        warnings=fc.warnings,
+    )
+
+
+def _patterns(
+    cli: Sequence[str] | None, from_file: Sequence[str] | None, fc: FileConfig
+) -> tuple[str, ...]:
+    if cli is not None:
+        return tuple(normalize_pattern(p) for p in cli)
+    return tuple(normalize_pattern(p, fc.root or os.curdir) for p in from_file or ())
+
+
+# --- project set ------------------------------------------------------------
+
+
+def module_parts(path: str, root: str) -> tuple[str, ...]:
+    """'pkg/sub/mod.py' -> ('pkg', 'sub', 'mod'); '__init__' names its package."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, root)
+    if rel.startswith(os.pardir):
+        rel = absolute.lstrip(os.sep)
+    parts = list(os.path.normpath(rel).split(os.sep))
+    parts[-1] = os.path.splitext(parts[-1])[0]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return tuple(p for p in parts if p and p != os.curdir)
+
+
+class ModuleIndex:
+    """Project files by every dotted suffix of their module name.
+
+    Matching an import by suffix works whatever the import root is (a src/ layout,
+    scripts run from their folder): `pkg.model` finds src/pkg/model.py.  An ambiguous
+    name finds every candidate; an extra file in the analysed set costs little.
+    """
+
+    def __init__(self, paths: Iterable[str], root: str) -> None:
+        self.root = root
+        self.parts: dict[str, tuple[str, ...]] = {}
+        self.by_suffix: dict[str, list[str]] = {}
+        for path in paths:
+            parts = module_parts(path, root)
+            self.parts[path] = parts
+            for start in range(len(parts)):
+                self.by_suffix.setdefault(".".join(parts[start:]), []).append(path)
+
+    def resolve(self, importer: str, ref: ImportRef) -> set[str]:
+        base: list[str]
+        if ref.level:
+            package = list(self.parts.get(importer, ()))
+            if not os.path.basename(importer).startswith("__init__."):
+                package = package[:-1]
+            drop = ref.level - 1
+            if drop > len(package):
+                return set()
+            base = package[: len(package) - drop] if drop else package
+            base = base + (ref.module.split(".") if ref.module else [])
+        else:
+            base = ref.module.split(".")
+        found: set[str] = set()
+        candidates = [base] + [base + name.split(".") for name in ref.names]
+        for candidate in candidates:
+            if candidate:
+                found.update(self.by_suffix.get(".".join(candidate), ()))
+        found.discard(importer)
+        return found
+
+
+def project_set(scanned: Sequence[ScannedFile], root: str) -> list[str]:
+    """Gated files, the files that import them (transitively), and what all of those import."""
+    readable = [s for s in scanned if s.sha256 is not None]
+    index = ModuleIndex((s.path for s in readable), root)
+    imports: dict[str, set[str]] = {}
+    importers: dict[str, set[str]] = {}
+    for s in readable:
+        targets: set[str] = set()
+        for ref in s.imports:
+            targets |= index.resolve(s.path, ref)
+        imports[s.path] = targets
+        for target in targets:
+            importers.setdefault(target, set()).add(s.path)
+    selected = {s.path for s in readable if s.gated}
+    frontier = list(selected)
+    while frontier:
+        path = frontier.pop()
+        for importer in importers.get(path, ()):
+            if importer not in selected:
+                selected.add(importer)
+                frontier.append(importer)
+    for path in list(selected):
+        selected |= imports.get(path, set())
+    order = {s.path: i for i, s in enumerate(readable)}
+    return sorted(selected, key=order.__getitem__)
+
+
+# --- the run ----------------------------------------------------------------
+
+
+def scan_all(files: Sequence[str], jobs: int) -> list[ScannedFile]:
+    """scan_file over every file, in worker processes when it pays; order kept."""
+    if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
+        return [scan_file(path) for path in files]
+    workers = min(jobs, len(files))
+    chunksize = max(1, len(files) // (workers * 4))
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(scan_file, files, chunksize=chunksize))
+    except (BrokenProcessPool, PermissionError, NotImplementedError):
+        # No working multiprocessing here (a sandbox without /dev/shm): do it inline.
+        return [scan_file(path) for path in files]
+
+
+def _raise_internal() -> bool:
+    return os.environ.get(RAISE_ENV) == "1"
+
+
+def _error(code: str, path: str, message: str, line: int = 1, col: int = 0) -> Finding:
+    return Finding(code=code, path=path, line=max(line, 1), col=max(col, 0), message=message)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+@dataclass
+class Analysis:
+    findings: list[Finding]
+    errors: list[Finding]  # JCD900 / JCD901
+    files: int
+    analysed: int
+
+
+def analyse(options: Options) -> Analysis:
+    """Discover, scan, select the project set, then lint it (or take it from the cache)."""
+    from jax_cudnn_lint import engine
+
+    files = discover(options.paths, options.exclude)
+    scanned = scan_all(files, options.jobs)
+    errors: list[Finding] = []
+    for s in scanned:
+        if s.error is not None:
+            errors.append(
+                _error(
+                    "JCD900",
+                    s.path,
+                    f"could not read/parse {s.path}: {s.error.message}",
+                    s.error.line,
+                    s.error.col,
+                )
+            )
+        elif s.internal_error is not None:
+            errors.append(_error("JCD901", s.path, f"internal error: {s.internal_error}"))
+    selected = project_set(scanned, options.root)
+    by_path = {s.path: s for s in scanned}
+    hashes = [(path, by_path[path].sha256 or "") for path in selected]
+
+    key: str | None = None
+    if options.use_cache and selected:
+        key = result_cache.make_key(__version__, options.config, hashes, extra=(options.root,))
+        hit = result_cache.load(key)
+        if hit is not None:
+            return Analysis(hit["findings"], errors + hit["errors"], len(files), len(selected))
+
+    trees: dict[str, ast.Module] = {}
+    parse_errors: list[Finding] = []
+    internal: list[Finding] = []
+    for path in selected:
+        text = by_path[path].text
+        try:
+            if text is None:
+                text = read_source(path)[0]
+            trees[path] = engine.parse(text, path)
+        except SourceError as exc:
+            parse_errors.append(
+                _error("JCD900", path, f"could not read/parse {path}: {exc.message}", exc.line)
+            )
+        except SyntaxError as exc:
+            parse_errors.append(
+                _error(
+                    "JCD900",
+                    path,
+                    f"could not read/parse {path}: SyntaxError: {exc.msg}",
+                    exc.lineno or 1,
+                    (exc.offset or 1) - 1,
+                )
+            )
+        except (ValueError, RecursionError, MemoryError) as exc:
+            parse_errors.append(
+                _error("JCD900", path, f"could not read/parse {path}: {_describe(exc)}")
+            )
+    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal)
+    if key is not None and not internal:
+        result_cache.store(key, findings, parse_errors)
+    return Analysis(findings, errors + parse_errors + internal, len(files), len(selected))
+
+
+def _lint(
+    lint_project: Callable[..., list[Finding]],
+    lint_tree: Callable[..., list[Finding]],
+    trees: Mapping[str, ast.Module],
+    options: Options,
+    internal: list[Finding],
+) -> list[Finding]:
+    """Whole-project analysis; if it fails, file by file so one bad file costs only itself."""
+    if not trees:
+        return []
+    try:
+        return _enabled(lint_project(trees, options.config, options.root), options.config)
+    except Exception as project_exc:
+        if _raise_internal():
+            raise
+        findings: list[Finding] = []
+        failed = False
+        for path, tree in trees.items():
+            try:
+                findings += lint_tree(tree, path, options.config)
+            except Exception as exc:  # noqa: BLE001
+                failed = True
+                internal.append(_error("JCD901", path, f"internal error: {_describe(exc)}"))
+        if not failed:
+            first = next(iter(trees))
+            internal.append(
+                _error(
+                    "JCD901",
+                    first,
+                    f"internal error in whole-project analysis: {_describe(project_exc)}",
+                )
+            )
+        return _enabled(findings, options.config)
+
+
+def _enabled(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    out: list[Finding] = []
+    seen: set[Finding] = set()
+    for f in findings:
+        rule = RULES.get(f.code)
+        if config.enabled(f.code, rule.default_on if rule is not None else True) and f not in seen:
+            seen.add(f)
+            out.append(f)
+    return sorted(out, key=Finding.sort_key)
+
+
+def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str, Any]]:
+    """Lazy: jax (through jax_cudnn_lint.confirm) is imported only on this path."""
+    if not findings:
+        return []
+    try:
+        confirm = importlib.import_module("jax_cudnn_lint.confirm")
+    except ImportError as exc:
+        raise UsageError(
+            f"--confirm needs JAX: pip install 'jax-cudnn-lint[confirm]' ({_describe(exc)})"
+        ) from None
+    run_confirm = cast("Callable[..., list[dict[str, Any]]]", confirm.run_confirm)
+    verdicts = run_confirm(
+        list(findings),
+        backend=options.confirm_backend,
+        gpu=options.config.gpu,
+        cudnn=options.config.cudnn,
+        use_cache=options.use_cache,
+        timeout=options.confirm_timeout,
+        progress=sys.stderr.isatty(),
+    )
+    verdicts = list(cast("Iterable[object]", verdicts))
+    if len(verdicts) != len(findings) or not all(isinstance(v, dict) for v in verdicts):
+        raise RuntimeError(
+            f"confirm returned {len(verdicts)} verdicts for {len(findings)} findings"
+        )
+    return cast("list[dict[str, Any]]", verdicts)
+
+
+def exit_code(
+    findings: Sequence[Finding],
+    errors: Sequence[Finding],
+    verdicts: Sequence[dict[str, Any]] | None,
+) -> int:
+    if any(e.code == "JCD901" for e in errors):
+        return 2
+    if verdicts is not None:
+        failing = [v for v in verdicts if v.get("verdict") != "refuted"]
+    else:
+        failing = list(findings)
+    return 1 if failing or errors else 0
+
+
+def _write(text: str, output: str | None, stream: TextIO) -> None:
+    if output is None:
+        stream.write(text)
+        stream.flush()
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def run(options: Options) -> int:
+    start = time.perf_counter()
+    for warning in options.warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    result = analyse(options)
+    verdicts: list[dict[str, Any]] | None = None
+    if options.confirm:
+        try:
+            verdicts = _run_confirm(result.findings, options)
+        except UsageError:
+            raise
+        except Exception as exc:
+            if _raise_internal():
+                raise
+            print(f"{PROG}: error: --confirm failed: {_describe(exc)}", file=sys.stderr)
+            return 2
+    code = exit_code(result.findings, result.errors, verdicts)
+    report = Report(
+        findings=result.findings,
+        errors=result.errors,
+        verdicts=verdicts,
+        files=result.files,
+        analysed=result.analysed,
+        elapsed=time.perf_counter() - start,
+        config=options.config,
+        exit_code=code,
+    )
+    sources = SourceLines()
+    text = render(report, options.fmt, options.show_source, sources)
+    stats = statistics_lines(report) if options.statistics else []
+    if stats and options.fmt == "text":
+        text += "".join(f"{line}\n" for line in stats)
+        stats = []
+    _write(text, options.output, sys.stdout)
+    for line in stats:
+        print(line, file=sys.stderr)
+    report.elapsed = time.perf_counter() - start
+    print(summary_line(report), file=sys.stderr)
+    return code
+
+
+# --- rules / rule -----------------------------------------------------------
+
+
+def _load_rules() -> None:
+    """Rules register themselves when the analysis is imported."""
+    importlib.import_module("jax_cudnn_lint.engine")
+
+
+def cmd_rules(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog=f"{PROG} rules", description="List the rules.")
+    parser.parse_args(argv)
+    _load_rules()
+    rows = [
+        (code, rule.name, "on" if rule.default_on else "off", rule.summary)
+        for code, rule in sorted(RULES.items())
+    ]
+    if not rows:
+        print("no rules registered", file=sys.stderr)
+        return 0
+    width = max(len(r[1]) for r in rows)
+    for code, name, on, summary in rows:
+        print(f"{code}  {name:<{width}}  {on:<3}  {summary}")
+    return 0
+
+
+def cmd_rule(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog=f"{PROG} rule", description="Print a rule's page.")
+    parser.add_argument("code", help="a rule code, e.g. JCD101")
+    args = parser.parse_args(argv)
+    code = str(args.code).strip().upper()
+    page = rule_page(code)
+    if page is not None:
+        sys.stdout.write(page if page.endswith("\n") else page + "\n")
+        return 0
+    _load_rules()
+    if code in RULES:
+        rule = RULES[code]
+        print(f"{PROG}: no page shipped for {code} ({rule.name}): {rule.summary}", file=sys.stderr)
+        return 2
+    known = ", ".join(sorted(RULES)) or "none"
+    print(f"{PROG}: error: unknown rule {code!r} (known: {known})", file=sys.stderr)
+    return 2
+
+
+# --- entry point ------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list[:1] == ["rules"]:
+            return cmd_rules(args_list[1:])
+        if args_list[:1] == ["rule"]:
+            return cmd_rule(args_list[1:])
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        try:
+            return run(resolve_options(args))
+        except UsageError as exc:
+            parser.exit(2, f"{PROG}: error: {exc}\n")
+    except SystemExit as exc:  # argparse: --help (0), usage errors (2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except BrokenPipeError:  # `jax-cudnn-lint | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if _raise_internal():
+            raise
+        print(f"{PROG}: internal error: {_describe(exc)}", file=sys.stderr)
+        return 2

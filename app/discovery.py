@@ -1,0 +1,267 @@
+"""Finding, reading and decoding the files the command lints.
+
+`discover` walks the paths it is given the way flake8 does (fnmatch excludes on the
+basename and on the absolute path), skips the folders no project wants linted
+(version control, caches, virtual environments, build output), and never loops on
+symlinks: every folder is entered once by its real path.
+
+`read_source` turns a file's bytes into text the way Python itself would: a BOM or a
+PEP 263 coding cookie decides the encoding (`tokenize.detect_encoding`), and a NUL
+byte or an undecodable byte is an error the caller reports as JCD900, never a crash.
+`scan_file` is the per-file work the command hands to its worker processes: read,
+hash, gate (`engine.might_matter`) and list the file's imports with a cheap regex.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import stat
+import tokenize
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatch
+
+from jax_cudnn_lint.engine import might_matter
+
+# Folders never walked into (an explicitly named path is still linted).
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "build",
+        "dist",
+        "node_modules",
+        "site-packages",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+SKIP_DIR_SUFFIXES = (".egg-info",)
+PYTHON_SUFFIXES = (".py",)
+
+
+def normalize_pattern(pattern: str, parent: str = os.curdir) -> str:
+    """flake8's rule: a pattern with a path separator is anchored at `parent`."""
+    separators = os.sep + (os.altsep or "")
+    if pattern == "." or any(sep in pattern for sep in separators):
+        pattern = os.path.abspath(os.path.join(parent, pattern))
+    return pattern.rstrip(separators) or pattern
+
+
+def is_excluded(path: str, patterns: Sequence[str]) -> bool:
+    """fnmatch on the basename, then on the absolute path (flake8's `matches_filename`)."""
+    if not patterns:
+        return False
+    basename = os.path.basename(os.path.normpath(path))
+    if basename not in {".", ".."} and any(fnmatch(basename, p) for p in patterns):
+        return True
+    absolute = os.path.abspath(path)
+    return any(fnmatch(absolute, p) for p in patterns)
+
+
+def _skip_dir(path: str, name: str) -> bool:
+    if name in SKIP_DIRS or name.endswith(SKIP_DIR_SUFFIXES):
+        return True
+    # Any virtual environment, whatever its name.
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
+
+
+def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[str]:
+    """Depth-first, sorted, following symlinks but entering each real folder once."""
+    real = os.path.realpath(top)
+    if real in seen_dirs:
+        return
+    seen_dirs.add(real)
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        path = os.path.join(top, entry.name)
+        try:
+            is_dir = entry.is_dir()  # follows symlinks
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
+                subdirs.append(path)
+        elif entry.name.endswith(PYTHON_SUFFIXES) and not is_excluded(path, patterns):
+            yield path
+    for sub in subdirs:
+        yield from _walk(sub, patterns, seen_dirs)
+
+
+def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
+    """The Python files under `paths`, each once, in a stable order.
+
+    Folders are walked; a file named explicitly is taken whatever its suffix (as
+    flake8 does).  `exclude` holds fnmatch patterns, already normalised with
+    `normalize_pattern`; they apply to named paths too.  A file reached twice (two
+    arguments, or a symlink to a file already listed) is listed once, under the
+    first name it was found by.
+    """
+    seen_dirs: set[str] = set()
+    seen_files: set[str] = set()
+    found: list[str] = []
+    for given in paths:
+        given = os.path.normpath(given)
+        if is_excluded(given, exclude):
+            continue
+        candidates = _walk(given, exclude, seen_dirs) if os.path.isdir(given) else iter((given,))
+        for path in candidates:
+            path = os.path.normpath(path)
+            real = os.path.realpath(path)
+            if real in seen_files:
+                continue
+            seen_files.add(real)
+            found.append(path)
+    return found
+
+
+class SourceError(Exception):
+    """A file that cannot be read or decoded (reported as JCD900)."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+def decode_source(data: bytes) -> str:
+    """Bytes -> text as Python decodes a source file (BOM, PEP 263 cookie, UTF-8 default).
+
+    Raises SourceError for NUL bytes, an unknown or wrong encoding.
+    """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise SourceError("source contains a NUL byte", line)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # bad cookie, a BOM that contradicts it, or not UTF-8
+        message = str(exc.msg)
+        if message.startswith("invalid or missing encoding declaration"):
+            message = "not valid UTF-8 and no PEP 263 coding declaration"
+        elif not message.startswith("encoding problem"):
+            message = f"bad encoding declaration: {message}"
+        raise SourceError(message, exc.lineno or 1) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        line = 1
+        if isinstance(exc, UnicodeDecodeError):
+            line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(f"cannot decode as {encoding}: {exc}", line) from None
+    # Universal newlines, as the interpreter reads source.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """(text, sha256 of the bytes) of a file; SourceError when unreadable or undecodable."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open()
+            raise SourceError("not a regular file")
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
+    return decode_source(data), hashlib.sha256(data).hexdigest()
+
+
+# One import statement: `import a.b as c, d` or `from ..x import (y, z as w)`.
+# Over-matching (an import inside a string) only widens the analysed set.
+_IMPORT_RE = re.compile(
+    r"^[ \t]*(?:"
+    r"from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]*(?P<names>\([^)]*\)|(?:[^\n\\#;]|\\\n)*)"
+    r"|import[ \t]+(?P<mods>(?:[^\n\\#;]|\\\n)+))",
+    re.MULTILINE,
+)
+_NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """An import as written: `level` leading dots, `module`, and imported `names`."""
+
+    level: int
+    module: str
+    names: tuple[str, ...] = ()
+
+
+def _split_names(text: str) -> tuple[str, ...]:
+    text = text.replace("\\\n", " ").strip().strip("()")
+    names: list[str] = []
+    for part in text.split(","):
+        first = part.split("#", 1)[0].strip().split()
+        if first and _NAME_RE.fullmatch(first[0]):
+            names.append(first[0])
+    return tuple(names)
+
+
+def scan_imports(text: str) -> tuple[ImportRef, ...]:
+    """Every module a file may import, by regex: no parsing (the file may be broken)."""
+    refs: list[ImportRef] = []
+    if "import" not in text:
+        return ()
+    for match in _IMPORT_RE.finditer(text):
+        base = match.group("base")
+        if base is not None:
+            module = base.lstrip(".")
+            if module and not _NAME_RE.fullmatch(module):
+                continue
+            refs.append(ImportRef(len(base) - len(module), module, _split_names(match["names"])))
+        else:
+            refs.extend(ImportRef(0, name) for name in _split_names(match["mods"]))
+    return tuple(refs)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a file could not be used, at a line (sent back from worker processes)."""
+
+    message: str
+    line: int = 1
+    col: int = 0
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    """What a worker learns about one file without parsing it.
+
+    `text` is kept only for gated files (the others are re-read if the project
+    analysis needs them), so the workers send little back.
+    """
+
+    path: str
+    sha256: str | None = None
+    gated: bool = False
+    imports: tuple[ImportRef, ...] = ()
+    text: str | None = None
+    error: Problem | None = None
+    internal_error: str | None = None
+
+
+def scan_file(path: str) -> ScannedFile:
+    """Read, hash, gate and list imports of one file.  Never raises."""
+    try:
+        text, digest = read_source(path)
+        gated = might_matter(text)
+        return ScannedFile(path, digest, gated, scan_imports(text), text if gated else None)
+    except SourceError as exc:
+        return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))
+    except Exception as exc:
+        if os.environ.get("JCD_RAISE_INTERNAL_ERRORS") == "1":
+            raise
+        return ScannedFile(path, internal_error=f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,122 @@
+"""The flake8 adapter: `JCD` codes in editors and lint gates.
+
+flake8 builds one `JcdChecker` per file with the tree it has already parsed and the
+lines it has already read (stdin and editor buffers included): this adapter never
+reopens the file and never reparses it.  The substring gate runs first, on the
+joined lines, because the plugin runs on every file of a repository and nearly all
+of them stop there.
+
+Per-file only: cross-file facts (a model differentiated in another module) need the
+`jax-cudnn-lint` command, which analyses the whole project.
+
+Options (also readable from flake8's config files):
+
+    --jcd-jax-version  JAX version the code targets (default: the installed one)
+    --jcd-gpu          target GPU, e.g. sm80, sm90, sm100
+    --jcd-cudnn        target cuDNN version, e.g. 9.10
+
+Rules that are off by default are added to flake8's default ignore list; select
+them by code (`extend-select = JCD301`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+
+from jax_cudnn_lint import __version__
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.engine import lint_tree, might_matter
+from jax_cudnn_lint.lint_rules.registry import RULES
+
+# A child of flake8's logger, so that `flake8 -vv` shows our debug messages.
+LOG = logging.getLogger("flake8.jax_cudnn_lint")
+
+RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
+
+
+class JcdChecker:
+    """flake8 tree plugin; yields `(line, col, "JCDxxx message", type)`."""
+
+    name = "jax-cudnn-lint"
+    version = __version__
+
+    # Parsed from flake8's options once per process (each --jobs worker parses
+    # them again or receives them pickled): no state is shared between files.
+    config: ClassVar[Config | None] = None
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        option_manager.add_option(
+            "--jcd-jax-version",
+            default=None,
+            parse_from_config=True,
+            help="JAX version the checked code targets (default: the installed jax).",
+        )
+        option_manager.add_option(
+            "--jcd-gpu",
+            default=None,
+            parse_from_config=True,
+            help="Target GPU for jax-cudnn-lint rules, e.g. sm80, sm90, sm100 (default: sm90).",
+        )
+        option_manager.add_option(
+            "--jcd-cudnn",
+            default=None,
+            parse_from_config=True,
+            help="Target cuDNN version for jax-cudnn-lint rules, e.g. 9.10.",
+        )
+        off_by_default = sorted(code for code, rule in RULES.items() if not rule.default_on)
+        if off_by_default:
+            option_manager.extend_default_ignore(off_by_default)
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        cls.config = make_config(
+            getattr(options, "jcd_jax_version", None),
+            getattr(options, "jcd_gpu", None),
+            getattr(options, "jcd_cudnn", None),
+        )
+
+    def run(self) -> Iterator[tuple[int, int, str, type[Any]]]:
+        text = "".join(self.lines)
+        if not might_matter(text):
+            return
+        try:
+            if not isinstance(self.tree, ast.Module):
+                return
+            findings = lint_tree(self.tree, self.filename, type(self).config or make_config())
+        except Exception as exc:  # flake8 would abort the whole run on our bug
+            if os.environ.get(RAISE_ENV) == "1":
+                raise
+            LOG.debug(
+                "jax-cudnn-lint: internal error on %s, no findings reported: %r",
+                self.filename,
+                exc,
+                exc_info=True,
+            )
+            return
+        for finding in findings:
+            yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+
+
+def make_config(
+    jax_version: str | None = None, gpu: str | None = None, cudnn: str | None = None
+) -> Config:
+    """The plugin's Config: every rule is computed, flake8 does select/ignore itself."""
+    changes: dict[str, object] = {"select": tuple(sorted(RULES))}
+    if jax_version:
+        changes["jax_version"] = jax_version
+    if gpu:
+        changes["gpu"] = gpu
+    if cudnn:
+        changes["cudnn"] = cudnn
+    return Config().with_(**changes)
