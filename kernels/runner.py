@@ -1,0 +1,366 @@
+"""The parent side of confirm: cache, child processes, time limits, progress.
+
+Repros run in `python -m jax_cudnn_lint.kernels.child`, one repro at a time, several per
+child so that `import jax` is paid once.  A repro that crashes its child (a segfault in
+XLA or cuDNN), hangs past the time limit, or kills it any other way costs only its own
+verdict (inconclusive); the repros after it run in a fresh child.  Ctrl-C stops the run:
+the verdicts obtained so far are already in the cache and are returned, the rest are
+inconclusive.
+
+This module never imports jax.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, TextIO
+
+from .cache import VerdictCache, cache_key, installed_versions
+from .repro import json_object, validate_repro
+from .targets import Target, make_target
+
+BACKENDS = ("auto", "trace", "execute")
+CHILD_MODULE = "jax_cudnn_lint.kernels.child"
+INCONCLUSIVE = "inconclusive"
+NO_REPRO = "no repro (a value was not resolved)"
+_STDERR_TAIL = 1500
+
+
+class ChildFailure(Exception):
+    """The child died or stopped answering."""
+
+
+class ChildTimeout(ChildFailure):
+    pass
+
+
+def _signal_name(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+class ChildProcess:
+    """One child: spawn, wait for `ready`, send repros, read verdicts, kill."""
+
+    def __init__(self, env: Mapping[str, str], startup_timeout: float) -> None:
+        # Closed in _cleanup (the child outlives this call).
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", CHILD_MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=dict(env),
+            start_new_session=True,  # its own process group: killed as one
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        reader = threading.Thread(target=self._read_stdout, daemon=True)
+        reader.start()
+        try:
+            ready = self._next(startup_timeout, "starting (import jax)")
+        except ChildFailure:
+            self.kill()
+            raise
+        if ready.get("op") != "ready":
+            self.kill()
+            raise ChildFailure(f"the child did not say ready: {ready!r}")
+        if "error" in ready:
+            self.close()
+            raise ChildFailure(str(ready["error"]))
+        self.env: dict[str, Any] = dict(ready.get("env") or {})
+
+    def _read_stdout(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        try:
+            for line in stream:
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def stderr_tail(self) -> str:
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - _STDERR_TAIL))
+            text = self._stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return text
+
+    def _died(self, doing: str) -> ChildFailure:
+        try:
+            rc = self.proc.wait(timeout=5)
+            how = _signal_name(rc)
+        except subprocess.TimeoutExpired:
+            how = "closed its output"
+        tail = self.stderr_tail()
+        msg = f"the child process {how} while {doing}"
+        if tail:
+            msg += f"; its stderr ends with: {tail[-400:]}"
+        return ChildFailure(msg)
+
+    def _next(self, timeout: float, doing: str) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChildTimeout(f"timed out after {timeout:g} s while {doing}")
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                raise ChildTimeout(f"timed out after {timeout:g} s while {doing}") from None
+            if line is None:
+                raise self._died(doing)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue  # not protocol: ignore
+            obj = json_object(msg)
+            if obj is not None:
+                return obj
+
+    def run(self, ident: int, request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps({"op": "run", "id": ident, **request}) + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            raise self._died("receiving a repro") from None
+        while True:
+            msg = self._next(timeout, "running the repro")
+            if msg.get("op") == "verdict" and msg.get("id") == ident:
+                return msg
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        self._cleanup()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(json.dumps({"op": "exit"}) + "\n")
+                self.proc.stdin.close()
+            except (OSError, ValueError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+
+    def _cleanup(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
+        try:
+            self._stderr.close()
+        except OSError:
+            pass
+
+
+def child_environment(backend: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if backend == "trace" and "JAX_PLATFORMS" not in env:
+        # Tracing needs no device: do not initialise (or occupy) a GPU for it.
+        env["JAX_PLATFORMS"] = "cpu"
+    return env
+
+
+def start_child(backend: str, startup_timeout: float) -> ChildProcess:
+    """Spawn a child (a seam for the tests)."""
+    return ChildProcess(child_environment(backend), startup_timeout)
+
+
+class Progress:
+    """A bar on a terminal (runs of more than one repro); plain lines otherwise."""
+
+    def __init__(self, total: int, enabled: bool, stream: TextIO | None = None) -> None:
+        self.stream: TextIO = stream if stream is not None else sys.stderr
+        self.total = total
+        self.enabled = enabled
+        isatty = getattr(self.stream, "isatty", None)
+        self.bar = enabled and total > 1 and bool(isatty and isatty())
+        self.done = 0
+
+    def update(self, label: str, verdict: str) -> None:
+        if not self.enabled:
+            return
+        self.done += 1
+        if self.bar:
+            width = 24
+            filled = width * self.done // max(1, self.total)
+            line = f"confirm [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+            line += f" {label}: {verdict}"
+            self.stream.write("\r" + line[:120].ljust(120))
+            if self.done >= self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(f"confirm {self.done}/{self.total}: {label}: {verdict}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.bar and 0 < self.done < self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _environment(versions: Mapping[str, Any], target: Target) -> dict[str, Any]:
+    return {
+        "jax": versions.get("jax"),
+        "jaxlib": versions.get("jaxlib"),
+        "cudnn": None,
+        "device": None,
+        "target": target.to_json(),
+    }
+
+
+def confirm_repros(
+    repros: Sequence[Mapping[str, Any] | None],
+    *,
+    backend: str = "auto",
+    gpu: str = "sm90",
+    cudnn: str = "9.10",
+    use_cache: bool = True,
+    timeout: float = 120.0,
+    progress: bool = False,
+    labels: Sequence[str] | None = None,
+    cache: VerdictCache | None = None,
+) -> list[dict[str, Any]]:
+    """One verdict dict per repro, in order (None: no repro)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if not timeout > 0:
+        raise ValueError(f"timeout must be positive, got {timeout!r}")
+    target = make_target(gpu, cudnn)
+    versions = installed_versions()
+    labels = list(labels) if labels is not None else [f"repro {i + 1}" for i in range(len(repros))]
+    store = (cache or VerdictCache()) if use_cache else None
+    bar = Progress(len(repros), progress)
+    results: list[dict[str, Any] | None] = [None] * len(repros)
+    keys: list[str | None] = [None] * len(repros)
+    pending: list[int] = []
+
+    def inconclusive(detail: str) -> dict[str, Any]:
+        return {
+            "verdict": INCONCLUSIVE,
+            "detail": detail,
+            "backend": backend,
+            "environment": _environment(versions, target),
+            "cached": False,
+        }
+
+    def settle(i: int, result: dict[str, Any]) -> None:
+        results[i] = result
+        bar.update(labels[i], str(result["verdict"]))
+
+    for i, repro in enumerate(repros):
+        if repro is None:
+            settle(i, inconclusive(NO_REPRO))
+            continue
+        problems = validate_repro(repro)
+        if problems:
+            settle(i, inconclusive("malformed repro: " + "; ".join(problems)))
+            continue
+        if versions["jax"] is None or versions["jaxlib"] is None:
+            settle(
+                i,
+                inconclusive(
+                    "jax is not installed: confirm needs it (pip install 'jax-cudnn-lint[confirm]')"
+                ),
+            )
+            continue
+        if store is not None:
+            key = cache_key(repro, backend=backend, target=target.to_json(), versions=versions)
+            keys[i] = key
+            hit = store.get(key)
+            if hit is not None:
+                settle(i, {**hit, "cached": True})
+                continue
+        pending.append(i)
+
+    child: ChildProcess | None = None
+    startup_timeout = max(60.0, timeout)
+    position = 0
+    interrupted = False
+    try:
+        while position < len(pending):
+            i = pending[position]
+            if child is None:
+                try:
+                    child = start_child(backend, startup_timeout)
+                except ChildFailure as e:
+                    for j in pending[position:]:
+                        settle(j, inconclusive(f"the confirm child failed to start: {e}"))
+                    break
+            request = {
+                "repro": repros[i],
+                "backend": backend,
+                "target": {"gpu": target.gpu, "cudnn": target.cudnn},
+            }
+            try:
+                reply = child.run(i, request, timeout)
+            except ChildFailure as e:
+                child.kill()
+                child = None
+                suffix = " (the child was killed)" if isinstance(e, ChildTimeout) else ""
+                settle(i, inconclusive(f"{e}{suffix}"))
+                position += 1
+                continue
+            result = {
+                "verdict": reply.get("verdict", INCONCLUSIVE),
+                "detail": reply.get("detail", ""),
+                "backend": reply.get("backend", backend),
+                "environment": reply.get("environment") or _environment(versions, target),
+                "cached": False,
+            }
+            key = keys[i]
+            if store is not None and key is not None:
+                store.put(key, result)
+            settle(i, result)
+            position += 1
+    except KeyboardInterrupt:
+        interrupted = True
+        for j in pending[position:]:
+            if results[j] is None:
+                results[j] = inconclusive("not run: interrupted (Ctrl-C)")
+    finally:
+        if child is not None:
+            if interrupted:
+                child.kill()
+            else:
+                child.close()
+        bar.finish()
+    return [r if r is not None else inconclusive("not run") for r in results]
