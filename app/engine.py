@@ -1,0 +1,53 @@
+"""One engine, thin adapters: `lint_source` and `lint_project` know nothing of flake8.
+
+Data flow (DESIGN.md): text -> substring gate -> parse -> call sites resolved to
+qualified names -> facts (abstract values, differentiation context) -> rules ->
+findings.  The static path never imports jax and never runs the code it reads.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules.analysis import analyse_modules
+
+# A file can host a finding only if it names one of the APIs the rules are about.
+# Cheap, and most files of a JAX repository stop here (CONVENTIONS.md, habit 4).
+GATE_WORDS = ("lstm", "dot_product_attention", "fused_attention")
+
+
+def might_matter(text: str) -> bool:
+    """The substring gate: False means no rule can fire in this file alone."""
+    return any(word in text for word in GATE_WORDS)
+
+
+def parse(text: str, path: str) -> ast.Module:
+    """Parse without executing anything; raises SyntaxError (or ValueError for NUL bytes)."""
+    return ast.parse(text, filename=path)
+
+
+def lint_tree(tree: ast.Module, path: str, config: Config | None = None) -> list[Finding]:
+    """Lint one already-parsed file on its own (the flake8 plugin's view)."""
+    return analyse_modules({path: tree}, config or Config())
+
+
+def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:
+    """Lint one file's text on its own.  Raises SyntaxError/ValueError if it does not parse."""
+    if not might_matter(text):
+        return []
+    return lint_tree(parse(text, path), path, config)
+
+
+def lint_project(
+    trees: Mapping[str, ast.Module], config: Config | None = None, root: str | None = None
+) -> list[Finding]:
+    """Whole-project analysis: every parsed file of the project, keyed by path.
+
+    Imports between these files are followed (functions, classes and shapes flow
+    across modules), so a `train.py` that differentiates a model from `model.py`
+    is seen as differentiating it.  `root` is the folder module names are relative to.
+    """
+    return analyse_modules(dict(trees), config or Config(), root=root)

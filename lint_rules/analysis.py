@@ -1,0 +1,49 @@
+"""Run the analysis over parsed modules and apply every enabled rule.
+
+The rules are pure functions of the evaluated call events; this module runs the
+interpreter once, hands the events to each rule family, filters by select/ignore,
+and keeps one finding per (code, place): a call reached through several contexts
+is reported once, with its strongest evidence (JCD201 wins over JCD202).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules import attention_rules, rnn_rules
+from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.lint_rules.targets import watch
+from jax_cudnn_lint.shape_inference import analyse
+from jax_cudnn_lint.shape_inference.context import CallEvent
+
+Check = Callable[[list[CallEvent], Config], list[Finding]]
+
+CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *attention_rules.CHECKS)  # type: ignore[has-type]
+
+# a code that supersedes another at the same place
+_SUPERSEDES = {"JCD201": "JCD202"}
+
+
+def analyse_modules(trees: dict[str, ast.Module], config: Config, root: str | None = None) -> list[Finding]:
+    analysis = analyse(trees, watch, root=root)
+    findings: list[Finding] = []
+    for check in CHECKS:
+        findings.extend(check(analysis.events, config))
+    return select(findings, config)
+
+
+def select(findings: Sequence[Finding], config: Config) -> list[Finding]:
+    kept: dict[tuple[str, str, int, int], Finding] = {}
+    for finding in findings:
+        rule = RULES.get(finding.code)
+        if rule is None or not config.enabled(finding.code, rule.default_on):
+            continue
+        kept.setdefault((finding.code, finding.path, finding.line, finding.col), finding)
+    for (code, path, line, col) in list(kept):
+        weaker = _SUPERSEDES.get(code)
+        if weaker is not None:
+            kept.pop((weaker, path, line, col), None)
+    return sorted(kept.values(), key=Finding.sort_key)

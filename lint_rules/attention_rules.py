@@ -1,0 +1,103 @@
+"""Rules for cuDNN fused attention (JCD2xx): the odd-sequence-length check in training.
+
+JAX's `check_is_flash_attention` raises `Unsupported sequence length Q {T}, KV {S}.`
+when the call is differentiated and T or S is odd.  The documented trigger is a bias
+or mask; since JAX 0.4.29 the training path is handed a placeholder bias, so the
+check fires without one too (catalog, section 2).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
+from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
+from jax_cudnn_lint.lint_rules.registry import rule
+from jax_cudnn_lint.shape_inference.dims import Dim
+
+JCD201 = rule(
+    "JCD201",
+    "cudnn-attention-odd-seqlen-in-training",
+    "cuDNN attention is differentiated with an odd query or key/value sequence length",
+)
+JCD202 = rule(
+    "JCD202",
+    "cudnn-attention-odd-seqlen",
+    "cuDNN attention with an odd query or key/value sequence length: raises once the call is differentiated",
+)
+
+FIX = "pad T and S to even lengths and mask the padded keys (jax_cudnn_lint.kernels.padded_dot_product_attention does both)"
+
+
+def _odd(dim: Dim | None) -> bool:
+    return dim is not None and dim.parity() == 1
+
+
+def _describe(name: str, dim: Dim, here: str) -> str:
+    origin = origin_phrase(dim.why, here)
+    return f"{name}={dim.render()}" + (f" from {origin}" if origin and dim.parity() == 1 else "")
+
+
+def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    version = config.jax_version_tuple
+    for call in attention_calls(events, config):  # type: ignore[arg-type]
+        if not call.is_cudnn or call.T is None or call.S is None:
+            continue
+        if not (_odd(call.T) or _odd(call.S)):
+            continue
+        has_bias = call.has_bias_or_mask
+        if has_bias is None:
+            continue
+        # the placeholder-bias behaviour exists since 0.4.29; before, only a bias triggers it
+        if version is not None and version < (0, 4, 29) and not has_bias:
+            continue
+        if version is not None and call.api_is_nn and version < (0, 4, 31):
+            continue  # jax.nn has no cuDNN implementation before 0.4.31
+        findings.append(_finding(call, has_bias))
+    return findings
+
+
+def _finding(call: AttentionCall, has_bias: bool) -> Finding:
+    event = call.event
+    here = event.module.path
+    assert call.T is not None and call.S is not None
+    T, S = call.T, call.S
+    lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
+    error = f'"Unsupported sequence length Q {T.render()}, KV {S.render()}."'
+    if has_bias:
+        trigger = "a bias or mask is passed (the documented trigger)"
+    else:
+        trigger = "even without a bias or mask (JAX >= 0.4.29 checks a placeholder bias)"
+    dtype_note = ""
+    if call.dtype is not None and call.dtype not in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        dtype_note = f" (JAX first rejects the {call.dtype} inputs: see JCD203)"
+    if call.differentiated:
+        code = "JCD201"
+        message = (
+            f"cuDNN attention is differentiated with an odd sequence length ({lengths}): "
+            f"JAX raises NotImplementedError({error}) in training, {trigger}{dtype_note}; {FIX}"
+        )
+    else:
+        code = "JCD202"
+        message = (
+            f"cuDNN attention with an odd sequence length ({lengths}): raises NotImplementedError({error}) "
+            f"once this call is differentiated (training), {trigger}{dtype_note}; {FIX}"
+        )
+    evidence = [
+        f"callee: {event.qualname} (cuDNN: {call.cudnn_reason})",
+        *evidence_lines("T", T.why, here),
+        *evidence_lines("S", S.why, here),
+        *context_lines(event),
+        "differentiated: " + ("yes, query/key/value/bias depend on differentiated values" if call.differentiated else "not proven in the analysed code"),
+    ]
+    repro = call.repro(code, differentiated=True, expect_regex=rf"Unsupported sequence length Q {T.render()}, KV {S.render()}")
+    node = event.node
+    return Finding(code, here, node.lineno, node.col_offset, message, tuple(evidence), repro, related_locations(event, T.why, S.why))
+
+
+CHECKS = (check_odd_seqlen,)
+
+__all__ = ["CHECKS", "JCD201", "JCD202", "ast"]

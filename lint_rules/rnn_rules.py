@@ -1,0 +1,103 @@
+"""Rules for `jax.experimental.rnn` (JCD1xx)."""
+
+from __future__ import annotations
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
+from jax_cudnn_lint.lint_rules.registry import rule
+from jax_cudnn_lint.lint_rules.targets import LSTM_REF, bind
+from jax_cudnn_lint.shape_inference.context import CallEvent
+from jax_cudnn_lint.shape_inference.values import const_value, int_value
+
+JCD101 = rule(
+    "JCD101",
+    "lstm-ref-nonzero-dropout",
+    "jax.experimental.rnn.lstm_ref called with a nonzero dropout: it always raises NotImplementedError",
+)
+
+LSTM_REF_DROPOUT_MESSAGE = "Dropout not supported in LSTM reference because we cannot determine CUDNN dropout mask."
+
+
+def check_jcd101(events: list[CallEvent], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    for event in events:
+        if event.qualname != LSTM_REF:
+            continue
+        bound = bind(event)
+        if bound is None:
+            continue
+        dropout = bound.get("dropout")
+        if dropout is None:
+            continue
+        ok, value = const_value(dropout)
+        if not ok or isinstance(value, (str, bytes, tuple, list)) or value is None:
+            continue
+        try:
+            nonzero = value != 0.0
+        except Exception:
+            continue
+        if not nonzero:
+            continue
+        here = event.module.path
+        origin = origin_phrase(dropout.why, here)
+        source = "passed" if bound.passed("dropout") else "given"
+        message = (
+            f"lstm_ref is {source} dropout={value!r}"
+            + (f" ({origin})" if origin else "")
+            + f': JAX raises NotImplementedError("{LSTM_REF_DROPOUT_MESSAGE}") on every backend; '
+            "compare against the reference with dropout=0.0, and test dropout through rnn.lstm on a GPU"
+        )
+        evidence = [f"callee: {LSTM_REF}", *evidence_lines("dropout", dropout.why, here), *context_lines(event)]
+        findings.append(
+            Finding(
+                JCD101.code,
+                here,
+                event.node.lineno,
+                event.node.col_offset,
+                message,
+                tuple(evidence),
+                _lstm_ref_repro(bound.get("input_size"), bound.get("hidden_size"), bound.get("num_layers"), bound.get("bidirectional"), value),
+                related_locations(event, dropout.why),
+            )
+        )
+    return findings
+
+
+def _lstm_ref_repro(input_size: object, hidden_size: object, num_layers: object, bidirectional: object, dropout: object) -> dict[str, object]:
+    """A runnable repro: the check on dropout comes first, so small sizes reproduce it."""
+    from jax_cudnn_lint.shape_inference.values import Value
+
+    def small(v: object, default: int) -> int:
+        n = int_value(v) if isinstance(v, Value) else None
+        return n if n is not None and 0 < n <= 64 else default
+
+    bidi_ok, bidi = const_value(bidirectional) if isinstance(bidirectional, Value) else (False, None)
+    layers = small(num_layers, 1)
+    directions = 2 if bidi_ok and bidi else 1
+    size_in, size_hidden = small(input_size, 4), small(hidden_size, 8)
+    batch, steps = 2, 3
+    return {
+        "schema": "jax-cudnn-lint/repro/1",
+        "code": "JCD101",
+        "api": LSTM_REF,
+        "differentiated": False,
+        "arrays": {
+            "x": {"shape": [batch, steps, size_in], "dtype": "float32"},
+            "h_0": {"shape": [layers * directions, batch, size_hidden], "dtype": "float32"},
+            "c_0": {"shape": [layers * directions, batch, size_hidden], "dtype": "float32"},
+            "seq_lengths": {"shape": [batch], "dtype": "int32"},
+        },
+        "kwargs": {
+            "input_size": size_in,
+            "hidden_size": size_hidden,
+            "num_layers": layers,
+            "dropout": dropout if isinstance(dropout, (int, float)) else float(bool(dropout)),
+            "bidirectional": bool(bidi) if bidi_ok else False,
+        },
+        "expect": {"exception": "NotImplementedError", "message_regex": "Dropout not supported in LSTM reference"},
+        "shrunk": ["batch", "time", "sizes"],
+    }
+
+
+CHECKS = (check_jcd101,)

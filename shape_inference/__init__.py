@@ -1,0 +1,45 @@
+"""Static shape inference for JAX code: constants, dimensions, shapes and dtypes.
+
+Knows Python and array semantics, nothing about rules or cuDNN.  The entry point is
+`analyse(trees, watch)`: it runs the abstract interpreter over the given modules and
+returns every evaluated call to a watched API, with each argument as an abstract value
+(`values.Value`) that carries its provenance.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
+from jax_cudnn_lint.shape_inference.interpreter import Interpreter
+from jax_cudnn_lint.shape_inference.modules import Project
+
+
+@dataclass
+class Analysis:
+    events: list[CallEvent]
+    project: Project
+    exhausted: bool  # the work budget ran out: some code was not analysed
+
+
+def analyse(
+    trees: dict[str, ast.Module],
+    watch: Callable[[str], bool],
+    root: str | None = None,
+    step_budget: int | None = None,
+    seconds: float | None = None,
+) -> Analysis:
+    project = Project(trees, root)
+    kwargs: dict[str, float] = {}
+    if step_budget is not None:
+        kwargs["step_budget"] = step_budget
+    if seconds is not None:
+        kwargs["seconds"] = seconds
+    interp = Interpreter(project, watch, **kwargs)  # type: ignore[arg-type]
+    interp.run()
+    return Analysis(interp.events, project, interp.exhausted)
+
+
+__all__ = ["Analysis", "CallEvent", "Ctx", "analyse"]

@@ -1,0 +1,62 @@
+"""The calling context of an analysed function body, and the events it records.
+
+A context says how the code was reached: the chain of call sites (for evidence),
+the JAX transforms around it (grad, jvp, vmap, ...) and whether the parameters of
+the flax modules being applied are differentiated.  An event is one evaluation of a
+call to a watched API with every argument as an abstract value.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo
+from jax_cudnn_lint.shape_inference.values import Value
+
+
+@dataclass(frozen=True)
+class VmapInfo:
+    """One enclosing vmap: which axes it maps for each operand of the attention call."""
+
+    transform: str
+    in_axes: Value | None
+    line: int
+    path: str
+
+
+@dataclass(frozen=True)
+class Ctx:
+    chain: tuple[Step, ...] = ()  # call sites from the entry point, outermost first
+    transforms: tuple[tuple[str, Step], ...] = ()  # enclosing JAX transforms, outermost first
+    params_diff: bool = False  # flax linen: module parameters are differentiated
+    params_diff_why: tuple[Step, ...] = ()
+    vmaps: tuple[VmapInfo, ...] = ()
+    depth: int = 0
+    x64: bool = False
+    precision: Value | None = None  # ambient jax.default_matmul_precision
+
+    def key(self) -> object:
+        return (
+            self.params_diff,
+            tuple(t for t, _ in self.transforms),
+            tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None) for v in self.vmaps),
+            self.x64,
+            None if self.precision is None else self.precision.key(),
+        )
+
+
+@dataclass
+class CallEvent:
+    """One evaluation of a call to a watched API."""
+
+    qualname: str
+    node: ast.Call
+    module: ModuleInfo
+    args: tuple[Value, ...]
+    kwargs: dict[str, Value]
+    star_unknown: bool  # a *args / **kwargs that could not be resolved
+    ctx: Ctx
+    via: tuple[Step, ...] = field(default=())  # how the callee was reached (partial, attention_fn=)
+    generic: bool = False  # analysed without a caller (parameters unknown)

@@ -1,0 +1,42 @@
+"""Dtype names and promotion, as far as the rules need them (16-bit floats vs the rest)."""
+
+from __future__ import annotations
+
+_ALIASES = {
+    "float32": "float32", "f32": "float32", "float": "float32", "single": "float32",
+    "float64": "float64", "f64": "float64", "double": "float64",
+    "float16": "float16", "f16": "float16", "half": "float16",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+    "int32": "int32", "int64": "int64", "int16": "int16", "int8": "int8",
+    "uint32": "uint32", "uint8": "uint8", "uint16": "uint16", "uint64": "uint64",
+    "bool": "bool", "bool_": "bool",
+    "complex64": "complex64", "complex128": "complex128",
+}
+
+FLOAT_ORDER = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32", "float64"]
+
+
+def canonical_dtype(name: str) -> str | None:
+    return _ALIASES.get(name.lower().replace("jnp.", "").replace("np.", ""))
+
+
+def is_float(name: str | None) -> bool:
+    return name is not None and name.startswith(("float", "bfloat"))
+
+
+def promote(a: str | None, b: str | None) -> str | None:
+    """JAX's promotion for the cases that matter; None when unsure."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    if {a, b} == {"bfloat16", "float16"}:
+        return "float32"
+    if is_float(a) and not is_float(b):
+        return a
+    if is_float(b) and not is_float(a):
+        return b
+    if is_float(a) and is_float(b):
+        return max(a, b, key=FLOAT_ORDER.index) if a in FLOAT_ORDER and b in FLOAT_ORDER else None
+    return None

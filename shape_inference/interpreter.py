@@ -1,0 +1,1106 @@
+"""The abstract interpreter: runs the analysed code over abstract values.
+
+It walks module bodies and function bodies statement by statement, joining the
+states of branches, widening loops after two passes, and instantiating function
+summaries at each call site (context-sensitive, memoised, depth-bounded; recursion
+gives Unknown).  Calls to external APIs go to the tables in `jax_api`; calls to
+watched APIs are recorded as `CallEvent`s for the rules.
+
+Nothing is executed: the interpreter only reads the trees it is given.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+from jax_cudnn_lint.shape_inference import dims as D
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
+from jax_cudnn_lint.shape_inference.dims import Step, merge_why
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ArrayV,
+    BoundMethodV,
+    ClassV,
+    ConstV,
+    DictV,
+    DTypeV,
+    ExternalV,
+    ExtObjectV,
+    FunctionV,
+    InstanceV,
+    IntV,
+    ModuleV,
+    OpaqueV,
+    PartialV,
+    TransformV,
+    TupleV,
+    UnknownV,
+    Value,
+    const_value,
+    join,
+    make_int,
+)
+
+MAX_DEPTH = 10
+MAX_PARAM_ROWS = 16
+DEFAULT_STEP_BUDGET = 400_000
+DEFAULT_SECONDS = 20.0
+
+State = dict[str, Value]
+
+
+class BudgetExceeded(Exception):
+    """The per-run work budget ran out: what is not analysed stays Unknown."""
+
+
+class Frame:
+    """The running state of one body (module, class or function)."""
+
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class")
+
+    def __init__(
+        self,
+        module: ModuleInfo,
+        state: State,
+        ctx: Ctx,
+        func: FunctionV | None = None,
+        local_names: frozenset[str] = frozenset(),
+        closure: tuple[State, ...] = (),
+        generic: bool = False,
+        is_class: bool = False,
+    ) -> None:
+        self.state: State | None = state
+        self.module = module
+        self.func = func
+        self.local_names = local_names
+        self.closure = closure
+        self.returns: list[Value] = []
+        self.ctx = ctx
+        self.branch_depth = 0
+        self.generic = generic
+        self.is_class = is_class
+
+
+def _assigned_names(body: Sequence[ast.stmt], args: ast.arguments | None) -> frozenset[str]:
+    """Names local to a function: parameters and every name bound in its body."""
+    names: set[str] = set()
+    if args is not None:
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            names.add(a.arg)
+        if args.vararg:
+            names.add(args.vararg.arg)
+        if args.kwarg:
+            names.add(args.kwarg.arg)
+    stack: list[ast.AST] = list(body)
+    globals_: set[str] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            globals_.update(node.names)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names - globals_)
+
+
+def join_states(a: State | None, b: State | None) -> State | None:
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    out: State = {}
+    for name, va in a.items():
+        vb = b.get(name)
+        out[name] = UNKNOWN if vb is None else join(va, vb)
+    for name in b:
+        if name not in out:
+            out[name] = UNKNOWN
+    return out
+
+
+class Interpreter:
+    """One analysis run over a project.  Not shared across runs or processes."""
+
+    def __init__(
+        self,
+        project: Project,
+        watch: Callable[[str], bool],
+        step_budget: int = DEFAULT_STEP_BUDGET,
+        seconds: float = DEFAULT_SECONDS,
+    ) -> None:
+        self.project = project
+        self.watch = watch
+        self.events: list[CallEvent] = []
+        self.steps = 0
+        self.step_budget = step_budget
+        self.deadline = time.perf_counter() + seconds
+        self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
+        self.active: list[int] = []
+        self.local_names_cache: dict[int, frozenset[str]] = {}
+        self.analysed_generic: set[int] = set()
+        self.exhausted = False
+        from jax_cudnn_lint.shape_inference import jax_api
+
+        self.api = jax_api
+
+    # -- driving --------------------------------------------------------------------
+    def run(self) -> None:
+        """Evaluate every module, then every function and method with unknown arguments."""
+        try:
+            for info in list(self.project.by_path.values()):
+                self.module_namespace(info)
+            for info in list(self.project.by_path.values()):
+                self.analyse_generically(info)
+        except BudgetExceeded:
+            self.exhausted = True
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.step_budget:
+            raise BudgetExceeded
+        if not self.steps & 1023 and time.perf_counter() > self.deadline:
+            raise BudgetExceeded
+
+    def module_namespace(self, info: ModuleInfo) -> State:
+        if info.state == "new":
+            info.state = "running"
+            frame = Frame(info, info.namespace, Ctx())
+            try:
+                self.exec_block(info.tree.body, frame)
+            except RecursionError:
+                pass
+            finally:
+                info.state = "done"
+        return info.namespace
+
+    def analyse_generically(self, info: ModuleInfo) -> None:
+        """Analyse each function and method as if called from outside with unknown values."""
+        for name, value in list(info.namespace.items()):
+            if isinstance(value, FunctionV) and value.module is info:
+                self.generic_call(value, None)
+            elif isinstance(value, TransformV):
+                inner = _unwrap_function(value)
+                if inner is not None and inner.module is info:
+                    self.generic_call(inner, None)
+            elif isinstance(value, ClassV) and value.module is info and value.qualname.endswith(name):
+                self.generic_class(value)
+
+    def generic_class(self, cls: ClassV) -> None:
+        if id(cls.node) in self.analysed_generic:
+            return
+        self.analysed_generic.add(id(cls.node))
+        for attr, member in list(cls.attrs.items()):
+            func = member if isinstance(member, FunctionV) else _unwrap_function(member)
+            if func is None or attr == "setup":
+                continue
+            inst = self.generic_instance(cls)
+            self.generic_call(func, inst)
+
+    def generic_instance(self, cls: ClassV) -> InstanceV:
+        inst = InstanceV(cls, {}, False, (Step(cls.module.path, cls.node.lineno, f"an instance of {cls.node.name}"),))
+        for name, _default, annotation in cls.all_fields():
+            inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
+        for name in _self_assigned(cls):
+            inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
+        if self.api.is_linen_class(cls):
+            self.api.linen_setup(self, inst, Ctx(), generic=True)
+        return inst
+
+    def generic_call(self, func: FunctionV, self_value: Value | None) -> None:
+        """Analyse `func` as if called by code we cannot see.
+
+        Required parameters are opaque (symbols); parameters with defaults take their
+        defaults, as in a call that leaves them out; `pytest.mark.parametrize` rows
+        bind the parameters they name (one analysis per row).
+        """
+        key = (id(func.node), id(self_value) if self_value is not None else None)
+        if key in self.analysed_generic:
+            return
+        self.analysed_generic.add(key)  # type: ignore[arg-type]
+        rows = self.api.parametrize_rows(self, func)
+        for row in rows or [None]:
+            args, kwargs = self._generic_args(func, self_value, row)
+            try:
+                self.call_function(func, args, kwargs, False, Ctx(), None, generic=True)
+            except RecursionError:
+                continue
+
+    def _generic_args(
+        self, func: FunctionV, self_value: Value | None, row: dict[str, Value] | None
+    ) -> tuple[list[Value], dict[str, Value]]:
+        node = func.node
+        a = node.args
+        params = [*a.posonlyargs, *a.args]
+        first_default = len(params) - len(a.defaults)
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        for i, param in enumerate(params):
+            if i == 0 and self_value is not None:
+                args.append(self_value)
+            elif row is not None and param.arg in row:
+                if i < first_default:
+                    args.append(row[param.arg])
+                else:
+                    kwargs[param.arg] = row[param.arg]
+            elif i < first_default:
+                seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
+                args.append(seeded or OpaqueV(param.arg))
+        kw_defaults = {name for name, _ in func.kw_defaults}
+        for param in a.kwonlyargs:
+            if row is not None and param.arg in row:
+                kwargs[param.arg] = row[param.arg]
+            elif param.arg not in kw_defaults:
+                seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
+                kwargs[param.arg] = seeded or OpaqueV(param.arg)
+        return args, kwargs
+
+    def seed_from_annotation(self, annotation: ast.expr | None, name: str, module: ModuleInfo) -> Value | None:
+        if annotation is None:
+            return None
+        return self.api.jaxtyping_seed(self, annotation, name, module)
+
+    # -- statements -------------------------------------------------------------------
+    def exec_block(self, stmts: Iterable[ast.stmt], fr: Frame) -> None:
+        for stmt in stmts:
+            if fr.state is None:
+                return
+            self.exec_stmt(stmt, fr)
+
+    def exec_stmt(self, stmt: ast.stmt, fr: Frame) -> None:
+        self.tick()
+        handler = _STMT_HANDLERS.get(type(stmt))
+        if handler is not None:
+            handler(self, stmt, fr)
+        else:
+            # statements we do not model: make every name they bind Unknown
+            for name in _stored_names(stmt):
+                self.assign_name(name, UNKNOWN, fr)
+
+    def assign_name(self, name: str, value: Value, fr: Frame) -> None:
+        if fr.state is not None:
+            fr.state[name] = value
+
+    def assign(self, target: ast.expr, value: Value, fr: Frame, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, fr)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self.assign_unpack(target.elts, value, fr, node)
+        elif isinstance(target, ast.Attribute):
+            base = self.ev(target.value, fr)
+            if isinstance(base, InstanceV):
+                if fr.branch_depth:
+                    old = base.attrs.get(target.attr)
+                    value = join(old, value) if old is not None else UNKNOWN
+                base.attrs[target.attr] = value
+        elif isinstance(target, ast.Subscript):
+            self.ev(target.value, fr)
+            # item assignment on a dict or list: forget what we knew of the container
+            if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
+                container = fr.state[target.value.id]
+                if isinstance(container, (DictV, TupleV)):
+                    key_v = self.ev(target.slice, fr)
+                    ok, key = const_value(key_v)
+                    if ok and isinstance(container, DictV) and not fr.branch_depth:
+                        items = [(k, v) for k, v in container.items if not (k == key and type(k) is type(key))]
+                        items.append((key, value))
+                        fr.state[target.value.id] = DictV(tuple(items), container.why)
+                    else:
+                        fr.state[target.value.id] = UNKNOWN
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, fr, node)
+
+    def assign_unpack(self, targets: Sequence[ast.expr], value: Value, fr: Frame, node: ast.AST) -> None:
+        items = self.api.unpack(self, value, len(targets), any(isinstance(t, ast.Starred) for t in targets), node, fr)
+        if items is None:
+            for t in targets:
+                self.assign(t, UNKNOWN.tainted(value.diff), fr, node)
+            return
+        star_index = next((i for i, t in enumerate(targets) if isinstance(t, ast.Starred)), None)
+        if star_index is None:
+            for t, v in zip(targets, items):
+                self.assign(t, v, fr, node)
+            return
+        n_after = len(targets) - star_index - 1
+        for t, v in zip(targets[:star_index], items[:star_index]):
+            self.assign(t, v, fr, node)
+        middle = items[star_index : len(items) - n_after]
+        star_target = targets[star_index]
+        assert isinstance(star_target, ast.Starred)
+        self.assign(star_target.value, TupleV(tuple(middle), True), fr, node)
+        for t, v in zip(targets[len(targets) - n_after :], items[len(items) - n_after :]):
+            self.assign(t, v, fr, node)
+
+    def s_assign(self, stmt: ast.Assign, fr: Frame) -> None:
+        value = self.ev(stmt.value, fr)
+        for target in stmt.targets:
+            self.assign(target, value, fr, stmt)
+
+    def s_annassign(self, stmt: ast.AnnAssign, fr: Frame) -> None:
+        if stmt.value is None:
+            return
+        value = self.ev(stmt.value, fr)
+        if isinstance(value, (UnknownV, OpaqueV)) and isinstance(stmt.target, ast.Name):
+            seeded = self.seed_from_annotation(stmt.annotation, stmt.target.id, fr.module)
+            if seeded is not None:
+                value = seeded
+        self.assign(stmt.target, value, fr, stmt)
+
+    def s_augassign(self, stmt: ast.AugAssign, fr: Frame) -> None:
+        current = self.ev(_as_load(stmt.target), fr)
+        value = self.api.binop(self, stmt.op, current, self.ev(stmt.value, fr), stmt, fr)
+        self.assign(stmt.target, value, fr, stmt)
+
+    def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
+        self.ev(stmt.value, fr)
+
+    def s_return(self, stmt: ast.Return, fr: Frame) -> None:
+        value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
+        fr.returns.append(value)
+        fr.state = None
+
+    def s_raise(self, stmt: ast.Raise, fr: Frame) -> None:
+        fr.state = None
+
+    def s_pass(self, stmt: ast.stmt, fr: Frame) -> None:
+        return
+
+    def s_if(self, stmt: ast.If, fr: Frame) -> None:
+        test = self.ev(stmt.test, fr)
+        truth = self.api.truth(test)
+        if truth is True:
+            self.exec_block(stmt.body, fr)
+            return
+        if truth is False:
+            self.exec_block(stmt.orelse, fr)
+            return
+        self.branch(fr, [(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)])
+
+    def branch(self, fr: Frame, arms: Sequence[tuple[Sequence[ast.stmt], ast.expr | None, bool]]) -> None:
+        start = fr.state
+        if start is None:
+            return
+        merged: State | None = None
+        first = True
+        fr.branch_depth += 1
+        try:
+            for body, test, sense in arms:
+                fr.state = dict(start)
+                if test is not None:
+                    self.api.refine(self, test, sense, fr)
+                self.exec_block(body, fr)
+                merged = fr.state if first else join_states(merged, fr.state)
+                first = False
+        finally:
+            fr.branch_depth -= 1
+        fr.state = merged
+
+    def s_assert(self, stmt: ast.Assert, fr: Frame) -> None:
+        self.ev(stmt.test, fr)
+        self.api.refine(self, stmt.test, True, fr)
+
+    def loop(self, fr: Frame, body: Sequence[ast.stmt], orelse: Sequence[ast.stmt], bind: Callable[[Frame], None]) -> None:
+        start = fr.state
+        if start is None:
+            return
+        mark = len(self.events)
+        fr.branch_depth += 1
+        try:
+            state: State | None = dict(start)
+            for attempt in range(3):
+                del self.events[mark:]
+                fr.state = dict(state) if state is not None else None
+                if fr.state is None:
+                    break
+                bind(fr)
+                self.exec_block(body, fr)
+                widened = join_states(state, fr.state)
+                if widened is not None and state is not None and _states_equal(widened, state):
+                    break
+                if attempt == 1 and widened is not None and state is not None:
+                    widened = {k: (v if k in state and _same_value(state[k], v) else UNKNOWN.tainted(v.diff)) for k, v in widened.items()}
+                state = widened
+            fr.state = join_states(start, state)
+        finally:
+            fr.branch_depth -= 1
+        if orelse:
+            self.exec_block(orelse, fr)
+
+    def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
+        iterable = self.ev(stmt.iter, fr)
+        element = self.api.iter_element(self, iterable, stmt, fr)
+
+        def bind(frame: Frame) -> None:
+            self.assign(stmt.target, element, frame, stmt)
+
+        self.loop(fr, stmt.body, stmt.orelse, bind)
+
+    def s_while(self, stmt: ast.While, fr: Frame) -> None:
+        self.ev(stmt.test, fr)
+        self.loop(fr, stmt.body, stmt.orelse, lambda frame: None)
+
+    def s_with(self, stmt: ast.With | ast.AsyncWith, fr: Frame) -> None:
+        saved = fr.ctx
+        for item in stmt.items:
+            value = self.ev(item.context_expr, fr)
+            fr.ctx = self.api.enter_context(self, value, fr.ctx, item, fr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN, fr, stmt)
+        self.exec_block(stmt.body, fr)
+        fr.ctx = saved
+
+    def s_try(self, stmt: ast.Try, fr: Frame) -> None:
+        start = fr.state
+        if start is None:
+            return
+        fr.branch_depth += 1
+        try:
+            fr.state = dict(start)
+            self.exec_block(stmt.body, fr)
+            if fr.state is not None:
+                self.exec_block(stmt.orelse, fr)
+            after_body = fr.state
+            merged = after_body
+            for handler in stmt.handlers:
+                # an exception may leave the body at any point
+                fr.state = join_states(start, after_body) if after_body is not None else dict(start)
+                if fr.state is not None:
+                    for name in _stored_names_block(stmt.body):
+                        fr.state[name] = UNKNOWN
+                if handler.name:
+                    self.assign_name(handler.name, UNKNOWN, fr)
+                self.exec_block(handler.body, fr)
+                merged = join_states(merged, fr.state) if merged is not None else fr.state
+            fr.state = merged
+        finally:
+            fr.branch_depth -= 1
+        if stmt.finalbody:
+            if fr.state is None:
+                # the finally block runs, but control does not continue after it
+                probe = Frame(fr.module, dict(start), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+                self.exec_block(stmt.finalbody, probe)
+            else:
+                self.exec_block(stmt.finalbody, fr)
+
+    def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
+        subject = getattr(stmt, "subject", None)
+        if isinstance(subject, ast.expr):
+            self.ev(subject, fr)
+        cases = getattr(stmt, "cases", [])
+        arms: list[tuple[Sequence[ast.stmt], ast.expr | None, bool]] = []
+        for case in cases:
+            body = list(case.body)
+            arms.append((body, None, True))
+        arms.append(([], None, True))
+        start = fr.state
+        if start is not None:
+            for case in cases:
+                for name in _stored_names(case.pattern):
+                    start[name] = UNKNOWN
+        self.branch(fr, arms)
+
+    def s_import(self, stmt: ast.Import, fr: Frame) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                self.assign_name(alias.asname, self.import_module_value(alias.name), fr)
+            else:
+                top = alias.name.split(".")[0]
+                self.assign_name(top, self.import_module_value(top), fr)
+
+    def s_importfrom(self, stmt: ast.ImportFrom, fr: Frame) -> None:
+        if stmt.level:
+            base = self.project.resolve_relative(fr.module, stmt.module, stmt.level)
+        else:
+            base = stmt.module or ""
+        for alias in stmt.names:
+            if alias.name == "*":
+                info = self.project.find(base)
+                if info is not None and fr.state is not None:
+                    for name, value in self.module_namespace(info).items():
+                        if not name.startswith("_"):
+                            fr.state[name] = value
+                continue
+            local = alias.asname or alias.name
+            self.assign_name(local, self.import_from(base, alias.name), fr)
+
+    def import_module_value(self, dotted: str) -> Value:
+        info = self.project.find(dotted)
+        if info is not None:
+            return ModuleV(info)
+        return ExternalV(self.api.canonical(dotted))
+
+    def import_from(self, base: str, name: str) -> Value:
+        info = self.project.find(base)
+        if info is not None:
+            sub = self.project.find(f"{base}.{name}") if base else self.project.find(name)
+            namespace = self.module_namespace(info) if info.state != "running" else info.namespace
+            if name in namespace:
+                return namespace[name]
+            if sub is not None:
+                return ModuleV(sub)
+            return UNKNOWN
+        sub = self.project.find(f"{base}.{name}") if base else None
+        if sub is not None:
+            return ModuleV(sub)
+        return ExternalV(self.api.canonical(f"{base}.{name}" if base else name))
+
+    def s_functiondef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, fr: Frame) -> None:
+        defaults = tuple(self.ev(d, fr) for d in stmt.args.defaults)
+        kw_defaults = tuple(
+            (a.arg, self.ev(d, fr)) for a, d in zip(stmt.args.kwonlyargs, stmt.args.kw_defaults) if d is not None
+        )
+        decorators = tuple(self.ev(d, fr) for d in stmt.decorator_list)
+        closure = fr.closure if fr.is_class else ((fr.state,) + fr.closure if fr.func is not None and fr.state is not None else fr.closure)
+        qual = f"{fr.func.qualname}.{stmt.name}" if fr.func is not None else stmt.name
+        func = FunctionV(stmt, fr.module, closure, defaults, kw_defaults, qual, decorators)
+        value: Value = func
+        for deco, deco_node in reversed(list(zip(decorators, stmt.decorator_list))):
+            value = self.api.apply_decorator(self, deco, value, deco_node, fr)
+        self.assign_name(stmt.name, value, fr)
+        if fr.func is not None and fr.generic:
+            # nested functions are analysed in the scope they were defined in
+            self.generic_call(func, None)
+
+    def s_classdef(self, stmt: ast.ClassDef, fr: Frame) -> None:
+        bases = tuple(self.ev(b, fr) for b in stmt.bases)
+        decorators = tuple(self.ev(d, fr) for d in stmt.decorator_list)
+        cls = ClassV(stmt, fr.module, bases, {}, [], stmt.name, decorators)
+        body_frame = Frame(fr.module, cls.attrs, fr.ctx, fr.func, frozenset(), fr.closure, fr.generic, is_class=True)
+        if fr.func is not None and fr.state is not None:
+            body_frame.closure = (fr.state,) + fr.closure
+        for item in stmt.body:
+            if body_frame.state is None:
+                break
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                default = self.ev(item.value, body_frame) if item.value is not None else None
+                if not _is_classvar(item.annotation):
+                    cls.fields.append((item.target.id, default, item.annotation))
+                if default is not None:
+                    cls.attrs[item.target.id] = default
+                continue
+            self.exec_stmt(item, body_frame)
+        # methods see their class for `self`-less calls such as super()
+        for name, member in list(cls.attrs.items()):
+            if isinstance(member, FunctionV) and member.owner is None:
+                cls.attrs[name] = FunctionV(
+                    member.node, member.module, member.closure, member.defaults, member.kw_defaults,
+                    f"{stmt.name}.{member.node.name}" if not isinstance(member.node, ast.Lambda) else member.qualname,
+                    member.decorators, cls,
+                )
+        value: Value = cls
+        for deco in reversed(decorators):
+            if isinstance(deco, FunctionV):
+                value = self.call(deco, [value], {}, False, stmt, fr)
+        self.assign_name(stmt.name, value, fr)
+
+    def s_delete(self, stmt: ast.Delete, fr: Frame) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Name) and fr.state is not None:
+                fr.state.pop(target.id, None)
+
+    def s_global(self, stmt: ast.stmt, fr: Frame) -> None:
+        return
+
+    # -- expressions ----------------------------------------------------------------
+    def ev(self, node: ast.expr, fr: Frame) -> Value:
+        self.tick()
+        handler = _EXPR_HANDLERS.get(type(node))
+        if handler is None:
+            return UNKNOWN
+        return handler(self, node, fr)
+
+    def step(self, fr: Frame, node: ast.AST, text: str) -> Step:
+        return Step(fr.module.path, getattr(node, "lineno", 0), text)
+
+    def e_constant(self, node: ast.Constant, fr: Frame) -> Value:
+        value = node.value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return make_int(value, (self.step(fr, node, f"literal {value}"),))
+        return ConstV(value, (self.step(fr, node, f"literal {value!r}"),))
+
+    def e_name(self, node: ast.Name, fr: Frame) -> Value:
+        return self.lookup(node.id, fr)
+
+    def lookup(self, name: str, fr: Frame) -> Value:
+        state = fr.state
+        if state is not None and name in state:
+            return state[name]
+        if fr.func is not None and name in fr.local_names:
+            return UNKNOWN
+        for scope in fr.closure:
+            if name in scope:
+                return scope[name]
+        namespace = fr.module.namespace
+        if name in namespace:
+            if fr.func is not None and name in fr.module.global_names:
+                return UNKNOWN
+            return namespace[name]
+        return self.api.builtin(name)
+
+    def e_attribute(self, node: ast.Attribute, fr: Frame) -> Value:
+        base = self.ev(node.value, fr)
+        return self.getattr_(base, node.attr, node, fr)
+
+    def getattr_(self, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
+        if isinstance(base, ExternalV):
+            return ExternalV(self.api.canonical(f"{base.qualname}.{name}"))
+        if isinstance(base, ModuleV):
+            namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
+            if name in namespace:
+                return namespace[name]
+            sub = self.project.find(f"{base.info.name}.{name}")
+            return ModuleV(sub) if sub is not None else UNKNOWN
+        if isinstance(base, InstanceV):
+            if name in base.attrs:
+                found = base.attrs[name]
+                return found.tainted(True) if base.diff and not found.diff else found
+            member = base.cls.lookup(name)
+            if member is not None:
+                return self.api.bind_member(self, member, base, node, fr)
+            return self.api.instance_external_attr(self, base, name, node, fr)
+        if isinstance(base, ClassV):
+            member = base.lookup(name)
+            if member is not None:
+                return member
+            return UNKNOWN
+        return self.api.getattr_value(self, base, name, node, fr)
+
+    def e_subscript(self, node: ast.Subscript, fr: Frame) -> Value:
+        base = self.ev(node.value, fr)
+        return self.api.subscript(self, base, node, fr)
+
+    def e_binop(self, node: ast.BinOp, fr: Frame) -> Value:
+        left = self.ev(node.left, fr)
+        right = self.ev(node.right, fr)
+        return self.api.binop(self, node.op, left, right, node, fr)
+
+    def e_unaryop(self, node: ast.UnaryOp, fr: Frame) -> Value:
+        operand = self.ev(node.operand, fr)
+        return self.api.unaryop(self, node, operand, fr)
+
+    def e_boolop(self, node: ast.BoolOp, fr: Frame) -> Value:
+        values = [self.ev(v, fr) for v in node.values]
+        return self.api.boolop(node, values)
+
+    def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
+        left = self.ev(node.left, fr)
+        rights = [self.ev(c, fr) for c in node.comparators]
+        return self.api.compare(node, left, rights)
+
+    def e_ifexp(self, node: ast.IfExp, fr: Frame) -> Value:
+        test = self.ev(node.test, fr)
+        truth = self.api.truth(test)
+        if truth is True:
+            return self.ev(node.body, fr)
+        if truth is False:
+            return self.ev(node.orelse, fr)
+        return join(self.ev(node.body, fr), self.ev(node.orelse, fr))
+
+    def e_tuple(self, node: ast.Tuple | ast.List, fr: Frame) -> Value:
+        items: list[Value] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):
+                inner = self.ev(elt.value, fr)
+                spread = self.api.unpack(self, inner, None, False, elt, fr)
+                if spread is None:
+                    return UNKNOWN
+                items.extend(spread)
+            else:
+                items.append(self.ev(elt, fr))
+        return TupleV(tuple(items), isinstance(node, ast.List), (self.step(fr, node, "a literal"),))
+
+    def e_dict(self, node: ast.Dict, fr: Frame) -> Value:
+        items: list[tuple[object, Value]] = []
+        for k, v in zip(node.keys, node.values):
+            value = self.ev(v, fr)
+            if k is None:
+                if isinstance(value, DictV):
+                    items.extend(value.items)
+                    continue
+                return UNKNOWN
+            ok, key = const_value(self.ev(k, fr))
+            if not ok:
+                return UNKNOWN
+            items = [(kk, vv) for kk, vv in items if not (kk == key and type(kk) is type(key))]
+            items.append((key, value))
+        return DictV(tuple(items), (self.step(fr, node, "a dict literal"),))
+
+    def e_lambda(self, node: ast.Lambda, fr: Frame) -> Value:
+        defaults = tuple(self.ev(d, fr) for d in node.args.defaults)
+        closure = (fr.state,) + fr.closure if fr.func is not None and fr.state is not None and not fr.is_class else fr.closure
+        return FunctionV(node, fr.module, closure, defaults, (), "<lambda>")
+
+    def e_namedexpr(self, node: ast.NamedExpr, fr: Frame) -> Value:
+        value = self.ev(node.value, fr)
+        self.assign(node.target, value, fr, node)
+        return value
+
+    def e_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, fr: Frame) -> Value:
+        # evaluate the pieces for their events, with the targets unknown
+        inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+        for gen in node.generators:
+            iterable = self.ev(gen.iter, inner)
+            element = self.api.iter_element(self, iterable, gen, inner)
+            self.assign(gen.target, element, inner, gen)
+            for cond in gen.ifs:
+                self.ev(cond, inner)
+        inner.branch_depth = 1
+        if isinstance(node, ast.DictComp):
+            self.ev(node.key, inner)
+            element_value = self.ev(node.value, inner)
+        else:
+            element_value = self.ev(node.elt, inner)
+        if isinstance(node, ast.ListComp):
+            return self.api.list_of_unknown_length(element_value)
+        return UNKNOWN
+
+    def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.ev(value.value, fr)
+        return UNKNOWN
+
+    def e_starred(self, node: ast.Starred, fr: Frame) -> Value:
+        return self.ev(node.value, fr)
+
+    def e_await(self, node: ast.Await, fr: Frame) -> Value:
+        self.ev(node.value, fr)
+        return UNKNOWN
+
+    def e_slice(self, node: ast.Slice, fr: Frame) -> Value:
+        return UNKNOWN
+
+    def e_call(self, node: ast.Call, fr: Frame) -> Value:
+        callee = self.ev(node.func, fr)
+        args: list[Value] = []
+        star_unknown = False
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                inner = self.ev(arg.value, fr)
+                spread = self.api.unpack(self, inner, None, False, arg, fr)
+                if spread is None:
+                    star_unknown = True
+                    break
+                args.extend(spread)
+            else:
+                args.append(self.ev(arg, fr))
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            value = self.ev(kw.value, fr)
+            if kw.arg is None:
+                if isinstance(value, DictV) and all(isinstance(k, str) for k, _ in value.items):
+                    for k, v in value.items:
+                        kwargs[str(k)] = v
+                else:
+                    star_unknown = True
+            else:
+                kwargs[kw.arg] = value
+        return self.call(callee, args, kwargs, star_unknown, node, fr)
+
+    # -- calls --------------------------------------------------------------------------
+    def call(
+        self,
+        callee: Value,
+        args: Sequence[Value],
+        kwargs: dict[str, Value],
+        star_unknown: bool,
+        node: ast.AST,
+        fr: Frame,
+        via: tuple[Step, ...] = (),
+    ) -> Value:
+        self.tick()
+        if isinstance(callee, FunctionV):
+            if star_unknown:
+                self._escape(args, kwargs)
+                return UNKNOWN
+            return self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
+        if isinstance(callee, BoundMethodV):
+            return self.call(callee.func, [callee.self_value, *args], kwargs, star_unknown, node, fr, via)
+        if isinstance(callee, PartialV):
+            merged = dict(callee.kwargs)
+            merged.update(kwargs)
+            step = self.step(fr, node, "through functools.partial")
+            return self.call(callee.func, [*callee.args, *args], merged, star_unknown, node, fr, via + (step,))
+        if isinstance(callee, ClassV):
+            if star_unknown:
+                return UNKNOWN
+            return self.api.instantiate(self, callee, list(args), kwargs, node, fr)
+        if isinstance(callee, InstanceV):
+            call_member = callee.cls.lookup("__call__")
+            if call_member is not None:
+                return self.api.call_module_instance(self, callee, call_member, list(args), kwargs, star_unknown, node, fr)
+            return self.api.instance_external_call(self, callee, list(args), kwargs, star_unknown, node, fr)
+        if isinstance(callee, TransformV):
+            return self.api.call_transform(self, callee, list(args), kwargs, star_unknown, node, fr)
+        if isinstance(callee, ExternalV):
+            if isinstance(node, ast.Call) and self.watch(callee.qualname):
+                self.record(callee.qualname, node, args, kwargs, star_unknown, fr, via)
+            return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
+        if isinstance(callee, ExtObjectV):
+            return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
+        self._escape(args, kwargs)
+        return UNKNOWN
+
+    def _escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
+        """A mutable object handed to code we cannot see may be changed by it."""
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
+                for name in list(value.attrs):
+                    value.attrs[name] = UNKNOWN
+
+    def record(
+        self,
+        qualname: str,
+        node: ast.Call,
+        args: Sequence[Value],
+        kwargs: dict[str, Value],
+        star_unknown: bool,
+        fr: Frame,
+        via: tuple[Step, ...] = (),
+    ) -> None:
+        self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
+
+    def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
+        name = callee.qualname if isinstance(callee, FunctionV) else ""
+        step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
+        ctx = fr.ctx
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision)
+
+    def call_function(
+        self,
+        func: FunctionV,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        star_unknown: bool,
+        ctx: Ctx,
+        caller: Frame | None,
+        generic: bool = False,
+    ) -> Value:
+        node = func.node
+        if ctx.depth > MAX_DEPTH or id(node) in self.active:
+            return UNKNOWN
+        generic = generic or (caller is not None and caller.generic and _has_opaque(args, kwargs))
+        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic)
+        if memo_key in self.memo:
+            result, recorded = self.memo[memo_key]
+            self.events.extend(recorded)
+            return result
+        mark = len(self.events)
+        state = self.bind_params(func, args, kwargs)
+        if state is None:
+            return UNKNOWN
+        local_names = self.local_names_cache.get(id(node))
+        if local_names is None:
+            body = node.body if not isinstance(node, ast.Lambda) else []
+            local_names = _assigned_names(body, node.args)
+            self.local_names_cache[id(node)] = local_names
+        frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)
+        self.active.append(id(node))
+        try:
+            if isinstance(node, ast.Lambda):
+                result = self.ev(node.body, frame)
+            else:
+                self.exec_block(node.body, frame)
+                if frame.state is not None:
+                    frame.returns.append(ConstV(None))
+                result = frame.returns[0] if frame.returns else UNKNOWN
+                for other in frame.returns[1:]:
+                    result = join(result, other)
+                if _is_generator(node):
+                    result = UNKNOWN
+        finally:
+            self.active.pop()
+        self.memo[memo_key] = (result, tuple(self.events[mark:]))
+        return result
+
+    def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value]) -> State | None:
+        a = func.node.args
+        positional = [*a.posonlyargs, *a.args]
+        state: State = {}
+        n_defaults = len(func.defaults)
+        first_default = len(positional) - n_defaults
+        kwargs = dict(kwargs)
+        for i, param in enumerate(positional):
+            if i < len(args):
+                state[param.arg] = args[i]
+            elif param.arg in kwargs and param not in a.posonlyargs:
+                state[param.arg] = kwargs.pop(param.arg)
+            elif i >= first_default:
+                state[param.arg] = func.defaults[i - first_default]
+            else:
+                state[param.arg] = UNKNOWN
+        if a.vararg:
+            state[a.vararg.arg] = TupleV(tuple(args[len(positional) :]))
+        elif len(args) > len(positional):
+            return None  # the call does not fit the signature: not ours to judge
+        kw_defaults = dict(func.kw_defaults)
+        for param in a.kwonlyargs:
+            if param.arg in kwargs:
+                state[param.arg] = kwargs.pop(param.arg)
+            elif param.arg in kw_defaults:
+                state[param.arg] = kw_defaults[param.arg]
+            else:
+                state[param.arg] = UNKNOWN
+        if a.kwarg:
+            state[a.kwarg.arg] = DictV(tuple(kwargs.items()))
+        elif kwargs:
+            return None
+        return state
+
+
+def _has_opaque(args: Sequence[Value], kwargs: dict[str, Value]) -> bool:
+    return any(isinstance(v, OpaqueV) for v in (*args, *kwargs.values()))
+
+
+def _unwrap_function(value: Value) -> FunctionV | None:
+    seen = 0
+    while seen < 8:
+        seen += 1
+        if isinstance(value, FunctionV):
+            return value
+        if isinstance(value, TransformV):
+            value = value.func
+        elif isinstance(value, PartialV):
+            value = value.func
+        else:
+            return None
+    return None
+
+
+def _self_assigned(cls: ClassV) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(cls.node):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+    return names
+
+
+def _is_classvar(annotation: ast.expr) -> bool:
+    text = ast.unparse(annotation) if annotation is not None else ""
+    return "ClassVar" in text
+
+
+def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(item))
+    return False
+
+
+def _stored_names(node: ast.AST) -> list[str]:
+    out: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            out.append(sub.id)
+        elif isinstance(sub, ast.MatchAs) and sub.name:
+            out.append(sub.name)
+        elif isinstance(sub, ast.MatchStar) and sub.name:
+            out.append(sub.name)
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            out.append(sub.rest)
+    return out
+
+
+def _stored_names_block(body: Sequence[ast.stmt]) -> list[str]:
+    out: list[str] = []
+    for stmt in body:
+        out.extend(_stored_names(stmt))
+    return out
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    if isinstance(target, ast.Name):
+        return ast.Name(target.id, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
+    if isinstance(target, ast.Attribute):
+        return ast.Attribute(target.value, target.attr, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
+    if isinstance(target, ast.Subscript):
+        return ast.Subscript(target.value, target.slice, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
+    return target
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    return a is b or a.key() == b.key()
+
+
+def _states_equal(a: State, b: State) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(_same_value(a[k], b[k]) for k in a)
+
+
+_STMT_HANDLERS: dict[type, Callable[[Interpreter, ast.stmt, Frame], None]] = {
+    ast.Assign: Interpreter.s_assign,  # type: ignore[dict-item]
+    ast.AnnAssign: Interpreter.s_annassign,  # type: ignore[dict-item]
+    ast.AugAssign: Interpreter.s_augassign,  # type: ignore[dict-item]
+    ast.Expr: Interpreter.s_expr,  # type: ignore[dict-item]
+    ast.Return: Interpreter.s_return,  # type: ignore[dict-item]
+    ast.Raise: Interpreter.s_raise,  # type: ignore[dict-item]
+    ast.Pass: Interpreter.s_pass,
+    ast.Break: Interpreter.s_pass,
+    ast.Continue: Interpreter.s_pass,
+    ast.If: Interpreter.s_if,  # type: ignore[dict-item]
+    ast.Assert: Interpreter.s_assert,  # type: ignore[dict-item]
+    ast.For: Interpreter.s_for,  # type: ignore[dict-item]
+    ast.AsyncFor: Interpreter.s_for,  # type: ignore[dict-item]
+    ast.While: Interpreter.s_while,  # type: ignore[dict-item]
+    ast.With: Interpreter.s_with,  # type: ignore[dict-item]
+    ast.AsyncWith: Interpreter.s_with,  # type: ignore[dict-item]
+    ast.Try: Interpreter.s_try,  # type: ignore[dict-item]
+    ast.Import: Interpreter.s_import,  # type: ignore[dict-item]
+    ast.ImportFrom: Interpreter.s_importfrom,  # type: ignore[dict-item]
+    ast.FunctionDef: Interpreter.s_functiondef,  # type: ignore[dict-item]
+    ast.AsyncFunctionDef: Interpreter.s_functiondef,  # type: ignore[dict-item]
+    ast.ClassDef: Interpreter.s_classdef,  # type: ignore[dict-item]
+    ast.Delete: Interpreter.s_delete,  # type: ignore[dict-item]
+    ast.Global: Interpreter.s_global,
+    ast.Nonlocal: Interpreter.s_global,
+    ast.Match: Interpreter.s_match,
+}
+if hasattr(ast, "TryStar"):
+    _STMT_HANDLERS[ast.TryStar] = Interpreter.s_try  # type: ignore[attr-defined,assignment]
+
+_EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
+    ast.Constant: Interpreter.e_constant,  # type: ignore[dict-item]
+    ast.Name: Interpreter.e_name,  # type: ignore[dict-item]
+    ast.Attribute: Interpreter.e_attribute,  # type: ignore[dict-item]
+    ast.Subscript: Interpreter.e_subscript,  # type: ignore[dict-item]
+    ast.BinOp: Interpreter.e_binop,  # type: ignore[dict-item]
+    ast.UnaryOp: Interpreter.e_unaryop,  # type: ignore[dict-item]
+    ast.BoolOp: Interpreter.e_boolop,  # type: ignore[dict-item]
+    ast.Compare: Interpreter.e_compare,  # type: ignore[dict-item]
+    ast.IfExp: Interpreter.e_ifexp,  # type: ignore[dict-item]
+    ast.Tuple: Interpreter.e_tuple,  # type: ignore[dict-item]
+    ast.List: Interpreter.e_tuple,  # type: ignore[dict-item]
+    ast.Dict: Interpreter.e_dict,  # type: ignore[dict-item]
+    ast.Lambda: Interpreter.e_lambda,  # type: ignore[dict-item]
+    ast.NamedExpr: Interpreter.e_namedexpr,  # type: ignore[dict-item]
+    ast.ListComp: Interpreter.e_comprehension,  # type: ignore[dict-item]
+    ast.SetComp: Interpreter.e_comprehension,  # type: ignore[dict-item]
+    ast.GeneratorExp: Interpreter.e_comprehension,  # type: ignore[dict-item]
+    ast.DictComp: Interpreter.e_comprehension,  # type: ignore[dict-item]
+    ast.JoinedStr: Interpreter.e_joinedstr,  # type: ignore[dict-item]
+    ast.Starred: Interpreter.e_starred,  # type: ignore[dict-item]
+    ast.Await: Interpreter.e_await,  # type: ignore[dict-item]
+    ast.Slice: Interpreter.e_slice,  # type: ignore[dict-item]
+    ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
+}
+
+__all__ = ["Interpreter", "Frame", "BudgetExceeded", "D", "merge_why", "DTypeV"]

@@ -1,0 +1,990 @@
+"""Python and array semantics the interpreter needs: operators, builtins, and the
+JAX / NumPy / flax / equinox / einops APIs, modelled by our own tables.
+
+We never infer into the sources of these libraries (slow, version-fragile): an
+external name is a qualified string, and each modelled function is a small shape
+rule here.  Anything not modelled gives Unknown, which never warns.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference import dims as D
+from jax_cudnn_lint.shape_inference import shapes as S
+from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
+from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype, promote
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ArrayV,
+    BoundMethodV,
+    ClassV,
+    ConstV,
+    DictV,
+    DTypeV,
+    ExternalV,
+    ExtObjectV,
+    FunctionV,
+    InstanceV,
+    IntV,
+    ModuleV,
+    OpaqueV,
+    PartialV,
+    TransformV,
+    TupleV,
+    UnknownV,
+    Value,
+    any_diff,
+    const_value,
+    int_value,
+    join,
+    make_int,
+    shape_of,
+)
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+    from jax_cudnn_lint.shape_inference.modules import ModuleInfo
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+# -- qualified names --------------------------------------------------------------------
+_PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
+    ("flax.experimental.nnx", "flax.nnx"),
+    ("jax._src.nn.functions", "jax.nn"),
+    ("jax._src.numpy", "jax.numpy"),
+    ("jax._src.lax.lax", "jax.lax"),
+    ("jax._src.random", "jax.random"),
+    ("jax.experimental.pjit.pjit", "jax.jit"),
+    ("jax.numpy.linalg", "jax.numpy.linalg"),
+    ("numpy", "numpy"),
+    ("jax.ad_checkpoint.checkpoint", "jax.checkpoint"),
+    ("jax.remat", "jax.checkpoint"),
+    ("flax.linen.module.Module", "flax.linen.Module"),
+    ("flax.linen.linear", "flax.linen"),
+    ("flax.linen.attention", "flax.linen"),
+    ("flax.linen.normalization", "flax.linen"),
+    ("flax.linen.activation", "flax.linen"),
+    ("flax.linen.module", "flax.linen"),
+    ("flax.linen.stochastic", "flax.linen"),
+    ("flax.linen.transforms", "flax.linen"),
+    ("flax.nnx.nn.linear", "flax.nnx"),
+    ("flax.nnx.nn.attention", "flax.nnx"),
+    ("flax.nnx.nn.normalization", "flax.nnx"),
+    ("flax.nnx.module", "flax.nnx"),
+    ("equinox.nn._linear", "equinox.nn"),
+    ("haiku", "haiku"),
+)
+
+
+def canonical(qualname: str) -> str:
+    """One spelling per API: `jax._src.nn.functions.x` -> `jax.nn.x` and the like."""
+    for prefix, replacement in _PREFIX_ALIASES:
+        if qualname == prefix or qualname.startswith(prefix + "."):
+            return replacement + qualname[len(prefix) :]
+    return qualname
+
+
+def _np_twin(qualname: str) -> str:
+    """numpy.x and jax.numpy.x share a shape rule."""
+    if qualname.startswith("numpy."):
+        return "jax.numpy." + qualname[len("numpy.") :]
+    if qualname.startswith("jax.experimental.numpy."):
+        return "jax.numpy." + qualname[len("jax.experimental.numpy.") :]
+    return qualname
+
+
+_BUILTINS = frozenset(
+    "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
+    "isinstance getattr setattr hasattr print super type object property staticmethod classmethod "
+    "round divmod map filter any all iter next reveal_type".split()
+)
+
+
+def builtin(name: str) -> Value:
+    if name in _BUILTINS:
+        return ExternalV("builtins." + name)
+    if name in ("True", "False", "None"):
+        return ConstV({"True": True, "False": False, "None": None}[name])
+    return UNKNOWN
+
+
+# -- truth, operators -------------------------------------------------------------------
+def truth(value: Value) -> bool | None:
+    ok, py = const_value(value)
+    if ok:
+        try:
+            return bool(py)
+        except Exception:
+            return None
+    if isinstance(value, IntV):
+        dim = value.dim
+        if dim.lo is not None and dim.lo > 0:
+            return True
+        if dim.mod >= 2 and dim.res != 0:
+            return True
+    if isinstance(value, (FunctionV, ClassV, ModuleV, PartialV)):
+        return True
+    return None
+
+
+def _arith(op: ast.operator, a: Dim, b: Dim, why: D.Why) -> Dim | None:
+    if isinstance(op, ast.Add):
+        return D.add(a, b, why)
+    if isinstance(op, ast.Sub):
+        return D.sub(a, b, why)
+    if isinstance(op, ast.Mult):
+        return D.mul(a, b, why)
+    if isinstance(op, ast.FloorDiv):
+        return D.floordiv(a, b, why)
+    if isinstance(op, ast.Mod):
+        return D.mod_op(a, b, why)
+    if isinstance(op, ast.Pow):
+        av, bv = a.value, b.value
+        if av is not None and bv is not None and 0 <= bv <= 64 and abs(av) < 2**20:
+            return D.const(av**bv, why)
+        return D.unknown(why)
+    if isinstance(op, (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)):
+        av, bv = a.value, b.value
+        if av is not None and bv is not None and 0 <= bv <= 64:
+            fn: dict[type, Callable[[int, int], int]] = {
+                ast.LShift: lambda x, y: x << y,
+                ast.RShift: lambda x, y: x >> y,
+                ast.BitAnd: lambda x, y: x & y,
+                ast.BitOr: lambda x, y: x | y,
+                ast.BitXor: lambda x, y: x ^ y,
+            }
+            return D.const(fn[type(op)](av, bv), why)
+        return D.unknown(why)
+    return None
+
+
+_OP_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.Div: "/", ast.MatMult: "@"}
+
+
+def as_dim(value: Value) -> Dim | None:
+    """An int-like value as a dimension (bools count; opaque names become symbols)."""
+    if isinstance(value, IntV):
+        return value.dim
+    if isinstance(value, ConstV) and isinstance(value.value, bool):
+        return D.const(int(value.value), value.why)
+    if isinstance(value, OpaqueV):
+        return D.symbol(value.name, value.why)
+    return None
+
+
+def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
+    text = _OP_TEXT.get(type(op), "?")
+    if isinstance(left, (IntV, OpaqueV)) and isinstance(right, (IntV, OpaqueV)) and not (
+        isinstance(left, OpaqueV) and isinstance(right, OpaqueV) and isinstance(op, ast.MatMult)
+    ):
+        a, b = as_dim(left), as_dim(right)
+        if a is not None and b is not None and not isinstance(op, (ast.Div, ast.MatMult)):
+            source = _src(node)
+            result = _arith(op, a, b, ())
+            if result is not None:
+                step = interp.step(fr, node, f"{result.render()} = {a.render()} {text} {b.render()}" + (f" ({source})" if source else ""))
+                return IntV(result.with_why(step))
+    if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
+        return UNKNOWN
+    okl, pl = const_value(left)
+    okr, pr = const_value(right)
+    if okl and okr and isinstance(pl, (int, float, str, tuple, list)) and isinstance(pr, (int, float, str, tuple, list)):
+        if not isinstance(left, TupleV) and not isinstance(right, TupleV):
+            try:
+                result_py = _py_binop(op, pl, pr)
+            except Exception:
+                return UNKNOWN
+            if isinstance(result_py, (int, float, str)) and not (isinstance(result_py, str) and len(result_py) > 10_000):
+                if isinstance(result_py, int) and not isinstance(result_py, bool):
+                    return make_int(result_py, merge_why(left.why, right.why))
+                return ConstV(result_py, merge_why(left.why, right.why))
+    if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, ast.Add):
+        return TupleV(left.items + right.items, left.is_list, merge_why(left.why, right.why))
+    if isinstance(left, TupleV) and isinstance(op, ast.Mult):
+        n = int_value(right)
+        if n is not None and 0 <= n <= 64:
+            return TupleV(left.items * n, left.is_list)
+        return UNKNOWN
+    if isinstance(left, (ArrayV, OpaqueV, UnknownV, IntV, ConstV)) and isinstance(right, (ArrayV, OpaqueV, UnknownV, IntV, ConstV)):
+        if isinstance(left, ArrayV) or isinstance(right, ArrayV) or isinstance(op, ast.MatMult):
+            if isinstance(op, ast.MatMult):
+                return S.matmul(interp, _arr(left), _arr(right), node, fr)
+            return S.broadcast_binary(interp, left, right, node, fr)
+    diff = any_diff(left, right)
+    return UNKNOWN.tainted(diff) if diff and _is_arrayish(left, right) else UNKNOWN
+
+
+def _is_arrayish(*values: Value) -> bool:
+    return any(isinstance(v, (ArrayV, UnknownV, OpaqueV)) for v in values)
+
+
+def _arr(value: Value) -> ArrayV:
+    if isinstance(value, ArrayV):
+        return value
+    if isinstance(value, OpaqueV):
+        return ArrayV(None, None, value.diff, value.why, value.name)
+    if isinstance(value, IntV):
+        return ArrayV((), "int32", False, value.why)
+    return ArrayV(None, None, value.diff)
+
+
+def _py_binop(op: ast.operator, a: object, b: object) -> object:
+    x: object = a
+    y: object = b
+    table: dict[type, Callable[[object, object], object]] = {
+        ast.Add: lambda p, q: p + q,  # type: ignore[operator]
+        ast.Sub: lambda p, q: p - q,  # type: ignore[operator]
+        ast.Mult: lambda p, q: p * q,  # type: ignore[operator]
+        ast.Div: lambda p, q: p / q,  # type: ignore[operator]
+        ast.FloorDiv: lambda p, q: p // q,  # type: ignore[operator]
+        ast.Mod: lambda p, q: p % q,  # type: ignore[operator]
+    }
+    fn = table.get(type(op))
+    if fn is None:
+        raise ValueError("unsupported")
+    if isinstance(op, ast.Mult) and isinstance(x, str) and isinstance(y, int) and y > 1000:
+        raise ValueError("too long")
+    return fn(x, y)
+
+
+def unaryop(interp: Interpreter, node: ast.UnaryOp, operand: Value, fr: Frame) -> Value:
+    if isinstance(node.op, ast.USub):
+        dim = as_dim(operand) if not isinstance(operand, ConstV) else None
+        if dim is not None:
+            return IntV(D.neg(dim, (interp.step(fr, node, f"-{_src(node.operand)}"),)))
+        if isinstance(operand, ConstV) and isinstance(operand.value, (int, float, complex)) and not isinstance(operand.value, bool):
+            return ConstV(-operand.value, operand.why)
+        if isinstance(operand, ArrayV):
+            return operand
+    if isinstance(node.op, ast.UAdd):
+        return operand
+    if isinstance(node.op, ast.Not):
+        t = truth(operand)
+        return ConstV(not t, operand.why) if t is not None else UNKNOWN
+    if isinstance(operand, ArrayV):
+        return operand
+    return UNKNOWN
+
+
+def boolop(node: ast.BoolOp, values: Sequence[Value]) -> Value:
+    # Python returns one of the operands; we know which only when truth is certain
+    is_and = isinstance(node.op, ast.And)
+    for value in values[:-1]:
+        t = truth(value)
+        if t is None:
+            return UNKNOWN
+        if is_and and not t:
+            return value
+        if not is_and and t:
+            return value
+    return values[-1]
+
+
+def compare(node: ast.Compare, left: Value, rights: Sequence[Value]) -> Value:
+    result = True
+    current = left
+    for op, right in zip(node.ops, rights):
+        outcome = _compare_one(op, current, right)
+        if outcome is None:
+            return UNKNOWN
+        result = result and outcome
+        current = right
+    return ConstV(result)
+
+
+def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        oka, pa = const_value(a)
+        okb, pb = const_value(b)
+        if oka and okb and (pa is None or pb is None):
+            same = pa is None and pb is None
+            return same if isinstance(op, ast.Is) else not same
+        if okb and pb is None and isinstance(a, (ArrayV, FunctionV, PartialV, ExternalV, ExtObjectV, InstanceV, ClassV, TupleV, DictV, DTypeV)):
+            return isinstance(op, ast.IsNot)
+        return None
+    if isinstance(a, IntV) and isinstance(b, IntV):
+        da, db = a.dim, b.dim
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            if da.value is not None and db.value is not None:
+                eq = da.value == db.value
+            elif da.same_as(db):
+                eq = True
+            elif da.mod >= 2 and db.mod >= 2 and (da.res - db.res) % min(da.mod, db.mod):
+                eq = False
+            else:
+                return None
+            return eq if isinstance(op, ast.Eq) else not eq
+    if isinstance(a, DTypeV) and isinstance(b, DTypeV) and isinstance(op, (ast.Eq, ast.NotEq)):
+        return (a.name == b.name) == isinstance(op, ast.Eq)
+    oka, pa = const_value(a)
+    okb, pb = const_value(b)
+    if not (oka and okb):
+        return None
+    try:
+        table: dict[type, Callable[[object, object], bool]] = {
+            ast.Eq: lambda x, y: x == y,
+            ast.NotEq: lambda x, y: x != y,
+            ast.Lt: lambda x, y: x < y,  # type: ignore[operator]
+            ast.LtE: lambda x, y: x <= y,  # type: ignore[operator]
+            ast.Gt: lambda x, y: x > y,  # type: ignore[operator]
+            ast.GtE: lambda x, y: x >= y,  # type: ignore[operator]
+            ast.In: lambda x, y: x in y,  # type: ignore[operator]
+            ast.NotIn: lambda x, y: x not in y,  # type: ignore[operator]
+        }
+        fn = table.get(type(op))
+        return None if fn is None else bool(fn(pa, pb))
+    except Exception:
+        return None
+
+
+def refine(interp: Interpreter, test: ast.expr, sense: bool, fr: Frame) -> None:
+    """Learn from a guard: `T % 2 == 0`, `T % 2`, `not T % 2`, `T % 8 != 0`, `T == 512`."""
+    if fr.state is None:
+        return
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        refine(interp, test.operand, not sense, fr)
+        return
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and sense:
+        for value in test.values:
+            refine(interp, value, True, fr)
+        return
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and not sense:
+        for value in test.values:
+            refine(interp, value, False, fr)
+        return
+    name, modulus, residue_is, equal = _parse_mod_guard(test)
+    if name is None or modulus is None:
+        return
+    current = fr.state.get(name)
+    if not isinstance(current, IntV):
+        return
+    if modulus & (modulus - 1):
+        return
+    holds = sense == equal
+    if holds and residue_is is not None:
+        fr.state[name] = IntV(D.refine_residue(current.dim, residue_is, modulus).with_why(interp.step(fr, test, f"guarded by {_src(test)}")))
+    elif not holds and residue_is is not None and modulus == 2:
+        fr.state[name] = IntV(D.refine_residue(current.dim, 1 - residue_is, 2).with_why(interp.step(fr, test, f"guarded by {_src(test)}")))
+
+
+def _parse_mod_guard(test: ast.expr) -> tuple[str | None, int | None, int | None, bool]:
+    """(name, modulus, residue, equal) for `name % m == r`, `name % m != r`, `name % m`."""
+    def mod_of(expr: ast.expr) -> tuple[str | None, int | None]:
+        if (
+            isinstance(expr, ast.BinOp)
+            and isinstance(expr.op, ast.Mod)
+            and isinstance(expr.left, ast.Name)
+            and isinstance(expr.right, ast.Constant)
+            and isinstance(expr.right.value, int)
+            and expr.right.value > 0
+        ):
+            return expr.left.id, expr.right.value
+        return None, None
+
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+        name, m = mod_of(test.left)
+        r = test.comparators[0].value
+        if name is not None and isinstance(r, int) and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+            return name, m, r, isinstance(test.ops[0], ast.Eq)
+    name, m = mod_of(test)
+    if name is not None:
+        return name, m, 0, False  # `if T % m:` holds when T % m != 0
+    return None, None, None, True
+
+
+# -- iteration and unpacking ------------------------------------------------------------
+def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, node: ast.AST, fr: Frame) -> list[Value] | None:
+    """The items of a value being unpacked or splatted, when their number is known."""
+    if isinstance(value, S.SymShapeV):
+        return value.items(n) if n is not None and not has_star else None
+    if isinstance(value, TupleV):
+        if n is not None and not has_star and len(value.items) != n:
+            return None
+        return list(value.items)
+    if isinstance(value, ArrayV) and value.shape:
+        # unpacking an array walks its leading axis: q, k, v = qkv
+        first = value.shape[0].value
+        if first is None or first > 64:
+            return None
+        if n is not None and not has_star and first != n:
+            return None
+        item = value.with_shape(value.shape[1:], interp.step(fr, node, f"unpacking the leading axis of {value.render_shape()}"))
+        return [item] * first
+    if isinstance(value, DictV):
+        return [ConstV(k) if not isinstance(k, int) else make_int(k) for k, _ in value.items]
+    if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
+        return [UNKNOWN.tainted(True)] * n
+    return None
+
+
+def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(iterable, TupleV) and iterable.items:
+        out = iterable.items[0]
+        for item in iterable.items[1:]:
+            out = join(out, item)
+        return out
+    if isinstance(iterable, ArrayV) and iterable.shape:
+        return iterable.with_shape(iterable.shape[1:])
+    if isinstance(iterable, RangeV):
+        lo = iterable.start
+        return IntV(D.Dim(None, 1, 0, None, lo, None, ()))
+    return UNKNOWN.tainted(iterable.diff)
+
+
+class RangeV(Value):
+    """range(...) as iterated by a for loop."""
+
+    def __init__(self, start: int | None) -> None:
+        self.start = start
+
+    def key(self) -> object:
+        return ("range", self.start)
+
+
+def list_of_unknown_length(element: Value) -> Value:
+    return UNKNOWN
+
+
+# -- contexts -------------------------------------------------------------------------
+def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
+    if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload)
+    if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision)
+    return ctx
+
+
+class CallResultV(Value):
+    """The result of a modelled call that matters only as a context manager."""
+
+    def __init__(self, qualname: str, payload: Value | None) -> None:
+        self.qualname = qualname
+        self.payload = payload
+
+    def key(self) -> object:
+        return ("callresult", self.qualname, None if self.payload is None else self.payload.key())
+
+
+# -- decorators, classes, modules ------------------------------------------------------
+_TRANSPARENT_DECORATORS = frozenset(
+    {
+        "flax.linen.compact",
+        "flax.linen.nowrap",
+        "functools.cache",
+        "functools.lru_cache",
+        "typing.overload",
+        "typing.final",
+        "abc.abstractmethod",
+        "jax.named_call",
+        "jax.named_scope",
+        "flax.struct.dataclass",
+        "dataclasses.dataclass",
+        "chex.dataclass",
+        "typing.no_type_check",
+        "typing_extensions.override",
+        "typing.override",
+    }
+)
+
+_JIT_LIKE = frozenset(
+    {
+        "jax.jit",
+        "jax.pmap",
+        "jax.checkpoint",
+        "jax.custom_jvp",
+        "jax.named_call",
+        "flax.linen.jit",
+        "flax.linen.remat",
+        "flax.linen.checkpoint",
+        "flax.nnx.jit",
+        "flax.nnx.remat",
+        "flax.nnx.checkpoint",
+        "equinox.filter_jit",
+        "equinox.filter_checkpoint",
+        "jax.experimental.shard_map.shard_map",
+        "jax.shard_map",
+    }
+)
+
+GRAD_LIKE = frozenset(
+    {
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacrev",
+        "jax.jacobian",
+        "jax.hessian",
+        "jax.jacfwd",
+        "flax.nnx.grad",
+        "flax.nnx.value_and_grad",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
+        "flax.linen.grad",
+        "flax.linen.value_and_grad",
+    }
+)
+FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
+PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
+VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
+
+
+def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:
+    if isinstance(deco, ExternalV):
+        name = deco.qualname
+        if name in _TRANSPARENT_DECORATORS or name in ("builtins.staticmethod", "builtins.classmethod"):
+            return func
+        if name == "builtins.property":
+            return PropertyV(func)
+        if name in _JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+            return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
+        if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
+            return func
+        if name == "functools.wraps.result":
+            return func
+        return OpaqueDecoratedV(func)
+    if isinstance(deco, ExtCallDecoratorV):
+        return deco.apply(interp, func, node, fr)
+    if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)):
+        return interp.call(deco, [func], {}, False, node, fr)
+    if isinstance(deco, UnknownV):
+        return OpaqueDecoratedV(func)
+    return OpaqueDecoratedV(func)
+
+
+class PropertyV(Value):
+    def __init__(self, getter: Value) -> None:
+        self.getter = getter
+
+    def key(self) -> object:
+        return ("property", self.getter.key())
+
+
+class OpaqueDecoratedV(Value):
+    """A function wrapped by a decorator we do not model: calling it gives Unknown,
+    but its body is still analysed on its own."""
+
+    def __init__(self, func: Value) -> None:
+        self.func = func
+
+    def key(self) -> object:
+        return ("opaque-decorated", self.func.key())
+
+
+class ExtCallDecoratorV(Value):
+    """The result of calling an external decorator factory, e.g. `pytest.mark.parametrize(...)`."""
+
+    def __init__(self, qualname: str, args: Args, kwargs: Kwargs) -> None:
+        self.qualname = qualname
+        self.args = args
+        self.kwargs = kwargs
+
+    def key(self) -> object:
+        return ("extdeco", self.qualname, tuple(a.key() for a in self.args))
+
+    def apply(self, interp: Interpreter, func: Value, node: ast.expr, fr: Frame) -> Value:
+        name = self.qualname
+        if name == "functools.partial" and self.args:
+            # @partial(jax.jit, static_argnums=...) and friends
+            inner = self.args[0]
+            if isinstance(inner, ExternalV):
+                return apply_decorator(interp, inner, func, node, fr) if not self.kwargs else _transform_with(interp, inner.qualname, func, self.kwargs, node, fr)
+            return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
+        if name in _JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+            return _transform_with(interp, name, func, self.kwargs, node, fr)
+        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
+            if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):
+                _PARAMETRIZE.setdefault(id(func.node), []).append((self.args, self.kwargs))
+            return func
+        return OpaqueDecoratedV(func)
+
+
+_PARAMETRIZE: dict[int, list[tuple[Args, Kwargs]]] = {}
+
+
+def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    return TransformV(name, func, tuple(kwargs.items()), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
+
+
+def parametrize_rows(interp: Interpreter, func: FunctionV) -> list[dict[str, Value]] | None:
+    """The rows of `pytest.mark.parametrize` decorators, crossed, when resolvable."""
+    marks = _PARAMETRIZE.get(id(func.node))
+    if not marks:
+        return None
+    rows: list[dict[str, Value]] = [{}]
+    for args, kwargs in marks:
+        names_v = args[0] if args else kwargs.get("argnames")
+        values_v = args[1] if len(args) > 1 else kwargs.get("argvalues")
+        ok, names = const_value(names_v) if names_v is not None else (False, None)
+        if not ok or values_v is None:
+            return None
+        if isinstance(names, str):
+            name_list = [n.strip() for n in names.split(",") if n.strip()]
+        elif isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):  # type: ignore[union-attr]
+            name_list = [str(n) for n in names]  # type: ignore[union-attr]
+        else:
+            return None
+        if not isinstance(values_v, TupleV):
+            return None
+        mark_rows: list[dict[str, Value]] = []
+        for entry in values_v.items:
+            entry = _unwrap_param(entry)
+            if len(name_list) == 1:
+                mark_rows.append({name_list[0]: entry})
+            elif isinstance(entry, TupleV) and len(entry.items) == len(name_list):
+                mark_rows.append(dict(zip(name_list, entry.items)))
+            else:
+                mark_rows.append({n: UNKNOWN for n in name_list})
+        rows = [{**a, **b} for a in rows for b in mark_rows][:MAX_ROWS]
+    return rows
+
+
+MAX_ROWS = 16
+
+
+def _unwrap_param(entry: Value) -> Value:
+    if isinstance(entry, CallResultV) and entry.qualname == "pytest.param" and isinstance(entry.payload, TupleV):
+        items = entry.payload.items
+        return items[0] if len(items) == 1 else TupleV(items)
+    return entry
+
+
+def is_linen_class(cls: ClassV) -> bool:
+    return "flax.linen.Module" in cls.external_bases()
+
+
+def is_nnx_class(cls: ClassV) -> bool:
+    return bool({"flax.nnx.Module", "flax.nnx.Object"} & cls.external_bases())
+
+
+def is_eqx_class(cls: ClassV) -> bool:
+    return "equinox.Module" in cls.external_bases()
+
+
+def _is_dataclass_like(cls: ClassV) -> bool:
+    if is_linen_class(cls) or is_eqx_class(cls):
+        return True
+    names = {d.qualname for d in cls.decorators if isinstance(d, ExternalV)}
+    names |= {d.qualname for d in cls.decorators if isinstance(d, ExtCallDecoratorV)}
+    if names & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "attr.s", "attrs.define", "attrs.frozen", "pydantic.dataclasses.dataclass"}:
+        return True
+    bases = cls.external_bases()
+    return bool(bases & {"typing.NamedTuple", "flax.struct.PyTreeNode", "pydantic.BaseModel", "chex.dataclass"})
+
+
+def is_frozen_class(cls: ClassV) -> bool:
+    if is_linen_class(cls) or is_eqx_class(cls):
+        return True
+    for d in cls.decorators:
+        if isinstance(d, ExternalV) and d.qualname == "flax.struct.dataclass":
+            return True
+        if isinstance(d, ExtCallDecoratorV) and d.qualname == "dataclasses.dataclass":
+            frozen = d.kwargs.get("frozen")
+            if frozen is not None and truth(frozen) is True:
+                return True
+    return bool(cls.external_bases() & {"typing.NamedTuple", "flax.struct.PyTreeNode"})
+
+
+def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    inst = InstanceV(cls, {}, False, (interp.step(fr, node, f"{cls.node.name}(...)"),))
+    init = cls.lookup("__init__")
+    if isinstance(init, FunctionV):
+        interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr)
+    elif _is_dataclass_like(cls) or is_nnx_class(cls):
+        fields = cls.all_fields()
+        linen = is_linen_class(cls)
+        kw = dict(kwargs)
+        if linen:
+            kw.pop("name", None)
+            kw.pop("parent", None)
+        for i, (name, default, annotation) in enumerate(fields):
+            if i < len(args):
+                inst.attrs[name] = args[i]
+            elif name in kw:
+                inst.attrs[name] = kw.pop(name)
+            elif default is not None:
+                inst.attrs[name] = _field_default(interp, default, node, fr)
+            else:
+                inst.attrs[name] = UNKNOWN
+        post = cls.lookup("__post_init__")
+        if isinstance(post, FunctionV):
+            interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr)
+    elif args or kwargs:
+        # a class whose constructor we cannot see (an external base's __init__)
+        pass
+    return inst
+
+
+def _field_default(interp: Interpreter, default: Value, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(default, CallResultV) and default.qualname == "dataclasses.field":
+        payload = default.payload
+        if isinstance(payload, DictV):
+            value = payload.get("default")
+            if value is not None:
+                return value
+            factory = payload.get("default_factory")
+            if factory is not None:
+                return interp.call(factory, [], {}, False, node, fr)
+        return UNKNOWN
+    return default
+
+
+def linen_setup(interp: Interpreter, inst: InstanceV, ctx: Ctx, generic: bool = False) -> None:
+    if inst.ready:
+        return
+    inst.ready = True
+    setup = inst.cls.lookup("setup")
+    if isinstance(setup, FunctionV):
+        interp.call_function(setup, [inst], {}, False, ctx, None, generic=generic)
+
+
+def call_module_instance(
+    interp: Interpreter, inst: InstanceV, member: Value, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame
+) -> Value:
+    if star:
+        return UNKNOWN
+    if is_linen_class(inst.cls):
+        linen_setup(interp, inst, fr.ctx, generic=fr.generic)
+    bound = bind_member(interp, member, inst, node, fr)
+    return interp.call(bound, args, kwargs, False, node, fr)
+
+
+def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(member, PropertyV):
+        return interp.call(member.getter, [inst], {}, False, node, fr)
+    if isinstance(member, FunctionV):
+        if _is_static(member):
+            return member
+        return BoundMethodV(member, inst)
+    if isinstance(member, TransformV):
+        return BoundMethodV(member, inst)
+    return member
+
+
+def _is_static(func: FunctionV) -> bool:
+    node = func.node
+    if isinstance(node, ast.Lambda):
+        return False
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node: ast.AST, fr: Frame) -> Value:
+    if is_linen_class(inst.cls) and name in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
+        return BoundMethodV(ExternalV(f"flax.linen.Module.{name}"), inst)
+    if inst.diff:
+        return UNKNOWN.tainted(True)
+    return UNKNOWN
+
+
+def instance_external_call(interp: Interpreter, inst: InstanceV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
+    return UNKNOWN
+
+
+# -- attributes and subscripts of values ---------------------------------------------------
+def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(base, (ArrayV, OpaqueV)):
+        arr = _arr(base)
+        if name == "shape":
+            return S.shape_tuple(interp, arr, base, node, fr)
+        if name == "ndim":
+            return make_int(arr.rank) if arr.rank is not None else UNKNOWN
+        if name == "dtype":
+            return DTypeV(arr.dtype) if arr.dtype else UNKNOWN
+        if name == "T":
+            return S.transpose(interp, arr, None, node, fr)
+        if name == "size":
+            if arr.shape is not None:
+                total = D.const(1)
+                for d in arr.shape:
+                    total = D.mul(total, d)
+                return IntV(total)
+            return UNKNOWN
+        if name in ("at",):
+            return UNKNOWN
+        return BoundMethodV(ExternalV(f"jax.Array.{name}"), base)
+    if isinstance(base, ExtObjectV):
+        value = base.kwarg(name)
+        if value is not None:
+            return value
+        if name in ("shape", "dtype") and base.qualname == "jax.ShapeDtypeStruct":
+            arr = ExtObjectArray(base)
+            return getattr_value(interp, arr, name, node, fr) if arr is not None else UNKNOWN
+        return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
+    if isinstance(base, DictV):
+        return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
+    if isinstance(base, TupleV):
+        return BoundMethodV(ExternalV(f"builtins.list.{name}"), base)
+    if isinstance(base, DTypeV):
+        if name == "itemsize":
+            return UNKNOWN
+        return UNKNOWN
+    if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
+        return UNKNOWN
+    if isinstance(base, UnknownV) and base.diff:
+        return UNKNOWN.tainted(True)
+    return UNKNOWN
+
+
+def ExtObjectArray(obj: ExtObjectV) -> ArrayV | None:  # noqa: N802 - reads as a constructor
+    shape_v = obj.args[0] if obj.args else obj.kwarg("shape")
+    dtype_v = obj.args[1] if len(obj.args) > 1 else obj.kwarg("dtype")
+    shape = shape_of(shape_v) if shape_v is not None else None
+    return ArrayV(shape, _dtype_name(dtype_v), False, obj.why)
+
+
+def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
+    if isinstance(base, ExternalV):
+        return jaxtyping_or_generic(base, node)
+    index_node = node.slice
+    if isinstance(base, TupleV):
+        if isinstance(index_node, ast.Slice):
+            bounds = [interp.ev(b, fr) if b is not None else None for b in (index_node.lower, index_node.upper, index_node.step)]
+            ints: list[int | None] = []
+            for b in bounds:
+                if b is None:
+                    ints.append(None)
+                else:
+                    v = int_value(b)
+                    if v is None:
+                        return UNKNOWN
+                    ints.append(v)
+            return TupleV(base.items[slice(ints[0], ints[1], ints[2])], base.is_list, base.why)
+        idx = int_value(interp.ev(index_node, fr))
+        if idx is not None and -len(base.items) <= idx < len(base.items):
+            return base.items[idx]
+        return UNKNOWN.tainted(base.diff)
+    if isinstance(base, DictV):
+        ok, key = const_value(interp.ev(index_node, fr))
+        if ok:
+            found = base.get(key)
+            if found is not None:
+                return found.tainted(True) if base.diff and not found.diff else found
+        return UNKNOWN.tainted(base.diff)
+    if isinstance(base, (ArrayV, OpaqueV)):
+        return S.index_array(interp, _arr(base), node, fr)
+    if isinstance(base, S.SymShapeV):
+        idx = int_value(interp.ev(index_node, fr)) if not isinstance(index_node, ast.Slice) else None
+        return base.item(idx) if idx is not None else UNKNOWN
+    if isinstance(base, ConstV) and isinstance(base.value, str):
+        return UNKNOWN
+    if isinstance(base, InstanceV):
+        getitem = base.cls.lookup("__getitem__")
+        if isinstance(getitem, FunctionV):
+            return interp.call(BoundMethodV(getitem, base), [interp.ev(index_node, fr)], {}, False, node, fr)
+        return UNKNOWN.tainted(base.diff)
+    interp.ev(index_node, fr)
+    return UNKNOWN.tainted(base.diff)
+
+
+def jaxtyping_or_generic(base: ExternalV, node: ast.Subscript) -> Value:
+    return JaxtypingV(base.qualname, node)
+
+
+class JaxtypingV(Value):
+    """A subscripted external type such as `Float[Array, "b t d"]` (used in annotations)."""
+
+    def __init__(self, qualname: str, node: ast.Subscript) -> None:
+        self.qualname = qualname
+        self.node = node
+
+    def key(self) -> object:
+        return ("typing", self.qualname, id(self.node))
+
+
+_JAXTYPING_DTYPES = {
+    "Float": None,
+    "Float32": "float32",
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Float64": "float64",
+    "Int": None,
+    "Int32": "int32",
+    "Int64": "int64",
+    "Bool": "bool",
+    "Shaped": None,
+    "Num": None,
+    "Inexact": None,
+    "Integer": None,
+    "UInt32": "uint32",
+    "UInt8": "uint8",
+}
+
+
+def jaxtyping_seed(interp: Interpreter, annotation: ast.expr, name: str, module: ModuleInfo) -> Value | None:
+    """`Float[Array, "b 511 h d"]` -> an array whose named axes are symbols."""
+    if not (isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple) and len(annotation.slice.elts) == 2):
+        return None
+    head = annotation.value
+    head_name = head.attr if isinstance(head, ast.Attribute) else head.id if isinstance(head, ast.Name) else None
+    if head_name not in _JAXTYPING_DTYPES:
+        return None
+    resolved = module.namespace.get(head.id) if isinstance(head, ast.Name) else None
+    if isinstance(head, ast.Name) and not (isinstance(resolved, ExternalV) and resolved.qualname.startswith("jaxtyping")):
+        return None
+    spec = annotation.slice.elts[1]
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
+        return None
+    dims: list[Dim] = []
+    step = Step(module.path, annotation.lineno, f'annotation {head_name}[..., "{spec.value}"] of {name}')
+    for token in spec.value.split():
+        if token.startswith("*") or token == "..." or token.startswith("#"):
+            return None
+        token = token.lstrip("_").split("=")[-1]
+        if token.isdigit():
+            dims.append(D.const(int(token), (step,)))
+        elif token.isidentifier():
+            dims.append(D.symbol(f"{token}", (step,)))
+        else:
+            return None
+    return ArrayV(tuple(dims), _JAXTYPING_DTYPES[head_name], False, (step,))
+
+
+# -- dtypes ---------------------------------------------------------------------------------
+def _dtype_name(value: Value | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, DTypeV):
+        return value.name
+    if isinstance(value, ExternalV):
+        return canonical_dtype(value.qualname.rsplit(".", 1)[-1])
+    if isinstance(value, ConstV) and isinstance(value.value, str):
+        return canonical_dtype(value.value)
+    return None
+
+
+# -- calls to external things ----------------------------------------------------------------
+def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
+    from jax_cudnn_lint.shape_inference import transforms
+
+    return transforms.call_transform(interp, tv, args, kwargs, star, node, fr)
+
+
+def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
+    from jax_cudnn_lint.shape_inference import externals
+
+    return externals.call_external(interp, qualname, args, kwargs, star, node, fr)
+
+
+def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.call_layer(interp, obj, args, kwargs, star, node, fr)
+
+
+def _src(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:
+        return ""
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+src = _src
+dtype_name = _dtype_name
+arr = _arr
+re_compile = re.compile
+VmapInfoT = VmapInfo

@@ -1,0 +1,109 @@
+"""The analysed project: its modules by dotted name, and how imports reach them.
+
+Only files handed to the analysis are ever loaded; an import of anything else
+(jax, flax, numpy, the user's installed packages) becomes an external name that
+our own API tables model.  Nothing is imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.values import Value
+
+
+@dataclass(eq=False)
+class ModuleInfo:
+    name: str  # dotted module name ("pkg.model"), or the file stem for a lone file
+    path: str
+    tree: ast.Module
+    is_package: bool = False
+    namespace: dict[str, Value] = field(default_factory=lambda: {})
+    state: str = "new"  # new -> running -> done
+    global_names: frozenset[str] = frozenset()  # names some function rebinds with `global`
+
+
+def _src_roots(root: str) -> list[str]:
+    roots = [root]
+    src = os.path.join(root, "src")
+    if os.path.isdir(src):
+        roots.insert(0, src)
+    return roots
+
+
+def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
+    """The dotted name a file is imported as, relative to the project root.
+
+    Packages are folders (with or without __init__.py: namespace packages count);
+    a `src/` layout is recognised.
+    """
+    norm = os.path.normpath(os.path.abspath(path))
+    base = os.path.basename(norm)
+    stem = base[:-3] if base.endswith(".py") else base
+    is_package = stem == "__init__"
+    if root is None:
+        return (os.path.basename(os.path.dirname(norm)) if is_package else stem), is_package
+    for candidate_root in _src_roots(os.path.normpath(os.path.abspath(root))):
+        rel = os.path.relpath(norm, candidate_root)
+        if rel.startswith(".."):
+            continue
+        parts = rel[:-3].split(os.sep) if rel.endswith(".py") else rel.split(os.sep)
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and all(p.isidentifier() for p in parts):
+            return ".".join(parts), is_package
+    return stem, is_package
+
+
+class Project:
+    """All modules of one analysis run, addressable by dotted name and by path."""
+
+    def __init__(self, trees: dict[str, ast.Module], root: str | None = None) -> None:
+        self.by_name: dict[str, ModuleInfo] = {}
+        self.by_path: dict[str, ModuleInfo] = {}
+        self.suffix_index: dict[str, list[ModuleInfo]] = {}
+        for path, tree in trees.items():
+            name, is_package = module_name_for(path, root)
+            info = ModuleInfo(name, path, tree, is_package)
+            info.global_names = _global_names(tree)
+            self.by_path[path] = info
+            self.by_name.setdefault(name, info)
+            parts = name.split(".")
+            for i in range(len(parts)):
+                self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
+
+    def find(self, dotted: str) -> ModuleInfo | None:
+        """The project module an absolute import names, if the project has it.
+
+        Exact names first; then a unique suffix match, which covers projects
+        analysed from a folder below their import root (`python train.py` beside
+        `model.py`, or a repo whose package sits under another folder).
+        """
+        if dotted in self.by_name:
+            return self.by_name[dotted]
+        matches = self.suffix_index.get(dotted, [])
+        if len(matches) == 1:
+            return matches[0]
+        return None
+
+    def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
+        parts = current.name.split(".")
+        if not current.is_package:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+        if module:
+            parts.append(module)
+        return ".".join(p for p in parts if p)
+
+
+def _global_names(tree: ast.Module) -> frozenset[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+    return frozenset(names)

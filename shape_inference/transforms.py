@@ -1,0 +1,254 @@
+"""JAX transforms and control flow: how a transformed function's body is reached.
+
+grad-like transforms mark the differentiated arguments (their values become
+`diff`) and push the transform onto the context; jit-like ones are transparent;
+vmap removes the mapped axis from each argument and records the vmap; lax control
+flow calls its bodies with the carried values.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
+from jax_cudnn_lint.shape_inference.dims import Dim, Step
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ArrayV,
+    ConstV,
+    DictV,
+    IntV,
+    TransformV,
+    TupleV,
+    UnknownV,
+    Value,
+    int_value,
+    join,
+)
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+
+def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = None) -> Ctx:
+    return Ctx(
+        ctx.chain,
+        ctx.transforms + ((kind, step),),
+        ctx.params_diff if params_diff is None else params_diff,
+        ctx.params_diff_why,
+        ctx.vmaps,
+        ctx.depth,
+        ctx.x64,
+        ctx.precision,
+    )
+
+
+def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame) -> Value:
+    saved = fr.ctx
+    fr.ctx = ctx
+    try:
+        return interp.call(func, args, kwargs, False, node, fr)
+    finally:
+        fr.ctx = saved
+
+
+def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
+    value = tv.param("argnums")
+    if value is None:
+        return [0] if n_args else []
+    single = int_value(value)
+    if single is not None:
+        return [single % n_args] if n_args and -n_args <= single < n_args else None
+    if isinstance(value, TupleV):
+        out: list[int] = []
+        for item in value.items:
+            i = int_value(item)
+            if i is None or not (n_args and -n_args <= i < n_args):
+                return None
+            out.append(i % n_args)
+        return out
+    return None
+
+
+def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
+    kind = tv.kind
+    if star:
+        return UNKNOWN
+    step = tv.why[-1] if tv.why else interp.step(fr, node, kind)
+    if kind in A.GRAD_LIKE or kind == "jax.jacfwd":
+        nums = _argnums(tv, len(args))
+        if nums is None:
+            # we cannot tell which arguments are differentiated: none is marked
+            nums = []
+        marked = [a.tainted(True) if i in nums else a for i, a in enumerate(args)]
+        ctx = _with_transform(fr.ctx, kind, step)
+        result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
+        if kind.endswith("value_and_grad"):
+            return TupleV((result, UNKNOWN))
+        return UNKNOWN
+    if kind in A.VMAP_LIKE:
+        return _call_vmap(interp, tv, args, kwargs, node, fr, step)
+    # jit, checkpoint, remat, named_call, shard_map: transparent
+    return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
+    if axis is None:
+        return value, None
+    if isinstance(value, ArrayV):
+        if value.shape is None:
+            return ArrayV(None, value.dtype, value.diff, value.why), None
+        rank = len(value.shape)
+        if not -rank <= axis < rank:
+            return ArrayV(None, value.dtype, value.diff, value.why), None
+        ax = axis % rank
+        return ArrayV(value.shape[:ax] + value.shape[ax + 1 :], value.dtype, value.diff, value.why), value.shape[ax]
+    if isinstance(value, TupleV):
+        items: list[Value] = []
+        size: Dim | None = None
+        for item in value.items:
+            new, s = _drop_axis(item, axis)
+            items.append(new)
+            size = size or s
+        return TupleV(tuple(items), value.is_list, value.why, value.diff), size
+    if isinstance(value, DictV):
+        return DictV(tuple((k, _drop_axis(v, axis)[0]) for k, v in value.items), value.why, value.diff), None
+    return UnknownV(value.diff), None
+
+
+def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
+    if isinstance(value, ArrayV) and value.shape is not None and size is not None:
+        rank = len(value.shape) + 1
+        if -rank <= axis < rank:
+            ax = axis % rank
+            return ArrayV(value.shape[:ax] + (size,) + value.shape[ax:], value.dtype, value.diff, value.why)
+    if isinstance(value, TupleV):
+        return TupleV(tuple(_add_axis(v, size, axis) for v in value.items), value.is_list, value.why, value.diff)
+    if isinstance(value, ArrayV):
+        return ArrayV(None, value.dtype, value.diff, value.why)
+    return UnknownV(value.diff)
+
+
+def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, step: Step) -> Value:
+    in_axes = tv.param("in_axes")
+    axes: list[int | None] | None
+    if in_axes is None:
+        axes = [0] * len(args)
+    elif isinstance(in_axes, TupleV) and len(in_axes.items) == len(args):
+        axes = []
+        for item in in_axes.items:
+            if isinstance(item, ConstV) and item.value is None:
+                axes.append(None)
+            else:
+                i = int_value(item)
+                if i is None:
+                    axes = None
+                    break
+                axes.append(i)
+    elif isinstance(in_axes, ConstV) and in_axes.value is None:
+        axes = [None] * len(args)
+    else:
+        single = int_value(in_axes)
+        axes = [single] * len(args) if single is not None else None
+    size: Dim | None = None
+    if axes is None:
+        mapped: Args = [UnknownV(a.diff) for a in args]
+    else:
+        mapped = []
+        for a, ax in zip(args, axes):
+            new, s = _drop_axis(a, ax)
+            mapped.append(new)
+            size = size or s
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path)
+    ctx = fr.ctx
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision)
+    result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
+    out_axes = tv.param("out_axes")
+    out_axis = int_value(out_axes) if out_axes is not None else 0
+    if out_axis is None:
+        return UnknownV(result.diff)
+    return _add_axis(result, size, out_axis)
+
+
+def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """jax.vjp(f, *primals), jax.jvp(f, primals, tangents), jax.linearize(f, *primals)."""
+    if not args:
+        return UNKNOWN
+    func = args[0]
+    if q.endswith("jvp"):
+        primals = args[1] if len(args) > 1 else kwargs.get("primals")
+        if not isinstance(primals, TupleV):
+            return UNKNOWN
+        call_args = [p.tainted(True) for p in primals.items]
+    else:
+        call_args = [p.tainted(True) for p in args[1:]]
+    step = interp.step(fr, node, A.src(node))
+    ctx = _with_transform(fr.ctx, q, step)
+    result = call_in_ctx(interp, func, call_args, {}, ctx, node, fr)
+    return TupleV((result, UNKNOWN))
+
+
+def _leading_slice(value: Value) -> Value:
+    return _drop_axis(value, 0)[0]
+
+
+def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    name = q.rsplit(".", 1)[-1]
+    if name == "scan":
+        body = args[0] if args else kwargs.get("f")
+        init = args[1] if len(args) > 1 else kwargs.get("init")
+        xs = args[2] if len(args) > 2 else kwargs.get("xs", ConstV(None))
+        if body is None or init is None:
+            return UNKNOWN
+        x = _leading_slice(xs) if not (isinstance(xs, ConstV) and xs.value is None) else ConstV(None)
+        out = interp.call(body, [init, x], {}, False, node, fr)
+        if isinstance(out, TupleV) and len(out.items) == 2:
+            carry = join(init, out.items[0])
+            interp.call(body, [carry, x], {}, False, node, fr)
+            return TupleV((carry, UnknownV(out.items[1].diff)))
+        return UNKNOWN
+    if name == "fori_loop":
+        if len(args) < 4:
+            return UNKNOWN
+        body, init = args[2], args[3]
+        index = IntV(Dim(None, 1, 0, None, None, None, ()))
+        out = interp.call(body, [index, init], {}, False, node, fr)
+        carry = join(init, out)
+        interp.call(body, [index, carry], {}, False, node, fr)
+        return carry
+    if name == "while_loop":
+        if len(args) < 3:
+            return UNKNOWN
+        cond, body, init = args[0], args[1], args[2]
+        interp.call(cond, [init], {}, False, node, fr)
+        out = interp.call(body, [init], {}, False, node, fr)
+        carry = join(init, out)
+        interp.call(body, [carry], {}, False, node, fr)
+        return carry
+    if name == "cond":
+        if len(args) < 3:
+            return UNKNOWN
+        operands = args[3:]
+        a = interp.call(args[1], operands, {}, False, node, fr)
+        b = interp.call(args[2], operands, {}, False, node, fr)
+        return join(a, b)
+    if name == "switch":
+        if len(args) < 2 or not isinstance(args[1], TupleV) or not args[1].items:
+            return UNKNOWN
+        operands = args[2:]
+        results = [interp.call(branch, operands, {}, False, node, fr) for branch in args[1].items]
+        out = results[0]
+        for r in results[1:]:
+            out = join(out, r)
+        return out
+    if name == "map":
+        if len(args) < 2:
+            return UNKNOWN
+        interp.call(args[0], [_leading_slice(args[1])], {}, False, node, fr)
+        return UNKNOWN
+    return UNKNOWN

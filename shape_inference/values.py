@@ -1,0 +1,429 @@
+"""Abstract values: what the analysis knows about a Python expression.
+
+Everything is immutable except instances (objects whose attributes code assigns,
+like `self.proj = nn.Dense(...)` in a flax `setup`).  `diff` marks a value that
+certainly depends on what an enclosing `jax.grad`-like transform differentiates:
+for containers and instances it means every array drawn from them does too.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, const, join as join_dim, merge_why, symbol
+from jax_cudnn_lint.shape_inference.dims import unknown as unknown_dim
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.modules import ModuleInfo
+
+
+class Value:
+    """Base of all abstract values."""
+
+    diff: bool = False
+    why: Why = ()
+
+    def key(self) -> object:
+        """A hashable identity for memoising calls; provenance is not part of it."""
+        return ("obj", id(self))
+
+    def tainted(self, diff: bool) -> Value:
+        """This value, marked as depending (or not) on differentiated inputs."""
+        return self
+
+
+@dataclass(frozen=True, eq=False)
+class UnknownV(Value):
+    diff: bool = False
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("?", self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        return self if diff == self.diff else UnknownV(diff, self.why)
+
+
+UNKNOWN = UnknownV()
+UNKNOWN_DIFF = UnknownV(True)
+
+
+@dataclass(frozen=True, eq=False)
+class IntV(Value):
+    """A Python int (a size, an axis, a shape entry)."""
+
+    dim: Dim
+
+    @property
+    def why(self) -> Why:  # type: ignore[override]
+        return self.dim.why
+
+    def key(self) -> object:
+        return ("int", self.dim.key())
+
+
+@dataclass(frozen=True, eq=False)
+class ConstV(Value):
+    """A Python constant other than an int: str, float, bool, None, complex, bytes."""
+
+    value: object
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("const", type(self.value).__name__, repr(self.value))
+
+
+@dataclass(frozen=True, eq=False)
+class DTypeV(Value):
+    """A dtype: jnp.float32, 'bfloat16', np.dtype('int32')."""
+
+    name: str
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("dtype", self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class TupleV(Value):
+    """A tuple or list of known length (shapes are tuples of IntV)."""
+
+    items: tuple[Value, ...]
+    is_list: bool = False
+    why: Why = ()
+    diff: bool = False
+
+    def key(self) -> object:
+        return ("tuple", tuple(i.key() for i in self.items), self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        return TupleV(tuple(i.tainted(diff) for i in self.items), self.is_list, self.why, diff)
+
+
+@dataclass(frozen=True, eq=False)
+class DictV(Value):
+    """A dict with constant keys, all of them known."""
+
+    items: tuple[tuple[object, Value], ...]
+    why: Why = ()
+    diff: bool = False
+
+    def get(self, k: object) -> Value | None:
+        for key, value in self.items:
+            if key == k and type(key) is type(k):
+                return value
+        return None
+
+    def key(self) -> object:
+        return ("dict", tuple((repr(k), v.key()) for k, v in self.items), self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        return DictV(tuple((k, v.tainted(diff)) for k, v in self.items), self.why, diff)
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayV(Value):
+    """An array: shape (None = unknown rank), dtype (None = unknown)."""
+
+    shape: tuple[Dim, ...] | None
+    dtype: str | None = None
+    diff: bool = False
+    why: Why = ()
+    name: str = ""  # a symbol base for the dims of an unknown shape (x.shape[i])
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    def key(self) -> object:
+        dims = None if self.shape is None else tuple(d.key() for d in self.shape)
+        return ("array", dims, self.dtype, self.diff, self.name)
+
+    def tainted(self, diff: bool) -> Value:
+        return ArrayV(self.shape, self.dtype, diff, self.why, self.name)
+
+    def with_shape(self, shape: tuple[Dim, ...] | None, step: Step | None = None) -> ArrayV:
+        why = merge_why(self.why, (step,)) if step else self.why
+        return ArrayV(shape, self.dtype, self.diff, why, "")
+
+    def render_shape(self) -> str:
+        if self.shape is None:
+            return "(?)"
+        inner = ", ".join(d.render() for d in self.shape)
+        return f"({inner},)" if len(self.shape) == 1 else f"({inner})"
+
+
+@dataclass(frozen=True, eq=False)
+class ExternalV(Value):
+    """Something from outside the analysed project, known by its qualified name."""
+
+    qualname: str
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("ext", self.qualname)
+
+
+@dataclass(frozen=True, eq=False)
+class ExtObjectV(Value):
+    """An object built by calling an external class we model (a flax layer, a config)."""
+
+    qualname: str
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+    why: Why = ()
+    diff: bool = False
+
+    def kwarg(self, name: str) -> Value | None:
+        for k, v in self.kwargs:
+            if k == name:
+                return v
+        return None
+
+    def key(self) -> object:
+        return ("extobj", self.qualname, tuple(a.key() for a in self.args), tuple((k, v.key()) for k, v in self.kwargs), self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        return ExtObjectV(self.qualname, self.args, self.kwargs, self.why, diff)
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionV(Value):
+    """A function or lambda defined in the analysed code, with its defining scope."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    module: ModuleInfo
+    closure: tuple[dict[str, Value], ...]  # enclosing function scopes, innermost first
+    defaults: tuple[Value, ...] = ()
+    kw_defaults: tuple[tuple[str, Value], ...] = ()
+    qualname: str = ""
+    decorators: tuple[Value, ...] = ()
+    owner: ClassV | None = None
+
+    def key(self) -> object:
+        return ("fn", id(self.node), tuple(id(c) for c in self.closure))
+
+
+@dataclass(frozen=True, eq=False)
+class PartialV(Value):
+    """functools.partial(func, *args, **kwargs)."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("partial", self.func.key(), tuple(a.key() for a in self.args), tuple((k, v.key()) for k, v in self.kwargs))
+
+
+@dataclass(frozen=True, eq=False)
+class TransformV(Value):
+    """A JAX transform applied to a function: grad, value_and_grad, vjp, jit, vmap, ..."""
+
+    kind: str  # canonical qualified name of the transform
+    func: Value
+    params: tuple[tuple[str, Value], ...] = ()
+    why: Why = ()
+
+    def param(self, name: str) -> Value | None:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return None
+
+    def key(self) -> object:
+        return ("transform", self.kind, self.func.key(), tuple((k, v.key()) for k, v in self.params))
+
+
+@dataclass(eq=False)
+class ClassV(Value):
+    """A class defined in the analysed code."""
+
+    node: ast.ClassDef
+    module: ModuleInfo
+    bases: tuple[Value, ...]
+    attrs: dict[str, Value] = field(default_factory=lambda: {})
+    fields: list[tuple[str, Value | None, ast.expr | None]] = field(default_factory=lambda: [])  # dataclass-style: name, default, annotation
+    qualname: str = ""
+    decorators: tuple[Value, ...] = ()
+
+    def key(self) -> object:
+        return ("class", id(self.node))
+
+    def lookup(self, name: str, seen: frozenset[int] = frozenset()) -> Value | None:
+        if name in self.attrs:
+            return self.attrs[name]
+        for base in self.bases:
+            if isinstance(base, ClassV) and id(base) not in seen:
+                found = base.lookup(name, seen | {id(self)})
+                if found is not None:
+                    return found
+        return None
+
+    def all_fields(self, seen: frozenset[int] = frozenset()) -> list[tuple[str, Value | None, ast.expr | None]]:
+        out: list[tuple[str, Value | None, ast.expr | None]] = []
+        for base in self.bases:
+            if isinstance(base, ClassV) and id(base) not in seen:
+                out.extend(base.all_fields(seen | {id(self)}))
+        names = {f[0] for f in self.fields}
+        out = [f for f in out if f[0] not in names]
+        out.extend(self.fields)
+        return out
+
+    def external_bases(self, seen: frozenset[int] = frozenset()) -> set[str]:
+        out: set[str] = set()
+        for base in self.bases:
+            if isinstance(base, ExternalV):
+                out.add(base.qualname)
+            elif isinstance(base, ClassV) and id(base) not in seen:
+                out |= base.external_bases(seen | {id(self)})
+        return out
+
+
+@dataclass(eq=False)
+class InstanceV(Value):
+    """An instance of a class of the analysed code; attributes are mutable."""
+
+    cls: ClassV
+    attrs: dict[str, Value] = field(default_factory=lambda: {})
+    diff: bool = False
+    why: Why = ()
+    ready: bool = False  # flax linen: setup() has run
+
+    def key(self) -> object:
+        return ("inst", id(self), self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        if diff == self.diff:
+            return self
+        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready)
+
+
+@dataclass(frozen=True, eq=False)
+class BoundMethodV(Value):
+    func: Value
+    self_value: Value
+
+    def key(self) -> object:
+        return ("bound", self.func.key(), self.self_value.key())
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleV(Value):
+    """A module of the analysed project (its namespace is evaluated lazily)."""
+
+    info: ModuleInfo
+
+    def key(self) -> object:
+        return ("module", self.info.name)
+
+
+# -- helpers -------------------------------------------------------------------------
+def int_value(v: Value) -> int | None:
+    if isinstance(v, IntV):
+        return v.dim.value
+    if isinstance(v, ConstV) and isinstance(v.value, bool):
+        return int(v.value)
+    return None
+
+
+def make_int(n: int, why: Why = ()) -> IntV:
+    return IntV(const(n, why))
+
+
+def const_value(v: Value) -> tuple[bool, object]:
+    """(True, python value) when v is a certain Python constant (ints included)."""
+    if isinstance(v, ConstV):
+        return True, v.value
+    if isinstance(v, IntV) and v.dim.value is not None:
+        return True, v.dim.value
+    if isinstance(v, TupleV):
+        out: list[object] = []
+        for item in v.items:
+            ok, value = const_value(item)
+            if not ok:
+                return False, None
+            out.append(value)
+        return True, (out if v.is_list else tuple(out))
+    return False, None
+
+
+def shape_of(v: Value) -> tuple[Dim, ...] | None:
+    """A shape tuple (of ints) as dims, when every entry is an int value."""
+    if isinstance(v, IntV):
+        return (v.dim,)
+    if isinstance(v, TupleV):
+        dims: list[Dim] = []
+        for item in v.items:
+            if isinstance(item, IntV):
+                dims.append(item.dim)
+            elif isinstance(item, OpaqueV):
+                dims.append(symbol(item.name, item.why))
+            elif isinstance(item, UnknownV):
+                dims.append(unknown_dim(item.why))
+            else:
+                return None
+        return tuple(dims)
+    return None
+
+
+def any_diff(*values: Value) -> bool:
+    return any(v.diff for v in values)
+
+
+def join(a: Value, b: Value) -> Value:
+    """What is certain of a value that is `a` on one path and `b` on another."""
+    if a is b:
+        return a
+    diff = a.diff and b.diff
+    if isinstance(a, IntV) and isinstance(b, IntV):
+        return IntV(join_dim(a.dim, b.dim))
+    if isinstance(a, ConstV) and isinstance(b, ConstV):
+        if type(a.value) is type(b.value) and a.value == b.value:
+            return a
+        return UnknownV(diff, merge_why(a.why, b.why))
+    if isinstance(a, DTypeV) and isinstance(b, DTypeV):
+        return a if a.name == b.name else UNKNOWN
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list, a.why, diff)
+    if isinstance(a, ArrayV) and isinstance(b, ArrayV):
+        shape: tuple[Dim, ...] | None = None
+        if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
+            shape = tuple(join_dim(x, y) for x, y in zip(a.shape, b.shape))
+        dtype = a.dtype if a.dtype == b.dtype else None
+        return ArrayV(shape, dtype, diff, merge_why(a.why, b.why))
+    if isinstance(a, DictV) and isinstance(b, DictV):
+        keys_a = [k for k, _ in a.items]
+        keys_b = [k for k, _ in b.items]
+        if keys_a == keys_b:
+            return DictV(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)), a.why, diff)
+        return UnknownV(diff)
+    if a.key() == b.key():
+        return a
+    return UnknownV(diff)
+
+
+def same(a: Value, b: Value) -> bool:
+    return a is b or a.key() == b.key()
+
+
+@dataclass(frozen=True, eq=False)
+class OpaqueV(Value):
+    """A value known only by name (a parameter analysed without a caller).
+
+    Used as an int it is a symbol; used as an array its dimensions are symbols
+    (`x.shape[1]`), so reshapes with -1 and arithmetic still resolve in closed form.
+    """
+
+    name: str
+    diff: bool = False
+    why: Why = ()
+
+    def key(self) -> object:
+        return ("opaque", self.name, self.diff)
+
+    def tainted(self, diff: bool) -> Value:
+        return OpaqueV(self.name, diff, self.why)
