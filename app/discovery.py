@@ -108,12 +108,11 @@ def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
     Folders are walked; a file named explicitly is taken whatever its suffix (as
     flake8 does).  `exclude` holds fnmatch patterns, already normalised with
     `normalize_pattern`; they apply to named paths too.  A file reached twice (two
-    arguments, or a symlink to a file already listed) is listed once, under the
-    first name it was found by.
+    arguments, or through a symlink) is listed once, under its own name if that was
+    reached, else under the first name found.
     """
     seen_dirs: set[str] = set()
-    seen_files: set[str] = set()
-    found: list[str] = []
+    by_real: dict[str, str] = {}
     for given in paths:
         given = os.path.normpath(given)
         if is_excluded(given, exclude):
@@ -122,11 +121,15 @@ def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
         for path in candidates:
             path = os.path.normpath(path)
             real = os.path.realpath(path)
-            if real in seen_files:
-                continue
-            seen_files.add(real)
-            found.append(path)
-    return found
+            kept = by_real.get(real)
+            # Prefer the file's own name to a symlink's.
+            if kept is None or (_is_link_path(kept) and not _is_link_path(path)):
+                by_real[real] = path
+    return list(by_real.values())
+
+
+def _is_link_path(path: str) -> bool:
+    return os.path.realpath(path) != os.path.abspath(path)
 
 
 class SourceError(Exception):
@@ -159,11 +162,15 @@ def decode_source(data: bytes) -> str:
         raise SourceError(message, exc.lineno or 1) from None
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        line = 1
-        if isinstance(exc, UnicodeDecodeError):
-            line = data.count(b"\n", 0, exc.start) + 1
-        raise SourceError(f"cannot decode as {encoding}: {exc}", line) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.end].hex(" ")
+        raise SourceError(
+            f"cannot decode as {encoding}: {exc.reason} (byte {bad})", line, exc.start - line_start
+        ) from None
     # Universal newlines, as the interpreter reads source.
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
