@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.kernels.repro import API_KWARGS
 from jax_cudnn_lint.lint_rules.targets import FA_ATTENTION, NN_ATTENTION, Bound, bind
 from jax_cudnn_lint.shape_inference.context import CallEvent
 from jax_cudnn_lint.shape_inference.dims import Dim
@@ -109,8 +110,15 @@ class AttentionCall:
                     shape[1] = new_nk
             arrays[name] = {"shape": shape, "dtype": val.dtype or ("bool" if name == "mask" else q.dtype)}
         kwargs: dict[str, Any] = {}
+        allowed = API_KWARGS.get(self.event.qualname, ((), ()))
         for name, val in self.bound.values.items():
             if name in ("query", "key", "value", "bias", "mask"):
+                continue
+            if name not in allowed[0] + allowed[1]:
+                if name in self.bound.explicit and not _is_none(val):
+                    return None  # an operand the repro schema cannot carry yet
+                continue
+            if _is_none(val) and name not in self.bound.explicit:
                 continue
             ok, py = const_value(val)
             if ok and isinstance(py, (int, float, str, bool, type(None), tuple, list)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.kernels.repro import expect_message, lstm_repro
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.lint_rules.targets import LSTM_REF, bind
@@ -65,7 +66,7 @@ def check_jcd101(events: list[CallEvent], config: Config) -> list[Finding]:
 
 
 def _lstm_ref_repro(input_size: object, hidden_size: object, num_layers: object, bidirectional: object, dropout: object) -> dict[str, object]:
-    """A runnable repro: the check on dropout comes first, so small sizes reproduce it."""
+    """A runnable repro: the dropout check comes first, so small sizes reproduce it."""
     from jax_cudnn_lint.shape_inference.values import Value
 
     def small(v: object, default: int) -> int:
@@ -73,31 +74,19 @@ def _lstm_ref_repro(input_size: object, hidden_size: object, num_layers: object,
         return n if n is not None and 0 < n <= 64 else default
 
     bidi_ok, bidi = const_value(bidirectional) if isinstance(bidirectional, Value) else (False, None)
-    layers = small(num_layers, 1)
-    directions = 2 if bidi_ok and bidi else 1
-    size_in, size_hidden = small(input_size, 4), small(hidden_size, 8)
-    batch, steps = 2, 3
-    return {
-        "schema": "jax-cudnn-lint/repro/1",
-        "code": "JCD101",
-        "api": LSTM_REF,
-        "differentiated": False,
-        "arrays": {
-            "x": {"shape": [batch, steps, size_in], "dtype": "float32"},
-            "h_0": {"shape": [layers * directions, batch, size_hidden], "dtype": "float32"},
-            "c_0": {"shape": [layers * directions, batch, size_hidden], "dtype": "float32"},
-            "seq_lengths": {"shape": [batch], "dtype": "int32"},
-        },
-        "kwargs": {
-            "input_size": size_in,
-            "hidden_size": size_hidden,
-            "num_layers": layers,
-            "dropout": dropout if isinstance(dropout, (int, float)) else float(bool(dropout)),
-            "bidirectional": bool(bidi) if bidi_ok else False,
-        },
-        "expect": {"exception": "NotImplementedError", "message_regex": "Dropout not supported in LSTM reference"},
-        "shrunk": ["batch", "time", "sizes"],
-    }
+    rate = dropout if isinstance(dropout, (int, float)) else float(bool(dropout))
+    return lstm_repro(
+        code="JCD101",
+        expect=expect_message("NotImplementedError", LSTM_REF_DROPOUT_MESSAGE),
+        batch=2,
+        seq_len=3,
+        input_size=small(input_size, 4),
+        hidden_size=small(hidden_size, 8),
+        num_layers=small(num_layers, 1),
+        bidirectional=bool(bidi) if bidi_ok else False,
+        dropout=float(rate),
+        shrunk=["batch", "time", "sizes"],
+    )
 
 
 CHECKS = (check_jcd101,)

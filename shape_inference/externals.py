@@ -791,6 +791,7 @@ _register(
 for _name in A.GRAD_LIKE | A._JIT_LIKE | A.VMAP_LIKE:  # type: ignore[attr-defined]
     HANDLERS[_name] = h_transform
 HANDLERS["jax.jacfwd"] = h_transform
+HANDLERS["jax.eval_shape"] = h_primals_transform
 for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)

@@ -495,6 +495,7 @@ _TRANSPARENT_DECORATORS = frozenset(
 _JIT_LIKE = frozenset(
     {
         "jax.jit",
+        "jax.make_jaxpr",
         "jax.pmap",
         "jax.checkpoint",
         "jax.custom_jvp",

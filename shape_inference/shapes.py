@@ -162,9 +162,18 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
             pos += 1
             continue
         value = _eval_index_part(interp, p, fr)
-        if isinstance(value, IntV) or (isinstance(value, ConstV) and isinstance(value.value, bool)):
+        if isinstance(value, IntV):
             pos += 1  # an integer index drops the axis
             continue
+        if (
+            len(parts) == 1
+            and isinstance(value, ArrayV)
+            and value.shape is not None
+            and value.dtype is not None
+            and value.dtype.startswith(("int", "uint"))
+        ):
+            # a gather along the first axis: embedding[ids] has shape ids.shape + row shape
+            return ArrayV(value.shape + tuple(shape[1:]), arr.dtype, arr.diff, merge_why(arr.why, value.why))
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     out.extend(shape[pos:])
     return ArrayV(tuple(out), arr.dtype, arr.diff, arr.why)

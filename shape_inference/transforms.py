@@ -57,6 +57,13 @@ def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ct
         fr.ctx = saved
 
 
+def mark_differentiated(value: Value) -> Value:
+    """What a grad-like transform makes of an argument it differentiates."""
+    if isinstance(value, (ConstV, IntV)):
+        return ArrayV((), "float32", True, value.why)
+    return value.tainted(True)
+
+
 def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
     value = tv.param("argnums")
     if value is None:
@@ -85,7 +92,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         if nums is None:
             # we cannot tell which arguments are differentiated: none is marked
             nums = []
-        marked = [a.tainted(True) if i in nums else a for i, a in enumerate(args)]
+        marked = [mark_differentiated(a) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, kind, step)
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         if kind.endswith("value_and_grad"):
@@ -180,13 +187,15 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     if not args:
         return UNKNOWN
     func = args[0]
+    if q == "jax.eval_shape":
+        return interp.call(func, args[1:], kwargs, False, node, fr)
     if q.endswith("jvp"):
         primals = args[1] if len(args) > 1 else kwargs.get("primals")
         if not isinstance(primals, TupleV):
             return UNKNOWN
-        call_args = [p.tainted(True) for p in primals.items]
+        call_args = [mark_differentiated(p) for p in primals.items]
     else:
-        call_args = [p.tainted(True) for p in args[1:]]
+        call_args = [mark_differentiated(p) for p in args[1:]]
     step = interp.step(fr, node, A.src(node))
     ctx = _with_transform(fr.ctx, q, step)
     result = call_in_ctx(interp, func, call_args, {}, ctx, node, fr)

@@ -1,0 +1,65 @@
+"""Fixture files are data (CONVENTIONS.md, habit 7).
+
+A fixture line whose trailing comment is exactly `# JCDxxx` (or `# JCDxxx, JCDyyy`)
+must be reported with those codes; every other line must not be reported; a comment
+starting `# known miss:` documents a true problem the analysis cannot see (the line
+must stay silent, so an improvement that catches it updates the fixture).
+
+Attention fixtures also declare what JAX does: `def case_name():  # expect: raises`
+or `# expect: clean`.  tests/test_fixture_traces.py runs each case with JAX's cuDNN
+probes set to a GPU target and checks that JAX agrees.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RULE_FIXTURES = FIXTURES / "rules"
+PROJECT_FIXTURES = FIXTURES / "projects"
+
+_MARKER = re.compile(r"^#\s*(JCD\d{3}(?:\s*,\s*JCD\d{3})*)\s*$")
+_EXPECT = re.compile(r"^#\s*expect:\s*(raises|clean)\b")
+_CASE = re.compile(r"^\s*def (case_\w+)\(")
+
+
+def comments(text: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            out[tok.start[0]] = tok.string
+    return out
+
+
+def expected_findings(text: str) -> set[tuple[int, str]]:
+    expected: set[tuple[int, str]] = set()
+    for line, comment in comments(text).items():
+        match = _MARKER.match(comment)
+        if match:
+            for code in match.group(1).split(","):
+                expected.add((line, code.strip()))
+    return expected
+
+
+def known_misses(text: str) -> set[int]:
+    return {line for line, comment in comments(text).items() if comment.startswith("# known miss:")}
+
+
+def case_expectations(text: str) -> dict[str, str]:
+    """case function name -> 'raises' | 'clean'."""
+    notes = comments(text)
+    out: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        case = _CASE.match(line)
+        if case and number in notes:
+            expect = _EXPECT.match(notes[number])
+            if expect:
+                out[case.group(1)] = expect.group(1)
+    return out
+
+
+def rule_fixture_files() -> list[Path]:
+    return sorted(RULE_FIXTURES.glob("*.py"))
