@@ -466,11 +466,15 @@ def _lint(
 
 def _enabled(findings: Iterable[Finding], config: Config) -> list[Finding]:
     out: list[Finding] = []
-    seen: set[Finding] = set()
+    seen: set[tuple[str, str, int, int, str]] = set()
     for f in findings:
         rule = RULES.get(f.code)
-        if config.enabled(f.code, rule.default_on if rule is not None else True) and f not in seen:
-            seen.add(f)
+        key = (f.code, f.path, f.line, f.col, f.message)  # a Finding holds a dict: unhashable
+        if (
+            config.enabled(f.code, rule.default_on if rule is not None else True)
+            and key not in seen
+        ):
+            seen.add(key)
             out.append(f)
     return sorted(out, key=Finding.sort_key)
 
@@ -480,27 +484,27 @@ def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str
     if not findings:
         return []
     try:
-        confirm = importlib.import_module("jax_cudnn_lint.confirm")
+        from jax_cudnn_lint.confirm import run_confirm
     except ImportError as exc:
         raise UsageError(
             f"--confirm needs JAX: pip install 'jax-cudnn-lint[confirm]' ({_describe(exc)})"
         ) from None
-    run_confirm = cast("Callable[..., list[dict[str, Any]]]", confirm.run_confirm)
-    verdicts = run_confirm(
-        list(findings),
-        backend=options.confirm_backend,
-        gpu=options.config.gpu,
-        cudnn=options.config.cudnn,
-        use_cache=options.use_cache,
-        timeout=options.confirm_timeout,
-        progress=sys.stderr.isatty(),
-    )
-    verdicts = list(cast("Iterable[object]", verdicts))
-    if len(verdicts) != len(findings) or not all(isinstance(v, dict) for v in verdicts):
-        raise RuntimeError(
-            f"confirm returned {len(verdicts)} verdicts for {len(findings)} findings"
+    try:
+        verdicts = run_confirm(
+            list(findings),
+            backend=options.confirm_backend,
+            gpu=options.config.gpu,
+            cudnn=options.config.cudnn,
+            use_cache=options.use_cache,
+            timeout=options.confirm_timeout,
+            progress=sys.stderr.isatty(),
         )
-    return cast("list[dict[str, Any]]", verdicts)
+    except ValueError as exc:  # documented: a bad backend, target or timeout
+        raise UsageError(f"--confirm: {exc}") from None
+    checked = list(cast("Iterable[object]", verdicts))
+    if len(checked) != len(findings) or not all(isinstance(v, dict) for v in checked):
+        raise RuntimeError(f"confirm returned {len(checked)} verdicts for {len(findings)} findings")
+    return cast("list[dict[str, Any]]", checked)
 
 
 def exit_code(
