@@ -4,7 +4,9 @@ One JSON file per key (never pickle: a cache file is data, not code) under
 `$XDG_CACHE_HOME/jax-cudnn-lint/` (default `~/.cache/jax-cudnn-lint/`).  The key is the
 sha256 of the tool version, the configuration, the installed JAX version (package
 metadata; jax is never imported) and the path and content hash of every file in the
-analysed project set, sorted: any change to any of them is a miss.  Writes are atomic
+analysed project set, sorted: any change to any of them is a miss.  The size and
+modification time of the analyser's own modules are in the key too, so that an edited
+rule in a development install never serves stale results under an unchanged version.  Writes are atomic
 (a temporary file, then `os.replace`); an unwritable or corrupt cache is ignored.
 """
 
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any, cast
 
 from jax_cudnn_lint.config import Config, installed_jax_version
@@ -30,6 +34,35 @@ def cache_dir() -> str:
     return os.path.join(base, "jax-cudnn-lint")
 
 
+# The packages whose code decides the findings.
+ANALYSER_PACKAGES = (
+    "jax_cudnn_lint",
+    "jax_cudnn_lint.lint_rules",
+    "jax_cudnn_lint.shape_inference",
+)
+
+
+@cache
+def code_fingerprint() -> str:
+    """sha256 over (name, size, mtime) of the analyser's modules: cheap, a few dozen stats."""
+    entries: list[tuple[str, int, int]] = []
+    for name in ANALYSER_PACKAGES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for folder in getattr(module, "__path__", ()):
+            try:
+                with os.scandir(folder) as scan:
+                    for entry in scan:
+                        if entry.name.endswith(".py") and entry.is_file():
+                            stat = entry.stat()
+                            entries.append((f"{name}.{entry.name}", stat.st_size, stat.st_mtime_ns))
+            except OSError:
+                continue
+    return hashlib.sha256(json.dumps(sorted(entries)).encode("utf-8")).hexdigest()
+
+
 def make_key(
     tool_version: str,
     config: Config,
@@ -42,6 +75,7 @@ def make_key(
         "tool": tool_version,
         "config": dataclasses.asdict(config),
         "jax": installed_jax_version(),
+        "code": code_fingerprint(),
         "files": sorted(files),
         "extra": list(extra),
     }
