@@ -8,7 +8,6 @@ dtype, bias / mask, and whether it is differentiated.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +49,7 @@ class AttentionCall:
     S: Dim | None
     has_bias_or_mask: bool | None
     differentiated: bool
+    never_differentiated: bool = False  # stop_gradient on every operand
 
     @property
     def dtype(self) -> str | None:
@@ -141,14 +141,6 @@ class AttentionCall:
         }
 
 
-def _stop_gradient_arg(node: ast.expr | None) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, (ast.Attribute, ast.Name))
-        and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "stop_gradient"
-    )
-
-
 def read_attention(event: CallEvent) -> AttentionCall | None:
     if event.qualname not in (NN_ATTENTION, FA_ATTENTION):
         return None
@@ -196,13 +188,10 @@ def read_attention(event: CallEvent) -> AttentionCall | None:
             has = False
     operands = [x for x in (q, k, v, bias) if x is not None]
     differentiated = any(x.diff for x in operands)
-    node = event.node
-    if differentiated and isinstance(node, ast.Call):
-        # stop_gradient written on every operand at the call keeps the inference path
-        exprs = list(node.args[:3]) + [kw.value for kw in node.keywords if kw.arg in ("query", "key", "value")]
-        if len(exprs) >= 3 and all(_stop_gradient_arg(e) for e in exprs):
-            differentiated = False
-    return AttentionCall(event, bound, api_is_nn, is_cudnn, reason, layout, query, key, value, T, S, has, differentiated)
+    stopped = all(
+        (isinstance(x, ArrayV) and x.stopped) or _is_none(x) for x in operands
+    ) and any(isinstance(x, ArrayV) for x in operands)
+    return AttentionCall(event, bound, api_is_nn, is_cudnn, reason, layout, query, key, value, T, S, has, differentiated, stopped)
 
 
 def attention_calls(events: list[CallEvent], config: Config) -> Iterator[AttentionCall]:

@@ -44,7 +44,7 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
     for call in attention_calls(events, config):  # type: ignore[arg-type]
-        if not call.is_cudnn or call.T is None or call.S is None:
+        if not call.is_cudnn or call.T is None or call.S is None or call.never_differentiated:
             continue
         if not (_odd(call.T) or _odd(call.S)):
             continue

@@ -410,6 +410,8 @@ def h_bool_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
 
 def h_stop_gradient(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     x = arg(args, kwargs, 0, "x")
+    if isinstance(x, ArrayV):
+        return ArrayV(x.shape, x.dtype, False, x.why, x.name, stopped=True)
     return x.tainted(False) if x is not None else UNKNOWN
 
 

@@ -36,6 +36,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     any_diff,
+    contains_diff,
     int_value,
     shape_of,
 )
@@ -153,6 +154,9 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     return UnknownV(diff)
 
 
+_NNX_ATTENTION_KWARGS = ("dropout_rng", "dropout_rate", "broadcast_dropout", "deterministic", "dtype", "precision", "module", "is_causal")
+
+
 def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, diff: bool) -> Value:
     """flax MultiHeadDotProductAttention / nnx.MultiHeadAttention: project, then attention_fn."""
     q = obj.qualname
@@ -193,7 +197,13 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
     if fn is not None and not (isinstance(fn, ExternalV) and fn.qualname in ("flax.linen.dot_product_attention", "flax.nnx.dot_product_attention")):
         call_kwargs: Kwargs = {}
         mask = kwargs.get("mask")
-        if mask is not None and not (isinstance(mask, ConstV) and mask.value is None):
+        if nnx:
+            # nnx passes its keywords unconditionally (flax 0.12): an attention_fn
+            # that does not take them fails with a TypeError, which binding shows
+            call_kwargs = {name: UNKNOWN for name in _NNX_ATTENTION_KWARGS}
+            call_kwargs["mask"] = mask if mask is not None else ConstV(None)
+        elif mask is not None and not (isinstance(mask, ConstV) and mask.value is None):
+            # linen keeps only the keywords the attention_fn's signature accepts
             call_kwargs["mask"] = mask
         via = (Step(fr.module.path, getattr(node, "lineno", 0), f"called by {q}(attention_fn=...)"),)
         interp.call(fn, [query, key, value], call_kwargs, False, node, fr, via)
@@ -249,7 +259,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
             target = None
         if target is None:
             return UNKNOWN
-        params_diff = name == "apply" and variables.diff
+        params_diff = name == "apply" and contains_diff(variables)
         ctx = fr.ctx
         why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
         new_ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision)

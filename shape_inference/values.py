@@ -132,6 +132,7 @@ class ArrayV(Value):
     diff: bool = False
     why: Why = ()
     name: str = ""  # a symbol base for the dims of an unknown shape (x.shape[i])
+    stopped: bool = False  # certainly carries no tangent (jax.lax.stop_gradient)
 
     @property
     def rank(self) -> int | None:
@@ -372,6 +373,19 @@ def shape_of(v: Value) -> tuple[Dim, ...] | None:
 
 def any_diff(*values: Value) -> bool:
     return any(v.diff for v in values)
+
+
+def contains_diff(value: Value, depth: int = 0) -> bool:
+    """The value, or something it holds, depends on differentiated inputs."""
+    if value.diff:
+        return True
+    if depth > 6:
+        return False
+    if isinstance(value, TupleV):
+        return any(contains_diff(v, depth + 1) for v in value.items)
+    if isinstance(value, DictV):
+        return any(contains_diff(v, depth + 1) for _, v in value.items)
+    return False
 
 
 def join(a: Value, b: Value) -> Value:
