@@ -394,7 +394,8 @@ def analyse(options: Options) -> Analysis:
         key = result_cache.make_key(__version__, options.config, hashes, extra=(options.root,))
         hit = result_cache.load(key)
         if hit is not None:
-            return Analysis(hit["findings"], errors + hit["errors"], len(files), len(selected))
+            all_errors = sorted(errors + hit["errors"], key=Finding.sort_key)
+            return Analysis(hit["findings"], all_errors, len(files), len(selected))
 
     trees: dict[str, ast.Module] = {}
     parse_errors: list[Finding] = []
@@ -426,7 +427,8 @@ def analyse(options: Options) -> Analysis:
     findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal)
     if key is not None and not internal:
         result_cache.store(key, findings, parse_errors)
-    return Analysis(findings, errors + parse_errors + internal, len(files), len(selected))
+    all_errors = sorted(errors + parse_errors + internal, key=Finding.sort_key)
+    return Analysis(findings, all_errors, len(files), len(selected))
 
 
 def _lint(

@@ -139,15 +139,20 @@ def _verdicts(report: Report) -> list[Verdict | None]:
     return list(report.verdicts)
 
 
+def _items(report: Report) -> list[tuple[Finding, Verdict | None]]:
+    """Errors and findings (with their verdicts) together, by path, line, column, code."""
+    items: list[tuple[Finding, Verdict | None]] = [(e, None) for e in report.errors]
+    items += list(zip(report.findings, _verdicts(report)))
+    return sorted(items, key=lambda item: item[0].sort_key())
+
+
 def render_text(
     report: Report, show_source: bool = False, sources: SourceLines | None = None
 ) -> str:
-    """`path:line:col: CODE message` per line (col 1-based), errors first."""
+    """`path:line:col: CODE message` per line (col 1-based), errors among the findings."""
     sources = sources or SourceLines()
     out: list[str] = []
-    items: list[tuple[Finding, Verdict | None]] = [(e, None) for e in report.errors]
-    items += list(zip(report.findings, _verdicts(report)))
-    for finding, verdict in items:
+    for finding, verdict in _items(report):
         out.append(
             f"{finding.path}:{finding.line}:{finding.col + 1}: "
             f"{finding.code} {finding.message}{_verdict_suffix(verdict)}"
@@ -371,9 +376,7 @@ def escape_property(text: str) -> str:
 def render_github(report: Report) -> str:
     """`::error file=...,line=...,col=...,title=CODE::message`, one per finding."""
     out: list[str] = []
-    items: list[tuple[Finding, Verdict | None]] = [(e, None) for e in report.errors]
-    items += list(zip(report.findings, _verdicts(report)))
-    for finding, verdict in items:
+    for finding, verdict in _items(report):
         command = (
             "notice" if verdict is not None and verdict.get("verdict") == "refuted" else "error"
         )

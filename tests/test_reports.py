@@ -57,11 +57,13 @@ def sarif_errors(document: dict[str, Any]) -> list[str]:
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
 
 
-def test_text_columns_are_one_based_and_errors_come_first() -> None:
-    text = render_text(Report([FINDING], [ERROR]))
+def test_text_columns_are_one_based_and_sorted_with_errors() -> None:
+    late_error = Finding("JCD900", "pkg/zzz.py", 1, 0, "could not read/parse pkg/zzz.py: NUL byte")
+    text = render_text(Report([FINDING], [ERROR, late_error]))
     assert text.splitlines() == [
         "pkg/bad.py:1:1: JCD900 could not read/parse pkg/bad.py: NUL byte",
         "pkg/model.py:2:9: JCD201 cuDNN attention is differentiated with odd sequence lengths (T=511)",
+        "pkg/zzz.py:1:1: JCD900 could not read/parse pkg/zzz.py: NUL byte",
     ]
 
 
