@@ -37,7 +37,7 @@ def _odd(dim: Dim | None) -> bool:
 
 def _describe(name: str, dim: Dim, here: str) -> str:
     origin = origin_phrase(dim.why, here)
-    return f"{name}={dim.render()}" + (f" from {origin}" if origin and dim.parity() == 1 else "")
+    return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 
 
 def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
@@ -65,7 +65,10 @@ def _finding(call: AttentionCall, has_bias: bool) -> Finding:
     here = event.module.path
     assert call.T is not None and call.S is not None
     T, S = call.T, call.S
-    lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
+    if T.same_as(S) and T.why == S.why:
+        lengths = _describe("T=S", T, here).replace("T=S=", "T = S = ", 1)
+    else:
+        lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
     error = f'"Unsupported sequence length Q {T.render()}, KV {S.render()}."'
     if has_bias:
         trigger = "a bias or mask is passed (the documented trigger)"

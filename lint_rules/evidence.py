@@ -21,7 +21,8 @@ def origin_phrase(why: Why, here: str) -> str:
     """The most telling step of a derivation, for the message: its text and place."""
     if not why:
         return ""
-    step = why[-1]
+    # the latest arithmetic step ("511 = 512 - 1, slice ...") says most; else the latest
+    step = next((s for s in reversed(why) if " = " in s.text), why[-1])
     return f"{step.text} at {where(step, here)}" if step.line else step.text
 
 

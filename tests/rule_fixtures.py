@@ -21,7 +21,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
 PROJECT_FIXTURES = FIXTURES / "projects"
 
-_MARKER = re.compile(r"^#\s*(JCD\d{3}(?:\s*,\s*JCD\d{3})*)\s*$")
+_CODES = r"JCD\d{3}(?:\s*,\s*JCD\d{3})*"
+_MARKER = re.compile(rf"^#\s*({_CODES})\s*(?:;\s*plugin:\s*(none|{_CODES}))?\s*$")
 _EXPECT = re.compile(r"^#\s*expect:\s*(raises|clean)\b")
 _CASE = re.compile(r"^\s*def (case_\w+)\(")
 
@@ -34,13 +35,19 @@ def comments(text: str) -> dict[int, str]:
     return out
 
 
-def expected_findings(text: str) -> set[tuple[int, str]]:
+def expected_findings(text: str, single_file: bool = False) -> set[tuple[int, str]]:
+    """Marked findings; in a project fixture `# JCD201; plugin: JCD202` (or `none`)
+    says what the single-file view (the flake8 plugin) reports instead."""
     expected: set[tuple[int, str]] = set()
     for line, comment in comments(text).items():
         match = _MARKER.match(comment)
-        if match:
-            for code in match.group(1).split(","):
-                expected.add((line, code.strip()))
+        if not match:
+            continue
+        codes = match.group(1)
+        if single_file and match.group(2) is not None:
+            codes = "" if match.group(2) == "none" else match.group(2)
+        for code in filter(None, (c.strip() for c in codes.split(","))):
+            expected.add((line, code))
     return expected
 
 
@@ -63,3 +70,7 @@ def case_expectations(text: str) -> dict[str, str]:
 
 def rule_fixture_files() -> list[Path]:
     return sorted(RULE_FIXTURES.glob("*.py"))
+
+
+def project_fixture_dirs() -> list[Path]:
+    return sorted(p for p in PROJECT_FIXTURES.iterdir() if p.is_dir())

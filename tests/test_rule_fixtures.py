@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rule_fixtures import expected_findings, known_misses, rule_fixture_files
+import ast
+
+from rule_fixtures import expected_findings, known_misses, project_fixture_dirs, rule_fixture_files
 
 from jax_cudnn_lint.config import Config
-from jax_cudnn_lint.engine import lint_source
+from jax_cudnn_lint.engine import lint_project, lint_source
 from jax_cudnn_lint.lint_rules.registry import RULES
 
 ALL_RULES = Config(select=("JCD",), extend_select=tuple(RULES), jax_version="0.10.2")
@@ -34,3 +36,29 @@ def test_fixture_markers(path: Path) -> None:
 def test_every_rule_has_a_fixture() -> None:
     covered = {code for path in rule_fixture_files() for _, code in expected_findings(path.read_text(encoding="utf-8"))}
     assert set(RULES) <= covered, f"rules without a positive fixture: {sorted(set(RULES) - covered)}"
+
+
+def _compare(got: set[tuple[str, int, str]], expected: set[tuple[str, int, str]]) -> list[str]:
+    out = [f"missing {code} at {path}:{line}" for path, line, code in sorted(expected - got)]
+    out += [f"unexpected {code} at {path}:{line}" for path, line, code in sorted(got - expected)]
+    return out
+
+
+@pytest.mark.parametrize("root", project_fixture_dirs(), ids=lambda p: p.name)
+def test_project_fixture(root: Path) -> None:
+    """The command's whole-project view finds what crosses modules; the plugin's
+    single-file view reports what its `plugin:` markers say."""
+    files = sorted(root.rglob("*.py"))
+    texts = {str(p): p.read_text(encoding="utf-8") for p in files}
+    trees = {path: ast.parse(text) for path, text in texts.items()}
+    project = lint_project(trees, ALL_RULES, root=str(root))
+    expected = {(path, line, code) for path, text in texts.items() for line, code in expected_findings(text)}
+    got = {(f.path, f.line, f.code) for f in project}
+    assert not _compare(got, expected), "\n".join(_compare(got, expected))
+    single = {(f.path, f.line, f.code) for path, text in texts.items() for f in lint_source(text, path, ALL_RULES)}
+    expected_single = {(path, line, code) for path, text in texts.items() for line, code in expected_findings(text, single_file=True)}
+    assert not _compare(single, expected_single), "\n".join(_compare(single, expected_single))
+    for finding in project:
+        other_files = {loc.path for loc in finding.related} - {finding.path}
+        if finding.code == "JCD201" and len(files) > 1:
+            assert other_files, "a cross-module finding names the other files of its evidence"
