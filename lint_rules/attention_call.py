@@ -167,14 +167,15 @@ def read_attention(event: CallEvent) -> AttentionCall | None:
     query = q if isinstance(q, ArrayV) else None
     key = k if isinstance(k, ArrayV) else None
     value = v if isinstance(v, ArrayV) else None
-    T = S = None
+    t_len: Dim | None = None
+    s_len: Dim | None = None
     if layout is not None and query is not None and key is not None and query.shape is not None and key.shape is not None:
         rank = len(query.shape)
         if api_is_nn and rank == 3 and len(key.shape) == 3:
-            T, S = query.shape[0], key.shape[0]
+            t_len, s_len = query.shape[0], key.shape[0]
         elif rank == 4 and len(key.shape) == 4:
             axis = _LAYOUT_T_AXIS[layout]
-            T, S = query.shape[axis], key.shape[axis]
+            t_len, s_len = query.shape[axis], key.shape[axis]
     bias = bound.get("bias")
     mask = bound.get("mask")
     has: bool | None
@@ -191,7 +192,7 @@ def read_attention(event: CallEvent) -> AttentionCall | None:
     stopped = all(
         (isinstance(x, ArrayV) and x.stopped) or _is_none(x) for x in operands
     ) and any(isinstance(x, ArrayV) for x in operands)
-    return AttentionCall(event, bound, api_is_nn, is_cudnn, reason, layout, query, key, value, T, S, has, differentiated, stopped)
+    return AttentionCall(event, bound, api_is_nn, is_cudnn, reason, layout, query, key, value, t_len, s_len, has, differentiated, stopped)
 
 
 def attention_calls(events: list[CallEvent], config: Config) -> Iterator[AttentionCall]:

@@ -10,6 +10,7 @@ interval.  Every dimension carries the steps that produced it, for messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import gcd
 
@@ -341,10 +342,7 @@ def refine_residue(a: Dim, res: int, mod: int) -> Dim:
     return Dim(a.poly, min(mod, MAX_MOD), res % min(mod, MAX_MOD), a.choices, a.lo, a.hi, a.why)
 
 
-def _combine(a: Dim, b: Dim, op: object) -> frozenset[int] | None:
-    from collections.abc import Callable
-
-    fn: Callable[[int, int], int | None] = op  # type: ignore[assignment]
+def _combine(a: Dim, b: Dim, fn: Callable[[int, int], int | None]) -> frozenset[int] | None:
     if a.choices is None and b.choices is None:
         return None
     ca = a.choices if a.choices is not None else (frozenset({a.value}) if a.value is not None else None)

@@ -6,7 +6,7 @@ the flax / equinox / haiku layers we model (which become `ExtObjectV`s).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
@@ -438,11 +438,14 @@ def h_where(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     out = S.broadcast_binary(interp, a, b, node, fr)
     out = S.broadcast_binary(interp, cond if not isinstance(cond, ArrayV) else ArrayV(cond.shape, None, False), out, node, fr) if isinstance(out, ArrayV) else out
     if isinstance(out, ArrayV):
-        dtype = promote(_array(a).dtype if _array(a) else None, _array(b).dtype if _array(b) else None)
-        if isinstance(a, (IntV, ConstV)) and _array(b):
-            dtype = _array(b).dtype  # type: ignore[union-attr]
-        elif isinstance(b, (IntV, ConstV)) and _array(a):
-            dtype = _array(a).dtype  # type: ignore[union-attr]
+        arr_a, arr_b = _array(a), _array(b)
+        dtype_a = arr_a.dtype if arr_a is not None else None
+        dtype_b = arr_b.dtype if arr_b is not None else None
+        dtype = promote(dtype_a, dtype_b)
+        if isinstance(a, (IntV, ConstV)):
+            dtype = dtype_b  # a Python scalar is weakly typed
+        elif isinstance(b, (IntV, ConstV)):
+            dtype = dtype_a
         return ArrayV(out.shape, dtype, any_diff(a, b), out.why)
     return out
 
@@ -590,13 +593,14 @@ def h_minmax(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if values and all(v is not None for v in values) and not kwargs:
         pick = max if q.endswith("max") else min
         return make_int(pick(v for v in values if v is not None))
-    ok_all = [const_value(a) for a in items]
-    if ok_all and all(ok for ok, _ in ok_all) and not kwargs:
-        try:
-            picked = (max if q.endswith("max") else min)(v for _, v in ok_all)  # type: ignore[type-var]
-            return ConstV(picked) if not isinstance(picked, int) else make_int(picked)
-        except Exception:
+    numbers: list[float] = []
+    for item in items:
+        ok, py = const_value(item)
+        if not ok or not isinstance(py, (int, float)) or isinstance(py, bool):
             return UNKNOWN
+        numbers.append(float(py))
+    if numbers and not kwargs:
+        return ConstV(max(numbers) if q.endswith("max") else min(numbers))
     return UNKNOWN
 
 
@@ -718,7 +722,7 @@ _REDUCE = "sum mean max min prod std var argmax argmin any all amax amin nanmean
 HANDLERS: dict[str, Handler] = {}
 
 
-def _register(names: list[str], prefixes: list[str], handler: Handler) -> None:
+def _register(names: Sequence[str], prefixes: Sequence[str], handler: Handler) -> None:
     for prefix in prefixes:
         for name in names:
             HANDLERS[f"{prefix}.{name}"] = handler
@@ -786,11 +790,11 @@ _register(["param"], ["pytest"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
 _register(
-    [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A._JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],  # type: ignore[attr-defined]
+    [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],
     ["jax"],
     h_transform,
 )
-for _name in A.GRAD_LIKE | A._JIT_LIKE | A.VMAP_LIKE:  # type: ignore[attr-defined]
+for _name in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE:
     HANDLERS[_name] = h_transform
 HANDLERS["jax.jacfwd"] = h_transform
 HANDLERS["jax.eval_shape"] = h_primals_transform
@@ -813,6 +817,85 @@ for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng",
     HANDLERS[f"flax.linen.Module.{_m}"] = h_linen_method
 
 
+
+# -- JAX config set at module level: jax_enable_x64, jax_default_matmul_precision ---------
+# `jax.config.update("jax_enable_x64", True)` as a plain statement of a module body runs at
+# import, before any function of that module can run: the module's code runs with the flag.
+# The value is kept in the module namespace under a name no Python code can spell; set in a
+# branch, a function body or twice with different values it becomes Unknown.
+CONFIG_SLOTS = {"jax_enable_x64": "<jax_enable_x64>", "jax_default_matmul_precision": "<jax_default_matmul_precision>"}
+
+
+def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    name = arg(args, kwargs, 0, "name")
+    value = arg(args, kwargs, 1, "val")
+    ok, flag = const_value(name) if name is not None else (False, None)
+    if not ok or not isinstance(flag, str) or flag not in CONFIG_SLOTS:
+        return ConstV(None)
+    slot = CONFIG_SLOTS[flag]
+    certain = value is not None and const_value(value)[0] and fr.func is None and not fr.is_class and fr.branch_depth == 0
+    previous = fr.module.namespace.get(slot)
+    if certain and value is not None:
+        setting = const_value(value)[1]
+        if previous is None or (isinstance(previous, ConstV) and previous.value == setting):
+            fr.module.namespace[slot] = ConstV(setting, (interp.step(fr, node, f"{A.src(node)} in the module body"),))
+            return ConstV(None)
+    fr.module.namespace[slot] = UNKNOWN
+    return ConstV(None)
+
+
+def module_config(info: object, flag: str) -> ConstV | None:
+    """The value a module body certainly sets for a JAX config flag, else None."""
+    namespace = getattr(info, "namespace", None)
+    if not isinstance(namespace, dict):
+        return None
+    value = namespace.get(CONFIG_SLOTS[flag])  # type: ignore[union-attr]
+    return value if isinstance(value, ConstV) else None
+
+
+def x64_enabled(fr: Frame) -> bool:
+    """jax_enable_x64 is certainly on here: `with jax.enable_x64():` or the module body."""
+    if fr.ctx.x64:
+        return True
+    flag = module_config(fr.module, "jax_enable_x64")
+    return flag is not None and flag.value is True
+
+
+_X64_WIDE = {"int32": "int64", "float32": "float64"}
+
+
+def _x64_defaults(handler: Handler, dtype_pos: int, literal_only: bool = False) -> Handler:
+    """Under x64 an array created without a dtype is int64 / float64, not int32 / float32."""
+
+    def wrapped(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+        result = handler(interp, args, kwargs, node, fr, q)
+        if not isinstance(result, ArrayV) or arg(args, kwargs, dtype_pos, "dtype") is not None:
+            return result
+        if literal_only and isinstance(arg(args, kwargs, 0, "object"), ArrayV):
+            return result
+        dtype = result.dtype
+        if dtype is None and q.endswith(".full") and isinstance(arg(args, kwargs, 1, "fill_value"), IntV):
+            dtype = "int32"
+        if dtype is None:
+            return result
+        if x64_enabled(fr):
+            dtype = _X64_WIDE.get(dtype, dtype)
+        if dtype == result.dtype:
+            return result
+        return ArrayV(result.shape, dtype, result.diff, result.why, result.name, result.stopped)
+
+    return wrapped
+
+
+for _name, _pos in (("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", 3), ("eye", 3)):
+    HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(HANDLERS[f"jax.numpy.{_name}"], _pos)
+for _name in ("array", "asarray"):
+    HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(HANDLERS[f"jax.numpy.{_name}"], 1, literal_only=True)
+for _name, _pos in (("normal", 2), ("uniform", 2), ("randint", 4)):
+    HANDLERS[f"jax.random.{_name}"] = _x64_defaults(HANDLERS[f"jax.random.{_name}"], _pos)
+HANDLERS["jax.config.update"] = h_config_update
+
+
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__"})
 
 
@@ -820,13 +903,13 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
     if star:
         return UnknownV(any_diff(*args, *kwargs.values()))
     name = A.canonical(qualname)
-    handler = HANDLERS.get(name) or HANDLERS.get(A._np_twin(name))  # type: ignore[attr-defined]
+    handler = HANDLERS.get(name) or HANDLERS.get(A.np_twin(name))
     if handler is None:
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             _forget_receiver(interp, node, fr)
         return UNKNOWN
-    return handler(interp, args, kwargs, node, fr, name if name in HANDLERS else A._np_twin(name))  # type: ignore[attr-defined]
+    return handler(interp, args, kwargs, node, fr, name if name in HANDLERS else A.np_twin(name))
 
 
 def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:

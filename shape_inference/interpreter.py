@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
@@ -21,7 +22,6 @@ from jax_cudnn_lint.shape_inference.dims import Step, merge_why
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
-    ArrayV,
     BoundMethodV,
     ClassV,
     ConstV,
@@ -31,7 +31,6 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
-    IntV,
     ModuleV,
     OpaqueV,
     PartialV,
@@ -151,11 +150,13 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
         self.active: list[int] = []
         self.local_names_cache: dict[int, frozenset[str]] = {}
-        self.analysed_generic: set[int] = set()
+        self.analysed_generic: set[object] = set()
         self.exhausted = False
         from jax_cudnn_lint.shape_inference import jax_api
 
-        self.api = jax_api
+        # the API tables are typed loosely here: they take this interpreter and its
+        # frames, which pyright sees twice (source tree and installed package)
+        self.api: Any = jax_api
 
     # -- driving --------------------------------------------------------------------
     def run(self) -> None:
@@ -230,7 +231,7 @@ class Interpreter:
         key = (id(func.node), id(self_value) if self_value is not None else None)
         if key in self.analysed_generic:
             return
-        self.analysed_generic.add(key)  # type: ignore[arg-type]
+        self.analysed_generic.add(key)
         rows = self.api.parametrize_rows(self, func)
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
@@ -470,16 +471,15 @@ class Interpreter:
         try:
             fr.state = dict(start)
             self.exec_block(stmt.body, fr)
-            if fr.state is not None:
-                self.exec_block(stmt.orelse, fr)
+            self.exec_block(stmt.orelse, fr)
             after_body = fr.state
             merged = after_body
             for handler in stmt.handlers:
                 # an exception may leave the body at any point
-                fr.state = join_states(start, after_body) if after_body is not None else dict(start)
-                if fr.state is not None:
-                    for name in _stored_names_block(stmt.body):
-                        fr.state[name] = UNKNOWN
+                handler_state = join_states(start, after_body) or dict(start)
+                for name in _stored_names_block(stmt.body):
+                    handler_state[name] = UNKNOWN
+                fr.state = handler_state
                 if handler.name:
                     self.assign_name(handler.name, UNKNOWN, fr)
                 self.exec_block(handler.body, fr)
@@ -988,7 +988,7 @@ def _self_assigned(cls: ClassV) -> set[str]:
     return names
 
 
-def _is_classvar(annotation: ast.expr) -> bool:
+def _is_classvar(annotation: ast.expr | None) -> bool:
     text = ast.unparse(annotation) if annotation is not None else ""
     return "ClassVar" in text
 

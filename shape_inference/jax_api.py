@@ -11,13 +11,13 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype, promote
+from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -90,7 +90,7 @@ def canonical(qualname: str) -> str:
     return qualname
 
 
-def _np_twin(qualname: str) -> str:
+def np_twin(qualname: str) -> str:
     """numpy.x and jax.numpy.x share a shape rule."""
     if qualname.startswith("numpy."):
         return "jax.numpy." + qualname[len("numpy.") :]
@@ -164,7 +164,7 @@ def _arith(op: ast.operator, a: Dim, b: Dim, why: D.Why) -> Dim | None:
     return None
 
 
-_OP_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.Div: "/", ast.MatMult: "@"}
+_OP_TEXT: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.Div: "/", ast.MatMult: "@"}
 
 
 def as_dim(value: Value) -> Dim | None:
@@ -197,7 +197,7 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
     if okl and okr and isinstance(pl, (int, float, str, tuple, list)) and isinstance(pr, (int, float, str, tuple, list)):
         if not isinstance(left, TupleV) and not isinstance(right, TupleV):
             try:
-                result_py = _py_binop(op, pl, pr)
+                result_py = _py_binop(op, cast(object, pl), cast(object, pr))
             except Exception:
                 return UNKNOWN
             if isinstance(result_py, (int, float, str)) and not (isinstance(result_py, str) and len(result_py) > 10_000):
@@ -414,8 +414,9 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
             return None
         if n is not None and not has_star and first != n:
             return None
-        item = value.with_shape(value.shape[1:], interp.step(fr, node, f"unpacking the leading axis of {value.render_shape()}"))
-        return [item] * first
+        item: Value = value.with_shape(value.shape[1:], interp.step(fr, node, f"unpacking the leading axis of {value.render_shape()}"))
+        items: list[Value] = [item] * first
+        return items
     if isinstance(value, DictV):
         return [ConstV(k) if not isinstance(k, int) else make_int(k) for k, _ in value.items]
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
@@ -492,7 +493,7 @@ _TRANSPARENT_DECORATORS = frozenset(
     }
 )
 
-_JIT_LIKE = frozenset(
+JIT_LIKE = frozenset(
     {
         "jax.jit",
         "jax.make_jaxpr",
@@ -541,7 +542,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return func
         if name == "builtins.property":
             return PropertyV(func)
-        if name in _JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
         if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
             return func
@@ -595,7 +596,7 @@ class ExtCallDecoratorV(Value):
             if isinstance(inner, ExternalV):
                 return apply_decorator(interp, inner, func, node, fr) if not self.kwargs else _transform_with(interp, inner.qualname, func, self.kwargs, node, fr)
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
-        if name in _JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
         if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
             if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):
@@ -702,7 +703,7 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
         if linen:
             kw.pop("name", None)
             kw.pop("parent", None)
-        for i, (name, default, annotation) in enumerate(fields):
+        for i, (name, default, _annotation) in enumerate(fields):
             if i < len(args):
                 inst.attrs[name] = args[i]
             elif name in kw:

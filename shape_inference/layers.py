@@ -221,7 +221,7 @@ _NAMESPACE_CLASSES: dict[str, ClassV] = {}
 def make_namespace(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     cls = _NAMESPACE_CLASSES.get(q)
     if cls is None:
-        cls = ClassV(ast.ClassDef(name=q.rsplit(".", 1)[-1], bases=[], keywords=[], body=[], decorator_list=[], type_params=[]), fr.module, (), {}, [], q)
+        cls = ClassV(ast.ClassDef(name=q.rsplit(".", 1)[-1], bases=[], keywords=[], body=[], decorator_list=[]), fr.module, (), {}, [], q)
         _NAMESPACE_CLASSES[q] = cls
     inst = InstanceV(cls, {}, False, (interp.step(fr, node, A.src(node)),))
     if args and isinstance(args[0], DictV):

@@ -27,8 +27,8 @@ from jax_cudnn_lint.shape_inference.values import (
     Value,
     any_diff,
     int_value,
-    merge_why,
 )
+from jax_cudnn_lint.shape_inference.dims import merge_why
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -214,7 +214,7 @@ def reshape(interp: Interpreter, arr: ArrayV, target: Sequence[Value], node: ast
             dims.append(D.unknown((step,)))
     if minus_one is not None:
         inferred: Dim = D.unknown((step,))
-        if arr.shape is not None and all(d is not None and d.poly is not None for d in dims if d is not None):
+        if arr.shape is not None and all(d.poly is not None for d in dims if d is not None):
             total = D.const(1)
             for d in arr.shape:
                 total = D.mul(total, d)
@@ -277,13 +277,15 @@ def expand_dims(arr: ArrayV, axes: Sequence[int | None]) -> ArrayV:
     if arr.shape is None or any(a is None for a in axes):
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     rank = len(arr.shape) + len(axes)
-    normalised = sorted(norm_axis(a, rank) for a in axes if a is not None)  # type: ignore[type-var]
-    if any(a is None for a in normalised):
-        return ArrayV(None, arr.dtype, arr.diff, arr.why)
+    normalised: list[int] = []
+    for a in axes:
+        n = norm_axis(a, rank) if a is not None else None
+        if n is None:
+            return ArrayV(None, arr.dtype, arr.diff, arr.why)
+        normalised.append(n)
     shape = list(arr.shape)
-    for a in normalised:
-        assert a is not None
-        shape.insert(a, D.const(1))
+    for n in sorted(normalised):
+        shape.insert(n, D.const(1))
     return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
 
 

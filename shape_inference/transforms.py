@@ -141,27 +141,30 @@ def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
     return UnknownV(value.diff)
 
 
-def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, step: Step) -> Value:
-    in_axes = tv.param("in_axes")
-    axes: list[int | None] | None
+def _in_axes(in_axes: Value | None, n: int) -> list[int | None] | None:
+    """vmap's in_axes for each argument (None = not mapped); None when unresolved."""
     if in_axes is None:
-        axes = [0] * len(args)
-    elif isinstance(in_axes, TupleV) and len(in_axes.items) == len(args):
-        axes = []
+        return [0 for _ in range(n)]
+    if isinstance(in_axes, ConstV) and in_axes.value is None:
+        return [None for _ in range(n)]
+    if isinstance(in_axes, TupleV) and len(in_axes.items) == n:
+        axes: list[int | None] = []
         for item in in_axes.items:
             if isinstance(item, ConstV) and item.value is None:
                 axes.append(None)
-            else:
-                i = int_value(item)
-                if i is None:
-                    axes = None
-                    break
-                axes.append(i)
-    elif isinstance(in_axes, ConstV) and in_axes.value is None:
-        axes = [None] * len(args)
-    else:
-        single = int_value(in_axes)
-        axes = [single] * len(args) if single is not None else None
+                continue
+            i = int_value(item)
+            if i is None:
+                return None
+            axes.append(i)
+        return axes
+    single = int_value(in_axes)
+    return None if single is None else [single for _ in range(n)]
+
+
+def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, step: Step) -> Value:
+    in_axes = tv.param("in_axes")
+    axes = _in_axes(in_axes, len(args))
     size: Dim | None = None
     if axes is None:
         mapped: Args = [UnknownV(a.diff) for a in args]
