@@ -136,8 +136,17 @@ def result_environment(
 # --------------------------------------------------------------------------- judging
 
 
+# JAX's traceback filtering appends this note to the message of errors raised in tracing.
+_JAX_NOTE = "\n--------------------\nFor simplicity, JAX has removed its internal frames"
+
+
+def exception_message(exc: BaseException) -> str:
+    """str(exc) without the note JAX's traceback filtering appends."""
+    return str(exc).split(_JAX_NOTE, 1)[0].strip()
+
+
 def describe_exception(exc: BaseException) -> str:
-    text = str(exc).strip()
+    text = exception_message(exc)
     if len(text) > _MAX_MESSAGE:
         text = text[:_MAX_MESSAGE] + " [...]"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -151,7 +160,7 @@ def judge(expect: Mapping[str, Any], exc: BaseException | None, where: str) -> t
         return REFUTED, f"ran clean {where}: no exception (predicted {wanted} /{regex}/)"
     names = [cls.__name__ for cls in type(exc).__mro__]
     observed = describe_exception(exc)
-    if wanted in names and re.search(regex, str(exc)):
+    if wanted in names and re.search(regex, exception_message(exc)):
         return CONFIRMED, f"raised {where}: {observed}"
     return INCONCLUSIVE, f"raised {where}: {observed} (predicted {wanted} /{regex}/)"
 
@@ -347,22 +356,18 @@ def random_inputs(repro: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     jax, jnp = _jax.jax(), _jax.jnp()
 
     rng = np.random.default_rng(seed)
-    root = jax.random.key(seed)
     arrays: Mapping[str, Any] = repro["arrays"]
     out: dict[str, Any] = {}
+    floats: list[tuple[str, tuple[int, ...], Any, float | None]] = []
     t_len, s_len = _attention_lengths(repro)
-    for i, name in enumerate(sorted(arrays)):
+    for name in sorted(arrays):
         shape = tuple(int(d) for d in arrays[name]["shape"])
         dtype_name = str(arrays[name]["dtype"])
-        dtype = _dtype(dtype_name)
         if dtype_name in R.FLOAT_DTYPES:
-            k = jax.random.fold_in(root, i)
-            if name == "weights":
+            bound = None
+            if name == "weights":  # init_lstm_weight's U(-k, k), k = 1/sqrt(hidden)
                 bound = 1.0 / math.sqrt(max(1, int(repro["kwargs"]["hidden_size"])))
-                value = jax.random.uniform(k, shape, jnp.float32, -bound, bound)
-            else:
-                value = jax.random.normal(k, shape, jnp.float32)
-            out[name] = value.astype(dtype)
+            floats.append((name, shape, _dtype(dtype_name), bound))
         elif dtype_name == "bool":
             mask = rng.random(shape) < 0.5
             if len(shape) >= 2 and shape[-1] > 0:
@@ -384,6 +389,20 @@ def random_inputs(repro: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
             lo = 1 if name == "seq_lengths" else max(1, -(-hi // 2))
             values = rng.integers(lo, max(lo, hi) + 1, size=shape)
             out[name] = jnp.asarray(np.asarray(values).astype(dtype_name))
+
+    def make_floats(key: Any) -> dict[str, Any]:
+        made: dict[str, Any] = {}
+        for i, (name, shape, dtype, bound) in enumerate(floats):
+            k = jax.random.fold_in(key, i)
+            if bound is not None:
+                value = jax.random.uniform(k, shape, jnp.float32, -bound, bound)
+            else:
+                value = jax.random.normal(k, shape, jnp.float32)
+            made[name] = value.astype(dtype)
+        return made
+
+    if floats:  # one compiled program for all of them
+        out.update(jax.jit(make_floats)(jax.random.key(seed)))
     return out
 
 
