@@ -909,7 +909,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             _forget_receiver(interp, node, fr)
         return UNKNOWN
-    return handler(interp, args, kwargs, node, fr, name if name in HANDLERS else A.np_twin(name))
+    return handler(interp, args, kwargs, node, fr, name)
 
 
 def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:

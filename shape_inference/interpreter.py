@@ -349,6 +349,7 @@ class Interpreter:
         value = self.ev(stmt.value, fr)
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
+        self.api.learn_rank_from_unpacking(self, stmt, value, fr)
 
     def s_annassign(self, stmt: ast.AnnAssign, fr: Frame) -> None:
         if stmt.value is None:

@@ -287,6 +287,12 @@ def boolop(node: ast.BoolOp, values: Sequence[Value]) -> Value:
 
 
 def compare(node: ast.Compare, left: Value, rights: Sequence[Value]) -> Value:
+    arrays = [v for v in (left, *rights) if isinstance(v, ArrayV)]
+    if arrays:
+        shape = arrays[0].shape
+        for other in arrays[1:]:
+            shape = S.broadcast_shapes(shape, other.shape)
+        return ArrayV(shape, "bool", False)
     result = True
     current = left
     for op, right in zip(node.ops, rights):
@@ -422,6 +428,27 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
         return [UNKNOWN.tainted(True)] * n
     return None
+
+
+def learn_rank_from_unpacking(interp: Interpreter, stmt: ast.Assign, value: Value, fr: Frame) -> None:
+    """`B, T, D = x.shape` of an array of unknown rank: x has rank 3, its dims the symbols."""
+    if not isinstance(value, S.SymShapeV) or fr.state is None or len(stmt.targets) != 1:
+        return
+    target, source = stmt.targets[0], stmt.value
+    if not (isinstance(target, ast.Tuple) and isinstance(source, ast.Attribute) and isinstance(source.value, ast.Name)):
+        return
+    if any(isinstance(e, ast.Starred) for e in target.elts):
+        return
+    name = source.value.id
+    current = fr.state.get(name)
+    if isinstance(current, OpaqueV):
+        dtype, diff, why = None, current.diff, current.why
+    elif isinstance(current, ArrayV) and current.shape is None:
+        dtype, diff, why = current.dtype, current.diff, current.why
+    else:
+        return
+    dims = tuple(value.item(i).dim for i in range(len(target.elts)))
+    fr.state[name] = ArrayV(dims, dtype, diff, why, value.name)
 
 
 def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame) -> Value:

@@ -1,0 +1,214 @@
+"""One test per operation family of SHAPES.md (items 1 to 9) and per seed."""
+
+from __future__ import annotations
+
+import pytest
+from reveal import one, reveal
+
+PRELUDE = "import jax, functools\nimport jax.numpy as jnp\nimport numpy as np\nimport flax.linen as nn\nfrom flax import nnx\nimport equinox as eqx\nimport einops\n"
+
+
+def shape_of(expr: str, setup: str = "") -> str:
+    return one(PRELUDE + setup + f"\nreveal_type({expr})\n").shape
+
+
+# -- 1. integer propagation --------------------------------------------------------------
+def test_shape_entries_and_arithmetic() -> None:
+    r = one(PRELUDE + "x = jnp.zeros((8, 512, 64))\nB, T, D = x.shape\nreveal_type(T * 2 - 1)\n")
+    assert r.int == 1023
+    r = one(PRELUDE + "x = jnp.zeros((8, 512, 64))\nreveal_type(x.shape[-1] // 8 + len(x.shape) % 2)\n")
+    assert r.int == 9
+
+
+def test_parity_survives_unknown_values() -> None:
+    src = PRELUDE + "def f(n):\n    reveal_type(2 * n)\n    reveal_type(2 * n + 1)\n    reveal_type(n - 1)\n"
+    even, odd, unknown = reveal(src)
+    assert (even.parity, odd.parity, unknown.parity) == (0, 1, None)
+
+
+def test_star_shape_splat() -> None:
+    assert shape_of("jnp.zeros((*x.shape[:-1], 4, 16))", "x = jnp.zeros((2, 77, 64))") == "(2, 77, 4, 16)"
+
+
+# -- 2. slicing and indexing -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr, shape",
+    [
+        ("t[:, :-1]", "(8, 511)"),
+        ("t[:, 1:]", "(8, 511)"),
+        ("t[..., :100]", "(8, 100)"),
+        ("t[0]", "(512,)"),
+        ("t[:, None, :]", "(8, 1, 512)"),
+        ("t[None]", "(1, 8, 512)"),
+        ("t[:, ::2]", "(8, 256)"),
+        ("t[1:-1, 3:10]", "(6, 7)"),
+        ("emb[t]", "(8, 512, 32)"),
+    ],
+)
+def test_slicing(expr: str, shape: str) -> None:
+    assert shape_of(expr, "t = jnp.zeros((8, 512), jnp.int32)\nemb = jnp.zeros((1000, 32))") == shape
+
+
+def test_slice_provenance_names_the_operation() -> None:
+    r = one(PRELUDE + "t = jnp.zeros((8, 512), jnp.int32)\nx = t[:, :-1]\nreveal_type(x.shape[1])\n")
+    assert r.int == 511
+    assert any("511 = 512 - 1, slice t[:, :-1]" in w for w in r.why())
+
+
+def test_symbolic_slice_of_even_length_is_odd() -> None:
+    r = one(PRELUDE + "def f(n):\n    t = jnp.zeros((4, 2 * n))\n    reveal_type(t[:, :-1].shape[1])\n")
+    assert r.parity == 1
+
+
+# -- 3. reshape ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr, shape",
+    [
+        ("x.reshape(8, 77, 4, -1)", "(8, 77, 4, 16)"),
+        ("x.reshape((8, -1, 4, 16))", "(8, 77, 4, 16)"),
+        ("jnp.reshape(x, (-1, 64))", "(616, 64)"),
+        ("x.reshape(*x.shape[:2], 4, 16)", "(8, 77, 4, 16)"),
+    ],
+)
+def test_reshape(expr: str, shape: str) -> None:
+    assert shape_of(expr, "x = jnp.zeros((8, 77, 64))") == shape
+
+
+def test_reshape_with_symbols() -> None:
+    r = one(PRELUDE + "def f(x):\n    B, T, D = x.shape\n    y = x.reshape(B * T, D)\n    reveal_type(y.reshape(B, T, -1).shape[2])\n")
+    assert r.value.dim.render() == "x.shape[2]"  # type: ignore[attr-defined]
+
+
+# -- 4. einsum and dot_general ---------------------------------------------------------------
+def test_einsum_and_dot_general() -> None:
+    setup = "x = jnp.zeros((2, 197, 128), jnp.bfloat16)\nw = jnp.zeros((128, 4, 32), jnp.bfloat16)"
+    assert shape_of('jnp.einsum("btd,dnh->btnh", x, w)', setup) == "(2, 197, 4, 32)"
+    assert shape_of('jnp.einsum("...d,dnh->...nh", x, w)', setup) == "(2, 197, 4, 32)"
+    assert shape_of("jax.lax.dot_general(x, w, (((2,), (0,)), ((), ())))", setup) == "(2, 197, 4, 32)"
+
+
+# -- 5. projections --------------------------------------------------------------------------
+def test_projections() -> None:
+    setup = "x = jnp.zeros((2, 33, 64), jnp.bfloat16)"
+    assert shape_of("x @ jnp.zeros((64, 96))", setup) == "(2, 33, 96)"
+    assert shape_of("jnp.matmul(x, jnp.zeros((64, 96)))", setup) == "(2, 33, 96)"
+    assert shape_of("nn.Dense(96)(x)", setup) == "(2, 33, 96)"
+    assert shape_of("nn.DenseGeneral(features=(4, 16))(x)", setup) == "(2, 33, 4, 16)"
+    assert shape_of("nn.DenseGeneral(features=64, axis=(-2, -1))(jnp.zeros((2, 33, 4, 16)))") == "(2, 33, 64)"
+    assert shape_of("nnx.Linear(64, 32, rngs=nnx.Rngs(0))(x)", setup) == "(2, 33, 32)"
+    assert shape_of("eqx.nn.Linear(64, 32, key=k)(x[0, 0])", setup + "\nk = jax.random.PRNGKey(0)") == "(32,)"
+    assert shape_of("functools.partial(nn.Dense, use_bias=False)(features=8)(x)", setup) == "(2, 33, 8)"
+
+
+def test_dense_dtype_promotes_with_float32_params() -> None:
+    r = one(PRELUDE + "x = jnp.zeros((2, 33, 64), jnp.bfloat16)\nreveal_type(nn.Dense(8)(x))\n")
+    assert r.dtype == "float32"
+    r = one(PRELUDE + "x = jnp.zeros((2, 33, 64), jnp.bfloat16)\nreveal_type(nn.Dense(8, dtype=jnp.bfloat16)(x))\n")
+    assert r.dtype == "bfloat16"
+
+
+# -- 6. split and leading-axis unpacking --------------------------------------------------------
+def test_split_and_unpacking() -> None:
+    src = PRELUDE + "qkv = jnp.zeros((2, 99, 3 * 64))\nq, k, v = jnp.split(qkv, 3, axis=-1)\nreveal_type(k)\n"
+    assert one(src).shape == "(2, 99, 64)"
+    src = PRELUDE + "qkv = jnp.zeros((3, 2, 99, 4, 16))\nq, k, v = qkv\nreveal_type(v)\n"
+    assert one(src).shape == "(2, 99, 4, 16)"
+    src = PRELUDE + "x = jnp.zeros((2, 10, 8))\na, b = jnp.split(x, [3], axis=1)\nreveal_type(b)\n"
+    assert one(src).shape == "(2, 7, 8)"
+
+
+# -- 7. concatenate / stack / pad -----------------------------------------------------------------
+def test_cls_token_concatenation() -> None:
+    r = one(PRELUDE + "p = jnp.zeros((4, 196, 64))\ncls = jnp.zeros((4, 1, 64))\nreveal_type(jnp.concatenate([cls, p], axis=1).shape[1])\n")
+    assert r.int == 197
+    assert any("197 = 1 + 196" in w for w in r.why())
+
+
+def test_stack_and_pad() -> None:
+    assert shape_of("jnp.stack([x, x, x], axis=0)", "x = jnp.zeros((2, 5))") == "(3, 2, 5)"
+    assert shape_of("jnp.pad(x, ((0, 0), (0, 1)))", "x = jnp.zeros((2, 5))") == "(2, 6)"
+    assert shape_of("jnp.pad(x, 1)", "x = jnp.zeros((2, 5))") == "(4, 7)"
+
+
+def test_padding_to_even_is_recognised() -> None:
+    r = one(PRELUDE + "def f(n):\n    x = jnp.zeros((2, 2 * n + 1))\n    y = jnp.pad(x, ((0, 0), (0, 1)))\n    reveal_type(y.shape[1])\n")
+    assert r.parity == 0
+
+
+# -- 8. layout ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr, shape",
+    [
+        ("x.transpose(0, 2, 1, 3)", "(2, 4, 33, 16)"),
+        ("jnp.transpose(x, (0, 2, 1, 3))", "(2, 4, 33, 16)"),
+        ("x.T", "(16, 4, 33, 2)"),
+        ("jnp.swapaxes(x, 1, 2)", "(2, 4, 33, 16)"),
+        ("jnp.moveaxis(x, 2, 1)", "(2, 4, 33, 16)"),
+        ("jnp.expand_dims(x, 0)", "(1, 2, 33, 4, 16)"),
+        ("jnp.squeeze(x[:, :1], 1)", "(2, 4, 16)"),
+        ("jnp.broadcast_to(x[:, :1], (2, 7, 4, 16))", "(2, 7, 4, 16)"),
+        ("jnp.repeat(x, 2, axis=2)", "(2, 33, 8, 16)"),
+        ('einops.rearrange(x, "b t n h -> b n t h")', "(2, 4, 33, 16)"),
+        ('einops.rearrange(x, "b t n h -> b t (n h)")', "(2, 33, 64)"),
+        ('einops.rearrange(y, "b t (n h) -> b t n h", n=4)', "(2, 33, 4, 16)"),
+        ('einops.repeat(x, "b t n h -> b t (n r) h", r=2)', "(2, 33, 8, 16)"),
+    ],
+)
+def test_layout(expr: str, shape: str) -> None:
+    assert shape_of(expr, "x = jnp.zeros((2, 33, 4, 16))\ny = jnp.zeros((2, 33, 64))") == shape
+
+
+# -- 9. shape-preserving operations ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr",
+    ["jax.nn.gelu(x)", "x.astype(jnp.float32)", "nn.LayerNorm()(x)", "nn.Dropout(0.1)(x, deterministic=True)", "jax.nn.softmax(x, axis=-1)", "x * 2 + 1", "jnp.where(x > 0, x, 0.0)", "jax.lax.with_sharding_constraint(x, None)"],
+)
+def test_shape_preserving(expr: str) -> None:
+    assert shape_of(expr, "x = jnp.zeros((2, 33, 64), jnp.bfloat16)") == "(2, 33, 64)"
+
+
+def test_broadcasting() -> None:
+    assert shape_of("x + jnp.zeros((33, 1))", "x = jnp.zeros((2, 33, 64))") == "(2, 33, 64)"
+    assert shape_of("x[:, :, None, None] * jnp.zeros((4, 1))", "x = jnp.zeros((2, 33))") == "(2, 33, 4, 1)"
+
+
+def test_reductions() -> None:
+    assert shape_of("x.mean(axis=-1)", "x = jnp.zeros((2, 33, 64))") == "(2, 33)"
+    assert shape_of("jnp.sum(x, axis=1, keepdims=True)", "x = jnp.zeros((2, 33, 64))") == "(2, 1, 64)"
+
+
+# -- seeds ------------------------------------------------------------------------------------------
+def test_seeds() -> None:
+    assert shape_of("jax.random.normal(key, (4, 77, 8))", "key = jax.random.PRNGKey(0)") == "(4, 77, 8)"
+    assert shape_of("jax.ShapeDtypeStruct((4, 77), jnp.bfloat16)") == "(4, 77)"
+    assert shape_of("np.ones((3, 5))") == "(3, 5)"
+    assert shape_of("jnp.arange(77)") == "(77,)"
+    assert shape_of("jnp.zeros_like(jnp.zeros((3, 9)))") == "(3, 9)"
+    assert shape_of("nn.Embed(1000, 64)(jnp.zeros((2, 77), jnp.int32))") == "(2, 77, 64)"
+    assert shape_of("jnp.array([[1, 2, 3], [4, 5, 6]])") == "(2, 3)"
+
+
+def test_dtypes() -> None:
+    assert one(PRELUDE + "reveal_type(jnp.zeros((2, 3)))\n").dtype == "float32"
+    assert one(PRELUDE + "reveal_type(np.zeros((2, 3)))\n").dtype == "float64"
+    assert one(PRELUDE + "reveal_type(jnp.zeros((2, 3), dtype='bfloat16'))\n").dtype == "bfloat16"
+    assert one(PRELUDE + "reveal_type(jnp.ones((2, 3), jnp.float16).astype(jnp.bfloat16))\n").dtype == "bfloat16"
+    assert one(PRELUDE + "reveal_type(jnp.zeros((2, 3), jnp.bfloat16) * 2.0)\n").dtype == "bfloat16"
+
+
+def test_jaxtyping_annotation() -> None:
+    src = PRELUDE + "from jaxtyping import Array, Float\ndef f(x: Float[Array, 'b 511 h d']):\n    reveal_type(x.shape[1])\n"
+    r = one(src)
+    assert r.int == 511
+    assert any("annotation" in w for w in r.why())
+
+
+def test_configs() -> None:
+    src = PRELUDE + "import dataclasses\n@dataclasses.dataclass\nclass C:\n    seq_len: int = 512\n    heads: int = 8\ncfg = C(heads=4)\nreveal_type(cfg.seq_len - 1)\nreveal_type(cfg.heads)\n"
+    a, b = reveal(src)
+    assert (a.int, b.int) == (511, 4)
+    src = PRELUDE + "import ml_collections\ncfg = ml_collections.ConfigDict()\ncfg.seq_len = 77\nreveal_type(cfg.seq_len)\n"
+    assert one(src).int == 77
+    src = PRELUDE + "CONFIG = {'seq_len': 256, 'heads': 4}\nreveal_type(CONFIG['seq_len'] + 1)\nreveal_type(dict(CONFIG, seq_len=8)['seq_len'])\n"
+    a, b = reveal(src)
+    assert (a.int, b.int) == (257, 8)
