@@ -896,6 +896,9 @@ for _name, _pos in (("normal", 2), ("uniform", 2), ("randint", 4)):
 HANDLERS["jax.config.update"] = h_config_update
 
 
+# unmodelled callables known not to change the objects they are given
+_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.sum", "builtins.enumerate", "builtins.zip", "builtins.reversed"})
+
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__"})
 
 
@@ -908,6 +911,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             _forget_receiver(interp, node, fr)
+        elif name not in _PURE_UNMODELLED:
+            interp.escape(args, kwargs)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
 

@@ -825,7 +825,7 @@ class Interpreter:
         self.tick()
         if isinstance(callee, FunctionV):
             if star_unknown:
-                self._escape(args, kwargs)
+                self.escape(args, kwargs)
                 return UNKNOWN
             return self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
         if isinstance(callee, BoundMethodV):
@@ -852,10 +852,10 @@ class Interpreter:
             return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
-        self._escape(args, kwargs)
+        self.escape(args, kwargs)
         return UNKNOWN
 
-    def _escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
+    def escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
         """A mutable object handed to code we cannot see may be changed by it."""
         for value in (*args, *kwargs.values()):
             if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
@@ -893,14 +893,14 @@ class Interpreter:
         node = func.node
         if ctx.depth > MAX_DEPTH or id(node) in self.active:
             return UNKNOWN
-        generic = generic or (caller is not None and caller.generic and _has_opaque(args, kwargs))
+        generic = generic or (caller is not None and caller.generic)
         memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic)
         if memo_key in self.memo:
             result, recorded = self.memo[memo_key]
             self.events.extend(recorded)
             return result
         mark = len(self.events)
-        state = self.bind_params(func, args, kwargs)
+        state = self.bind_params(func, args, kwargs, generic)
         if state is None:
             return UNKNOWN
         local_names = self.local_names_cache.get(id(node))
@@ -927,7 +927,7 @@ class Interpreter:
         self.memo[memo_key] = (result, tuple(self.events[mark:]))
         return result
 
-    def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value]) -> State | None:
+    def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False) -> State | None:
         a = func.node.args
         positional = [*a.posonlyargs, *a.args]
         state: State = {}
@@ -944,7 +944,8 @@ class Interpreter:
             else:
                 state[param.arg] = UNKNOWN
         if a.vararg:
-            state[a.vararg.arg] = TupleV(tuple(args[len(positional) :]))
+            # a caller we cannot see may pass any number of extra arguments
+            state[a.vararg.arg] = UNKNOWN if generic else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):
             return None  # the call does not fit the signature: not ours to judge
         kw_defaults = dict(func.kw_defaults)
@@ -956,14 +957,10 @@ class Interpreter:
             else:
                 state[param.arg] = UNKNOWN
         if a.kwarg:
-            state[a.kwarg.arg] = DictV(tuple(kwargs.items()))
+            state[a.kwarg.arg] = UNKNOWN if generic else DictV(tuple(kwargs.items()))
         elif kwargs:
             return None
         return state
-
-
-def _has_opaque(args: Sequence[Value], kwargs: dict[str, Value]) -> bool:
-    return any(isinstance(v, OpaqueV) for v in (*args, *kwargs.values()))
 
 
 def _unwrap_function(value: Value) -> FunctionV | None:

@@ -368,6 +368,8 @@ def refine(interp: Interpreter, test: ast.expr, sense: bool, fr: Frame) -> None:
     if name is None or modulus is None:
         return
     current = fr.state.get(name)
+    if isinstance(current, OpaqueV):
+        current = IntV(D.symbol(current.name, current.why))
     if not isinstance(current, IntV):
         return
     if modulus & (modulus - 1):

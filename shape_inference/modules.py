@@ -66,6 +66,12 @@ class Project:
         self.by_name: dict[str, ModuleInfo] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
+        if root is None and len(trees) > 1:
+            # files handed over together: name them from the folder they share
+            try:
+                root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in trees])
+            except ValueError:
+                root = None
         for path, tree in trees.items():
             name, is_package = module_name_for(path, root)
             info = ModuleInfo(name, path, tree, is_package)

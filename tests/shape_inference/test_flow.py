@@ -1,0 +1,141 @@
+"""Flow constructs and calls: what stays certain, what becomes Unknown."""
+
+from __future__ import annotations
+
+from reveal import one, reveal
+
+P = "import jax, functools\nimport jax.numpy as jnp\nimport flax.linen as nn\nfrom flax import nnx\nimport equinox as eqx\n"
+
+
+def test_if_else_join_keeps_equal_values_and_congruence() -> None:
+    assert one(P + "def f(c):\n    n = 8\n    if c:\n        n = 8\n    reveal_type(n)\n").int == 8
+    r = one(P + "def f(c):\n    n = 128\n    if c:\n        n = 256\n    reveal_type(n)\n")
+    assert r.int is None and r.parity == 0
+    r = one(P + "def f(c):\n    n = 511 if c else 255\n    reveal_type(n)\n")
+    assert r.int is None and r.parity == 1
+    assert one(P + "def f(c):\n    n = 512 if c else 511\n    reveal_type(n)\n").parity is None
+
+
+def test_guards_refine_parity() -> None:
+    src = P + "def f(n):\n    if n % 2:\n        n = n + 1\n    reveal_type(n)\n"
+    assert one(src).parity == 0
+    src = P + "def f(n):\n    if n % 2 == 1:\n        raise ValueError('odd')\n    reveal_type(n)\n"
+    assert one(src).parity == 0
+    src = P + "def f(n):\n    assert n % 2 == 0\n    reveal_type(n + 1)\n"
+    assert one(src).parity == 1
+
+
+def test_early_return_and_augmented_assignment() -> None:
+    src = P + "def f(c):\n    n = 10\n    if c:\n        return 0\n    n += 1\n    reveal_type(n)\n"
+    assert one(src).int == 11
+
+
+def test_loops_widen() -> None:
+    src = P + "n = 1\nfor i in range(10):\n    n = n * 2\nreveal_type(n)\n"
+    assert one(src).int is None
+    src = P + "n = 7\nfor i in range(10):\n    print(i)\nreveal_type(n)\n"
+    assert one(src).int == 7
+    src = P + "x = jnp.zeros((2, 16))\nwhile True:\n    x = jnp.concatenate([x, x], axis=1)\n    break\nreveal_type(x.shape[1])\n"
+    assert one(src).int is None
+
+
+def test_with_and_comprehensions() -> None:
+    src = P + "with open('f') as fh:\n    n = 77\nreveal_type(n)\nxs = [n for n in range(3)]\nreveal_type(xs)\n"
+    a, b = reveal(src)
+    assert a.int == 77 and b.shape == "?"
+
+
+def test_tuple_unpacking_and_star() -> None:
+    src = P + "a, *rest, z = (1, 2, 3, 4)\nreveal_type(len(rest))\nreveal_type(z)\n"
+    a, b = reveal(src)
+    assert (a.int, b.int) == (2, 4)
+
+
+def test_function_summaries_keywords_defaults_star() -> None:
+    src = P + "def f(a, b=3, *args, c=5, **kw):\n    return a + b + c + len(args) + len(kw)\nreveal_type(f(1, c=7, d=0))\nreveal_type(f(*(1, 2, 9)))\nreveal_type(f(**{'a': 1, 'b': 1}))\n"
+    a, b, c = reveal(src)
+    assert (a.int, b.int, c.int) == (12, 9, 7)
+
+
+def test_methods_closures_partial_lambda() -> None:
+    src = P + (
+        "class M:\n    def __init__(self, n):\n        self.n = n\n    def double(self):\n        return 2 * self.n\n"
+        "m = M(21)\nreveal_type(m.double())\n"
+        "def outer(k):\n    def inner(x):\n        return x + k\n    return inner\nreveal_type(outer(5)(6))\n"
+        "g = functools.partial(lambda a, b: a * b, 3)\nreveal_type(g(4))\n"
+    )
+    a, b, c = reveal(src)
+    assert (a.int, b.int, c.int) == (42, 11, 12)
+
+
+def test_transparent_decorators() -> None:
+    src = P + (
+        "@jax.jit\ndef f(x):\n    return x[:, :-1]\n"
+        "@functools.partial(jax.checkpoint, prevent_cse=False)\ndef g(x):\n    return x[:, 1:]\n"
+        "x = jnp.zeros((2, 64))\nreveal_type(f(x))\nreveal_type(g(x))\nreveal_type(jax.remat(f)(x))\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["(2, 63)", "(2, 63)", "(2, 63)"]
+
+
+def test_recursion_gives_unknown() -> None:
+    src = P + "def f(n):\n    if n == 0:\n        return 1\n    return f(n - 1) + 1\nreveal_type(f(3))\n"
+    assert one(src).int is None
+
+
+def test_lax_control_flow_carries_shapes() -> None:
+    src = P + (
+        "def body(carry, x):\n    reveal_type(x)\n    return carry, x\n"
+        "xs = jnp.zeros((10, 4, 77))\njax.lax.scan(body, jnp.zeros(()), xs)\n"
+    )
+    assert {r.shape for r in reveal(src)} == {"(4, 77)"}
+
+
+def test_vmap_removes_and_restores_the_axis() -> None:
+    src = P + "def f(x):\n    reveal_type(x)\n    return x[:-1]\ny = jax.vmap(f)(jnp.zeros((8, 65)))\nreveal_type(y)\n"
+    inner, outer = reveal(src)
+    assert (inner.shape, outer.shape) == ("(65,)", "(8, 64)")
+
+
+def test_flax_linen_setup_compact_apply() -> None:
+    src = P + (
+        "class Block(nn.Module):\n    width: int\n    def setup(self):\n        self.proj = nn.Dense(self.width)\n"
+        "    def __call__(self, x):\n        y = self.proj(x)\n        reveal_type(y)\n        return y\n"
+        "class Model(nn.Module):\n    @nn.compact\n    def __call__(self, x):\n        return Block(48)(nn.Dense(32)(x))\n"
+        "model = Model()\nx = jnp.zeros((2, 9, 16))\nvariables = model.init(jax.random.PRNGKey(0), x)\n"
+        "def loss(params):\n    return model.apply(params, x).sum()\njax.grad(loss)(variables)\n"
+    )
+    found = reveal(src)
+    assert {r.shape for r in found} == {"(2, 9, 48)"}
+    assert any(r.diff for r in found), "apply under grad differentiates the parameters"
+    assert any(not r.diff for r in found), "init does not"
+
+
+def test_nnx_and_equinox_modules() -> None:
+    src = P + (
+        "class N(nnx.Module):\n    def __init__(self, rngs):\n        self.lin = nnx.Linear(16, 24, rngs=rngs)\n"
+        "    def __call__(self, x):\n        reveal_type(self.lin(x))\n        return x\n"
+        "m = N(nnx.Rngs(0))\nnnx.grad(lambda m, x: m(x).sum())(m, jnp.zeros((3, 16)))\n"
+        "class E(eqx.Module):\n    lin: eqx.nn.Linear\n    def __init__(self, key):\n        self.lin = eqx.nn.Linear(16, 8, key=key)\n"
+        "    def __call__(self, x):\n        reveal_type(self.lin(x))\n        return x\n"
+        "e = E(jax.random.PRNGKey(0))\neqx.filter_grad(lambda e, x: e(x).sum())(e, jnp.zeros((16,)))\n"
+    )
+    nnx_r, eqx_r = reveal(src)
+    assert (nnx_r.shape, nnx_r.diff) == ("(3, 24)", True)
+    assert (eqx_r.shape, eqx_r.diff) == ("(8,)", True)
+
+
+def test_cross_module_imports() -> None:
+    files = {"cfg.py": "SEQ = 512\n", "pkg/__init__.py": "", "pkg/shapes.py": "from cfg import SEQ\ndef shifted():\n    return SEQ - 1\n"}
+    src = P + "from pkg.shapes import shifted\nreveal_type(shifted())\n"
+    r = one(src, files=files)
+    assert r.int == 511
+    assert any("cfg.py" in w or "line 1" in w for w in r.why())
+
+
+def test_differentiation_taint() -> None:
+    src = P + (
+        "def loss(w, x, c):\n    h = x @ w\n    reveal_type(h)\n    reveal_type(x * 2)\n    reveal_type(jax.lax.stop_gradient(h))\n    return h.sum()\n"
+        "jax.grad(loss)(jnp.zeros((4, 4)), jnp.zeros((2, 4)), 1)\n"
+    )
+    h, x2, stopped = reveal(src)
+    assert (h.diff, x2.diff, stopped.diff) == (True, False, False)

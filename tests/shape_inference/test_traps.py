@@ -1,0 +1,79 @@
+"""Wrong values are the worst defect: where the truth is not certain, Unknown."""
+
+from __future__ import annotations
+
+from reveal import one, reveal
+
+P = "import jax\nimport jax.numpy as jnp\n"
+
+
+def test_shadowed_name() -> None:
+    src = P + "T = 511\ndef f(T):\n    reveal_type(T)\n"
+    assert one(src).int is None
+
+
+def test_reassignment_in_one_branch() -> None:
+    src = P + "def f(c):\n    T = 511\n    if c:\n        T = 512\n    reveal_type(T)\n"
+    assert one(src).parity is None
+
+
+def test_name_bound_only_in_one_branch() -> None:
+    src = P + "def f(c):\n    if c:\n        T = 511\n    reveal_type(T)\n"
+    assert one(src).int is None
+
+
+def test_module_global_rebound_by_a_function() -> None:
+    src = P + "T = 511\ndef set_len(n):\n    global T\n    T = n\ndef f():\n    reveal_type(T)\n"
+    assert one(src).int is None
+
+
+def test_mutation_through_a_method() -> None:
+    src = P + (
+        "class Cfg:\n    def __init__(self):\n        self.n = 511\n    def grow(self):\n        self.n += 1\n"
+        "cfg = Cfg()\ncfg.grow()\nreveal_type(cfg.n)\n"
+    )
+    assert one(src).int == 512
+
+
+def test_mutation_by_code_we_cannot_see() -> None:
+    src = P + "import somelib\nclass Cfg:\n    def __init__(self):\n        self.n = 511\ncfg = Cfg()\nsomelib.tune(cfg)\nreveal_type(cfg.n)\n"
+    assert one(src).int is None
+
+
+def test_list_mutation_forgets_length() -> None:
+    src = P + "xs = [1, 2]\nxs.append(3)\nreveal_type(len(xs))\n"
+    assert one(src).int is None
+
+
+def test_dynamic_shapes_are_unknown() -> None:
+    src = P + "import numpy as np\ndef f(path):\n    data = np.load(path)\n    reveal_type(data.shape[1] - 1)\n"
+    assert one(src).int is None
+    src = P + "def f(x, n):\n    reveal_type(x[:, :n].shape[1])\n"
+    assert one(src).int is None
+    src = P + "def f(x):\n    reveal_type(x[:, :511].shape[1])\n"
+    assert one(src).int is None, "x may be shorter than 511"
+
+
+def test_loop_changing_length() -> None:
+    src = P + "x = jnp.zeros((2, 512))\nfor _ in range(3):\n    x = x[:, :-1]\n    reveal_type(x.shape[1])\n"
+    assert all(r.int is None for r in reveal(src))
+
+
+def test_unknown_decorator_hides_the_function() -> None:
+    src = P + "import mylib\n@mylib.batched\ndef f(x):\n    return x[:, :-1]\nreveal_type(f(jnp.zeros((2, 512))))\n"
+    assert one(src).shape == "?"
+
+
+def test_try_except_may_skip_assignments() -> None:
+    src = P + "T = 512\ntry:\n    T = 511\n    risky()\nexcept Exception:\n    pass\nreveal_type(T)\n"
+    assert one(src).parity is None
+
+
+def test_star_args_that_cannot_be_resolved() -> None:
+    src = P + "def f(a, b=511):\n    return b\ndef g(*args):\n    reveal_type(f(*args))\n"
+    assert one(src).int is None
+
+
+def test_incompatible_broadcast_is_unknown_not_a_guess() -> None:
+    src = P + "reveal_type((jnp.zeros((2, 3)) + jnp.zeros((2, 5))).shape[1])\n"
+    assert one(src).int is None
