@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     out.add_argument("--show-source", action="store_true", help="show the line and a caret")
     out.add_argument("--statistics", action="store_true", help="count findings per code")
+    out.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings (errors still exit 2)"
+    )
     tgt = parser.add_argument_group("targets")
     tgt.add_argument("--jax-version", help="JAX version the code targets (default: installed)")
     tgt.add_argument("--gpu", help="target GPU, e.g. sm80, sm90, sm100 (default: sm90)")
@@ -162,6 +165,7 @@ class Options:
     confirm: bool = False
     confirm_backend: str = "auto"
     confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT
+    exit_zero: bool = False
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -233,6 +237,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
         confirm=args.confirm,
         confirm_backend=args.confirm_backend,
         confirm_timeout=args.confirm_timeout,
+        exit_zero=args.exit_zero,
         warnings=fc.warnings,
     )
 
@@ -552,6 +557,8 @@ def run(options: Options) -> int:
             print(f"{PROG}: error: --confirm failed: {_describe(exc)}", file=sys.stderr)
             return 2
     code = exit_code(result.findings, result.errors, verdicts)
+    if options.exit_zero and code == 1:
+        code = 0
     report = Report(
         findings=result.findings,
         errors=result.errors,

@@ -65,8 +65,8 @@ def _finding(call: AttentionCall, has_bias: bool) -> Finding:
     here = event.module.path
     assert call.T is not None and call.S is not None
     T, S = call.T, call.S
-    if T.same_as(S) and T.why == S.why:
-        lengths = _describe("T=S", T, here).replace("T=S=", "T = S = ", 1)
+    if T.same_as(S) and origin_phrase(T.why, here) == origin_phrase(S.why, here):
+        lengths = _describe("T = S", T, here).replace("T = S=", "T = S = ", 1)
     else:
         lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
     error = f'"Unsupported sequence length Q {T.render()}, KV {S.render()}."'

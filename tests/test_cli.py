@@ -794,3 +794,19 @@ def test_pre_commit_hooks_file_is_well_formed() -> None:
     assert ids == ["jax-cudnn-lint", "jax-cudnn-lint-flake8"]
     assert text.count("language: python") == 2
     assert text.count("types: [python]") == 2
+
+
+def test_exit_zero_keeps_findings_but_not_the_status(tmp_path: Path) -> None:
+    write(tmp_path, {"m.py": LSTM_SNIPPET})
+    plain = run_py("-m", "jax_cudnn_lint", str(tmp_path / "m.py"), cwd=tmp_path)
+    zero = run_py("-m", "jax_cudnn_lint", "--exit-zero", str(tmp_path / "m.py"), cwd=tmp_path)
+    assert plain.returncode == 1 and zero.returncode == 0
+    assert "JCD101" in zero.stdout and zero.stdout == plain.stdout
+
+
+def test_readme_example_project_reports_the_seed_failures() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    proc = run_py("-m", "jax_cudnn_lint", "--exit-zero", "--no-cache", "examples/", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    codes = sorted(line.split()[1] for line in proc.stdout.splitlines() if ": JCD" in line)
+    assert codes == ["JCD101", "JCD201"], proc.stdout
