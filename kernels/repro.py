@@ -284,8 +284,11 @@ def validate_repro(obj: object) -> list[str]:
                     problems.append(f"wrt: {w!r} is not in arrays")
                 elif spec is not None and spec.get("dtype") not in FLOAT_DTYPES:
                     problems.append(f"wrt: {w!r} has a non-float dtype")
-    elif wrt not in (None, []):
-        problems.append("wrt must be absent or empty when differentiated is false")
+    elif wrt is not None:
+        # Ignored when not differentiated, but it must still be well-formed.
+        names = json_list(wrt)
+        if names is None or not all(isinstance(w, str) for w in names):
+            problems.append("wrt must be a list of operand names")
 
     # kwargs
     kwargs = json_object(d.get("kwargs"))

@@ -362,3 +362,29 @@ def test_progress_bar_on_a_terminal() -> None:
     quiet = Tty()
     runner.Progress(3, False, quiet).update("x", "refuted")
     assert quiet.getvalue() == ""
+
+
+def test_memory_cap_without_cuda() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from jax_cudnn_lint.kernels.child import limit_memory\n"
+        "assert limit_memory(True) is None\n"
+        "assert limit_memory(False) is not None\n"
+        "try:\n"
+        "    block = bytearray(1024 * 2**20)\n"
+        "except MemoryError:\n"
+        "    print('capped')\n"
+    )
+    env = {**os.environ, "JCD_CONFIRM_MEMORY_MB": "256"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "capped"
