@@ -74,7 +74,7 @@ class ChildProcess:
         reader.start()
         try:
             ready = self._next(startup_timeout, "starting (import jax)")
-        except ChildFailure:
+        except BaseException:  # a failure, or Ctrl-C while jax imports: leave no orphan
             self.kill()
             raise
         if ready.get("op") != "ready":
@@ -318,6 +318,9 @@ def confirm_repros(
     try:
         while position < len(pending):
             i = pending[position]
+            if child is not None and child.proc.poll() is not None:
+                child.kill()  # it died between repros: not this repro's fault
+                child = None
             if child is None:
                 try:
                     child = start_child(backend, startup_timeout)

@@ -233,12 +233,18 @@ def test_command_line(isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixt
 # ------------------------------------------------------------------ the runner, with a fake child
 
 
+class FakeProcess:
+    def poll(self) -> int | None:
+        return None
+
+
 class FakeChild:
     """Answers like a child; raises KeyboardInterrupt on request number `interrupt_at`."""
 
     runs: list[dict[str, Any]]
 
     def __init__(self, interrupt_at: int | None = None) -> None:
+        self.proc = FakeProcess()
         self.runs = []
         self.interrupt_at = interrupt_at
         self.killed = False
