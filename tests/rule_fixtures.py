@@ -8,6 +8,9 @@ must stay silent, so an improvement that catches it updates the fixture).
 Attention fixtures also declare what JAX does: `def case_name():  # expect: raises`
 or `# expect: clean`.  tests/test_fixture_traces.py runs each case with JAX's cuDNN
 probes set to a GPU target and checks that JAX agrees.
+
+A fixture may fix what it is judged for: `# target: sm80 9.8` (GPU and cuDNN, for the
+lint and the trace alike) and `# jax-version: 0.7.2` (the lint only).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ _CODES = r"JCD\d{3}(?:\s*,\s*JCD\d{3})*"
 _MARKER = re.compile(rf"^#\s*({_CODES})\s*(?:;\s*plugin:\s*(none|{_CODES}))?\s*$")
 _EXPECT = re.compile(r"^#\s*expect:\s*(raises|clean)\b")
 _CASE = re.compile(r"^\s*def (case_\w+)\(")
+_TARGET = re.compile(r"^#\s*target:\s*(\S+)\s+(\S+)\s*$")
+_JAX_VERSION = re.compile(r"^#\s*jax-version:\s*(\S+)\s*$")
 
 
 def comments(text: str) -> dict[int, str]:
@@ -65,6 +70,19 @@ def case_expectations(text: str) -> dict[str, str]:
             expect = _EXPECT.match(notes[number])
             if expect:
                 out[case.group(1)] = expect.group(1)
+    return out
+
+
+def config_overrides(text: str) -> dict[str, str]:
+    """Config fields a fixture fixes with `# target: sm80 9.8` / `# jax-version: 0.7.2`."""
+    out: dict[str, str] = {}
+    for comment in comments(text).values():
+        target = _TARGET.match(comment)
+        if target:
+            out["gpu"], out["cudnn"] = target.group(1), target.group(2)
+        version = _JAX_VERSION.match(comment)
+        if version:
+            out["jax_version"] = version.group(1)
     return out
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import ast
 
-from rule_fixtures import expected_findings, known_misses, project_fixture_dirs, rule_fixture_files
+from rule_fixtures import config_overrides, expected_findings, known_misses, project_fixture_dirs, rule_fixture_files
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.engine import lint_project, lint_source
@@ -20,7 +20,7 @@ ALL_RULES = Config(select=("JCD",), extend_select=tuple(RULES), jax_version="0.1
 @pytest.mark.parametrize("path", rule_fixture_files(), ids=lambda p: p.name)
 def test_fixture_markers(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    findings = lint_source(text, str(path), ALL_RULES)
+    findings = lint_source(text, str(path), ALL_RULES.with_(**config_overrides(text)))
     got = {(f.line, f.code) for f in findings}
     expected = expected_findings(text)
     lines = text.splitlines()
