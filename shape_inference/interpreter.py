@@ -83,37 +83,13 @@ class Frame:
         self.is_class = is_class
 
 
-def _assigned_names(body: Sequence[ast.stmt], args: ast.arguments | None) -> frozenset[str]:
-    """Names local to a function: parameters and every name bound in its body."""
-    names: set[str] = set()
-    if args is not None:
-        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-            names.add(a.arg)
-        if args.vararg:
-            names.add(args.vararg.arg)
-        if args.kwarg:
-            names.add(args.kwarg.arg)
-    stack: list[ast.AST] = list(body)
-    globals_: set[str] = set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            stack.extend(node.decorator_list)
-            continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            globals_.update(node.names)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
-    return frozenset(names - globals_)
+def _params(args: ast.arguments) -> set[str]:
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    if args.vararg:
+        names.add(args.vararg.arg)
+    if args.kwarg:
+        names.add(args.kwarg.arg)
+    return names
 
 
 def join_states(a: State | None, b: State | None) -> State | None:
@@ -215,7 +191,7 @@ class Interpreter:
         inst = InstanceV(cls, {}, False, (Step(cls.module.path, cls.node.lineno, f"an instance of {cls.node.name}"),))
         for name, _default, annotation in cls.all_fields():
             inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
-        for name in _self_assigned(cls):
+        for name in sorted(cls.module.facts.self_attrs.get(id(cls.node), ())):
             inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
@@ -905,9 +881,10 @@ class Interpreter:
             return UNKNOWN
         local_names = self.local_names_cache.get(id(node))
         if local_names is None:
-            body = node.body if not isinstance(node, ast.Lambda) else []
-            local_names = _assigned_names(body, node.args)
-            self.local_names_cache[id(node)] = local_names
+            known = func.module.facts.locals_of.get(id(node))
+            if known is None:  # a function built outside the module walk (never, but be safe)
+                known = _params(node.args)
+            local_names = self.local_names_cache[id(node)] = frozenset(known)
         frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)
         self.active.append(id(node))
         try:
@@ -920,7 +897,7 @@ class Interpreter:
                 result = frame.returns[0] if frame.returns else UNKNOWN
                 for other in frame.returns[1:]:
                     result = join(result, other)
-                if _is_generator(node):
+                if id(node) in func.module.facts.generators:
                     result = UNKNOWN
         finally:
             self.active.pop()
@@ -978,29 +955,9 @@ def _unwrap_function(value: Value) -> FunctionV | None:
     return None
 
 
-def _self_assigned(cls: ClassV) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(cls.node):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            names.add(node.attr)
-    return names
-
-
 def _is_classvar(annotation: ast.expr | None) -> bool:
     text = ast.unparse(annotation) if annotation is not None else ""
     return "ClassVar" in text
-
-
-def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    stack: list[ast.AST] = list(node.body)
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (ast.Yield, ast.YieldFrom)):
-            return True
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(ast.iter_child_nodes(item))
-    return False
 
 
 def _stored_names(node: ast.AST) -> list[str]:

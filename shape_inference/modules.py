@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference.scopes import ScopeFacts, scope_facts
+
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.values import Value
 
@@ -25,6 +27,7 @@ class ModuleInfo:
     namespace: dict[str, Value] = field(default_factory=lambda: {})
     state: str = "new"  # new -> running -> done
     global_names: frozenset[str] = frozenset()  # names some function rebinds with `global`
+    facts: ScopeFacts = field(default_factory=ScopeFacts)
 
 
 def _src_roots(root: str) -> list[str]:
@@ -75,7 +78,8 @@ class Project:
         for path, tree in trees.items():
             name, is_package = module_name_for(path, root)
             info = ModuleInfo(name, path, tree, is_package)
-            info.global_names = _global_names(tree)
+            info.facts = scope_facts(tree)
+            info.global_names = frozenset(info.facts.global_names)
             self.by_path[path] = info
             self.by_name.setdefault(name, info)
             parts = name.split(".")
@@ -105,11 +109,3 @@ class Project:
         if module:
             parts.append(module)
         return ".".join(p for p in parts if p)
-
-
-def _global_names(tree: ast.Module) -> frozenset[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global):
-            names.update(node.names)
-    return frozenset(names)
