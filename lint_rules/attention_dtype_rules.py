@@ -1,0 +1,93 @@
+"""JCD203: cuDNN attention with inputs cuDNN does not take (catalog FA-5, FA-8, FA-24b).
+
+`check_layout` accepts float16, bfloat16 and the two fp8 types for Q (float32 is the
+usual failure); a boolean mask is turned into a bias of the query's dtype first, which
+only works for 16-bit floats; fp8 inputs outside the direct API's fp8 path pass the
+check and fail when the call is compiled.
+"""
+
+from __future__ import annotations
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules import attention_checks as C
+from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
+from jax_cudnn_lint.lint_rules.evidence import (
+    context_lines,
+    evidence_lines,
+    origin_phrase,
+    related_locations,
+)
+from jax_cudnn_lint.lint_rules.registry import rule
+from jax_cudnn_lint.shape_inference.context import CallEvent
+from jax_cudnn_lint.shape_inference.dims import Why
+
+JCD203 = rule(
+    "JCD203",
+    "cudnn-attention-dtype",
+    "cuDNN attention with query/key/value that are not float16/bfloat16 (or a boolean mask with non-16-bit inputs)",
+)
+
+FIX = 'cast query, key and value to jnp.bfloat16 (or float16) for the cuDNN call, or use implementation="xla"'
+
+
+def attention_finding(call: AttentionCall, code: str, message: str, evidence: list[str], repro: dict[str, object] | None, *whys: Why) -> Finding:
+    """A finding at the attention call, with the callee and context in its evidence."""
+    event: CallEvent = call.event
+    here = event.module.path
+    lines = [f"callee: {event.qualname} (cuDNN: {call.cudnn_reason})", *evidence, *context_lines(event)]
+    node = event.node
+    return Finding(code, here, node.lineno, node.col_offset, message, tuple(lines), repro, related_locations(event, *whys))
+
+
+def _dtype_phrase(call: AttentionCall) -> tuple[str, Why]:
+    q = call.query
+    if q is None:
+        return "", ()
+    origin = origin_phrase(q.why, call.event.module.path)
+    return (f" (query {q.render_shape()} from {origin})" if origin else ""), q.why
+
+
+def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    for call in attention_calls(events, config):
+        failure = C.bool_mask_dtype(call, config) or C.qkv_dtype(call, config)
+        lowering = False
+        if failure is None:
+            failure = C.fp8_without_use_fp8(call, config)
+            lowering = failure is not None
+        if failure is None:
+            continue
+        dtype = call.dtype or "?"
+        shown, _, wide_note = C.dtype_as_seen(call, dtype)
+        where, why = _dtype_phrase(call)
+        here = call.event.module.path
+        note = C.first_note(call, config, C.LOWERING if lowering else failure.catalog)
+        if failure.catalog == "FA-5":
+            mask = C.array(call.arg("mask"))
+            mask_shape = mask.render_shape() if mask is not None else ""
+            message = (
+                f"cuDNN attention with a boolean mask {mask_shape} and {shown} inputs{where}: JAX turns the mask into a bias "
+                f"of the query's dtype and raises {failure.quoted()} (bfloat16/float16 only){note}; {FIX}"
+            )
+        elif failure.catalog == "FA-8":
+            message = (
+                f"cuDNN attention gets {shown} query/key/value{where}: JAX raises {failure.quoted()}{wide_note} "
+                f"while tracing on the GPU host{note}; {FIX}"
+            )
+        else:
+            message = (
+                f"cuDNN attention gets {shown} query/key/value{where} without the fp8 path: the dtype check lets fp8 through, "
+                f"then compiling fails with {failure.exception}({failure.message}) (this kernel lowers bfloat16/float16 only){note}; "
+                "use bfloat16/float16 inputs, or the direct fused_attention_stablehlo API with use_fp8=True and fp8_params"
+            )
+        evidence = [*evidence_lines("query dtype", why, here), f"query dtype: {dtype}"]
+        mask = C.array(call.arg("mask"))
+        if failure.catalog == "FA-5" and mask is not None:
+            evidence += [*evidence_lines("mask", mask.why, here), f"mask dtype: {mask.dtype or 'bool (jax.nn takes boolean masks only)'}"]
+        repro = C.repro_for(call, config, failure, JCD203.code, differentiated=False)
+        findings.append(attention_finding(call, JCD203.code, message, evidence, repro, why))
+    return findings
+
+
+CHECKS = (check_jcd203,)
