@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -306,8 +307,14 @@ class ModuleIndex:
         return found
 
 
-def project_set(scanned: Sequence[ScannedFile], root: str) -> list[str]:
-    """Gated files, the files that import them (transitively), and what all of those import."""
+def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], list[str]]:
+    """The entry files of the analysis, and the project files it may reach.
+
+    Entry files: the gated ones, and the files that import them (directly or not)
+    and name a differentiation transform (a train.py).  Reachable: what the entry
+    files import, transitively; they are parsed only if the analysis follows an
+    import into them.
+    """
     readable = [s for s in scanned if s.sha256 is not None]
     index = ModuleIndex((s.path for s in readable), root)
     imports: dict[str, set[str]] = {}
@@ -319,18 +326,27 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> list[str]:
         imports[s.path] = targets
         for target in targets:
             importers.setdefault(target, set()).add(s.path)
-    selected = {s.path for s in readable if s.gated}
-    frontier = list(selected)
+    gated = {s.path for s in readable if s.gated}
+    by_path = {s.path: s for s in readable}
+    importing: set[str] = set()
+    frontier = list(gated)
     while frontier:
         path = frontier.pop()
         for importer in importers.get(path, ()):
-            if importer not in selected:
-                selected.add(importer)
+            if importer not in importing and importer not in gated:
+                importing.add(importer)
                 frontier.append(importer)
-    for path in list(selected):
-        selected |= imports.get(path, set())
+    entries = gated | {p for p in importing if by_path[p].differentiates}
+    reachable: set[str] = set()
+    frontier = list(entries)
+    while frontier:
+        path = frontier.pop()
+        for target in imports.get(path, ()):
+            if target not in entries and target not in reachable:
+                reachable.add(target)
+                frontier.append(target)
     order = {s.path: i for i, s in enumerate(readable)}
-    return sorted(selected, key=order.__getitem__)
+    return sorted(entries, key=order.__getitem__), sorted(reachable, key=order.__getitem__)
 
 
 # --- the run ----------------------------------------------------------------
@@ -390,9 +406,9 @@ def analyse(options: Options) -> Analysis:
             )
         elif s.internal_error is not None:
             errors.append(_error("JCD901", s.path, f"internal error: {s.internal_error}"))
-    selected = project_set(scanned, options.root)
+    selected, reachable = project_set(scanned, options.root)
     by_path = {s.path: s for s in scanned}
-    hashes = [(path, by_path[path].sha256 or "") for path in selected]
+    hashes = [(path, by_path[path].sha256 or "") for path in (*selected, *reachable)]
 
     key: str | None = None
     if options.use_cache and selected:
@@ -429,11 +445,21 @@ def analyse(options: Options) -> Analysis:
             parse_errors.append(
                 _error("JCD900", path, f"could not read/parse {path}: {_describe(exc)}")
             )
-    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal)
+    lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in reachable}
+    gated = {path for path in selected if by_path[path].gated}
+    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal, lazy, gated)
     if key is not None and not internal:
         result_cache.store(key, findings, parse_errors)
     all_errors = sorted(errors + parse_errors + internal, key=Finding.sort_key)
     return Analysis(findings, all_errors, len(files), len(selected))
+
+
+def _parse_quietly(parse: Callable[[str, str], ast.Module], path: str) -> ast.Module | None:
+    """Parse a file the analysis reached through an import; None if it cannot be read."""
+    try:
+        return parse(read_source(path)[0], path)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _lint(
@@ -442,12 +468,15 @@ def _lint(
     trees: Mapping[str, ast.Module],
     options: Options,
     internal: list[Finding],
+    lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
+    gated: Collection[str] = (),
 ) -> list[Finding]:
     """Whole-project analysis; if it fails, file by file so one bad file costs only itself."""
     if not trees:
         return []
     try:
-        return _enabled(lint_project(trees, options.config, options.root), options.config)
+        importers = [path for path in trees if path not in gated]
+        return _enabled(lint_project(trees, options.config, options.root, lazy, importers), options.config)
     except Exception as project_exc:
         if _raise_internal():
             raise

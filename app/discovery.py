@@ -258,6 +258,15 @@ class ScannedFile:
     text: str | None = None
     error: Problem | None = None
     internal_error: str | None = None
+    differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
+
+
+_DIFFERENTIATION_WORDS = ("grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian")
+
+
+def mentions_differentiation(text: str) -> bool:
+    """Cheap: could this file differentiate something (and so be an entry point)?"""
+    return any(word in text for word in _DIFFERENTIATION_WORDS)
 
 
 def scan_file(path: str) -> ScannedFile:
@@ -265,7 +274,10 @@ def scan_file(path: str) -> ScannedFile:
     try:
         text, digest = read_source(path)
         gated = might_matter(text)
-        return ScannedFile(path, digest, gated, scan_imports(text), text if gated else None)
+        return ScannedFile(
+            path, digest, gated, scan_imports(text), text if gated else None,
+            differentiates=mentions_differentiation(text),
+        )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))
     except Exception as exc:

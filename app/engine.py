@@ -8,7 +8,7 @@ findings.  The static path never imports jax and never runs the code it reads.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
@@ -50,12 +50,20 @@ def lint_source(text: str, path: str = "<string>", config: Config | None = None)
 
 
 def lint_project(
-    trees: Mapping[str, ast.Module], config: Config | None = None, root: str | None = None
+    trees: Mapping[str, ast.Module],
+    config: Config | None = None,
+    root: str | None = None,
+    lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
+    importers: Collection[str] = (),
 ) -> list[Finding]:
-    """Whole-project analysis: every parsed file of the project, keyed by path.
+    """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
-    Imports between these files are followed (functions, classes and shapes flow
-    across modules), so a `train.py` that differentiates a model from `model.py`
-    is seen as differentiating it.  `root` is the folder module names are relative to.
+    Imports between project files are followed (functions, classes and shapes flow
+    across modules), so a `train.py` that differentiates a model from `model.py` is
+    seen as differentiating it.  `lazy` maps the project's other files to a parser
+    that runs only if an analysed import reaches them; entry files listed in
+    `importers` (they import the analysed code but name no watched API) are entered
+    only through their functions that name a differentiation transform.  `root` is
+    the folder module names are relative to.
     """
-    return analyse_modules(dict(trees), config or Config(), root=root)
+    return analyse_modules(dict(trees), config or Config(), root=root, lazy=lazy, importers=importers)

@@ -9,11 +9,11 @@ is reported once, with its strongest evidence (JCD201 wins over JCD202).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
-from jax_cudnn_lint.lint_rules import attention_dtype_rules, attention_rules, attention_shape_rules, rnn_more_rules, rnn_rules
+from jax_cudnn_lint.lint_rules import attention_dtype_rules, attention_rules, attention_shape_rules, attention_target_rules, rnn_more_rules, rnn_rules, transform_rules
 from jax_cudnn_lint.lint_rules.registry import RULES
 from jax_cudnn_lint.lint_rules.targets import watch
 from jax_cudnn_lint.shape_inference import analyse
@@ -21,14 +21,20 @@ from jax_cudnn_lint.shape_inference.context import CallEvent
 
 Check = Callable[[list[CallEvent], Config], list[Finding]]
 
-CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *rnn_more_rules.CHECKS, *attention_rules.CHECKS, *attention_dtype_rules.CHECKS, *attention_shape_rules.CHECKS)  # type: ignore[has-type]
+CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *rnn_more_rules.CHECKS, *attention_rules.CHECKS, *attention_dtype_rules.CHECKS, *attention_shape_rules.CHECKS, *attention_target_rules.CHECKS, *transform_rules.CHECKS)  # type: ignore[has-type]
 
 # a code that supersedes another at the same place
 _SUPERSEDES = {"JCD201": "JCD202"}
 
 
-def analyse_modules(trees: dict[str, ast.Module], config: Config, root: str | None = None) -> list[Finding]:
-    analysis = analyse(trees, watch, root=root)
+def analyse_modules(
+    trees: dict[str, ast.Module],
+    config: Config,
+    root: str | None = None,
+    lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
+    importers: Collection[str] = (),
+) -> list[Finding]:
+    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers)
     findings: list[Finding] = []
     for check in CHECKS:
         findings.extend(check(analysis.events, config))

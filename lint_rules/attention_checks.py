@@ -56,7 +56,7 @@ class Failure:
         return f"{self.quoted()} ({who})"
 
 
-def _literal(message: str) -> str:
+def literal_regex(message: str) -> str:
     return re.escape(message).replace("\\ ", " ")
 
 
@@ -297,7 +297,7 @@ def gqa_heads(call: AttentionCall, config: Config) -> Failure | None:
     if n is None or k is None or k == 0 or n % k == 0:
         return None
     message = f"The number of query heads must be a multiple of key/value heads, but got {n} vs {k}"
-    return Failure("NN-3", "JCD206", "ValueError", message, _literal(message))
+    return Failure("NN-3", "JCD206", "ValueError", message, literal_regex(message))
 
 
 def right_window(call: AttentionCall, config: Config) -> Failure | None:
@@ -315,7 +315,7 @@ def right_window(call: AttentionCall, config: Config) -> Failure | None:
         if padding is not True:
             return None  # CAUSAL (no lengths) accepts a right window; unknown: silent
     message = f"cuDNN doesn't support right window: {win[1]} when causal mask is not used."
-    return Failure("NN-5", "JCD207", "ValueError", message, _literal(message))
+    return Failure("NN-5", "JCD207", "ValueError", message, literal_regex(message))
 
 
 def fp8_arguments(call: AttentionCall, config: Config) -> Failure | None:
@@ -324,15 +324,15 @@ def fp8_arguments(call: AttentionCall, config: Config) -> Failure | None:
         return None
     params = call.arg("fp8_params")
     if absent(params):
-        return Failure("FA-3", "JCD210", "ValueError", "fp8_params should not be None.", _literal("fp8_params should not be None."))
+        return Failure("FA-3", "JCD210", "ValueError", "fp8_params should not be None.", literal_regex("fp8_params should not be None."))
     mask_type = mask_type_name(call.arg("mask_type"))
     if mask_type is not None and mask_type not in ("NO_MASK", "CAUSAL"):
         message = "Only NO_MASK or CAUSAL masks are supported for fp8."
-        return Failure("FA-3", "JCD210", "ValueError", message, _literal(message))
+        return Failure("FA-3", "JCD210", "ValueError", message, literal_regex(message))
     given = [name for name in ("bias", "mask", "q_seqlen", "kv_seqlen") if array(call.arg(name)) is not None]
     if given:
         message = "Expected 'None' for bias, mask, q_seqlen, and kv_seqlen, but got: bias=..."
-        return Failure("FA-3", "JCD210", "ValueError", message + f" (passed: {', '.join(given)})", _literal("Expected 'None' for bias, mask, q_seqlen, and kv_seqlen"), exact=False)
+        return Failure("FA-3", "JCD210", "ValueError", message + f" (passed: {', '.join(given)})", literal_regex("Expected 'None' for bias, mask, q_seqlen, and kv_seqlen"), exact=False)
     return None
 
 
@@ -354,7 +354,7 @@ def sliding_window(call: AttentionCall, config: Config) -> Failure | None:
     if length > 0:
         return None
     message = f"Require sliding_window_length > 0, got {length}"
-    return Failure("FA-4b", None, "ValueError", message, _literal(message))
+    return Failure("FA-4b", None, "ValueError", message, literal_regex(message))
 
 
 def bool_mask_dtype(call: AttentionCall, config: Config) -> Failure | None:
@@ -368,7 +368,7 @@ def bool_mask_dtype(call: AttentionCall, config: Config) -> Failure | None:
     if mask.dtype != "bool" and not (call.api_is_nn and mask.dtype is None):
         return None  # jax.nn takes boolean masks only (NN-2); a float mask is a bias
     message = "Unsupported dtype for inputs."
-    return Failure("FA-5", "JCD203", "ValueError", message, _literal(message))
+    return Failure("FA-5", "JCD203", "ValueError", message, literal_regex(message))
 
 
 def fa_layout(call: AttentionCall, config: Config) -> Failure | None:
@@ -404,7 +404,7 @@ def qkv_dtype(call: AttentionCall, config: Config) -> Failure | None:
         message = f"the Q dtype check: fp16/bf16 only, got {shown}"
         return Failure("FA-8", "JCD203", "NotImplementedError", message, None, exact=False)
     message = f"Q must be fp16/bf16/fp8_e4m3fn/fp8_e5m2, got {shown}"
-    regex = _literal("Q must be fp16/bf16/fp8_e4m3fn/fp8_e5m2, got ") + pattern
+    regex = literal_regex("Q must be fp16/bf16/fp8_e4m3fn/fp8_e5m2, got ") + pattern
     return Failure("FA-8", "JCD203", "NotImplementedError", message, regex)
 
 
@@ -421,7 +421,7 @@ def bias_seq(call: AttentionCall, config: Config) -> Failure | None:
     if not (differ(bT, call.T) or differ(bS, call.S)):
         return None
     message = f"Bias must have same seq length as QKV, got {bT.render()} and {bS.render()}"
-    return Failure("FA-10", "JCD205", "ValueError", message, _literal(message))
+    return Failure("FA-10", "JCD205", "ValueError", message, literal_regex(message))
 
 
 def compute_capability_10_3(call: AttentionCall, config: Config) -> Failure | None:
@@ -431,7 +431,7 @@ def compute_capability_10_3(call: AttentionCall, config: Config) -> Failure | No
     if not versions.cc_equal(config, 10, 3) or versions.cudnn_at_least(config, 9, 11):
         return None
     message = "Compute capability 10.3 requires cuDNN version >= 9.11."
-    return Failure("FA-13", "JCD210", "NotImplementedError", message, _literal(message))
+    return Failure("FA-13", "JCD210", "NotImplementedError", message, literal_regex(message))
 
 
 def fp8_shape(call: AttentionCall, config: Config) -> Failure | None:
@@ -449,7 +449,7 @@ def fp8_shape(call: AttentionCall, config: Config) -> Failure | None:
     if inference_ok and (training_ok or not call.differentiated):
         return None
     message = f"Unsupported sequence length Q {t}, KV {s} and head dim {h} for FP8."
-    return Failure("FA-18", "JCD210", "NotImplementedError", message, _literal(message))
+    return Failure("FA-18", "JCD210", "NotImplementedError", message, literal_regex(message))
 
 
 def head_dim(call: AttentionCall, config: Config) -> Failure | None:
@@ -471,7 +471,7 @@ def head_dim(call: AttentionCall, config: Config) -> Failure | None:
     message = versions.head_dim_message(config, h_max, str(h), None if call.T is None else call.T.render(), None if call.S is None else call.S.render())
     if message is None:
         return Failure("FA-14", "JCD204", "NotImplementedError", f"head dim {h} (limit {h_max}, multiple of 8)", None, exact=False)
-    return Failure("FA-14", "JCD204", "NotImplementedError", message, _literal(message))
+    return Failure("FA-14", "JCD204", "NotImplementedError", message, literal_regex(message))
 
 
 def odd_seqlen_in_training(call: AttentionCall, config: Config) -> Failure | None:
@@ -483,7 +483,7 @@ def odd_seqlen_in_training(call: AttentionCall, config: Config) -> Failure | Non
     if versions.before(config, (0, 4, 29)) and not call.has_bias_or_mask:
         return None
     message = f"Unsupported sequence length Q {call.T.render()}, KV {call.S.render()}."
-    return Failure("FA-15", "JCD201", "NotImplementedError", message, _literal(message))
+    return Failure("FA-15", "JCD201", "NotImplementedError", message, literal_regex(message))
 
 
 def packed_layout(call: AttentionCall, config: Config) -> Failure | None:
@@ -495,15 +495,17 @@ def packed_layout(call: AttentionCall, config: Config) -> Failure | None:
     offsets = array(call.arg("q_offsets"))
     if offsets is None or offsets.shape is None or len(offsets.shape) != 2:
         return None
-    if array(call.arg("q_seqlen")) is None or array(call.arg("kv_seqlen")) is None:
-        return None  # FA-4c first
+    for name in ("q_seqlen", "kv_seqlen"):
+        lengths = array(call.arg(name))
+        if lengths is None or lengths.rank != 2:
+            return None  # FA-4c or FA-11 first
     width = exact(offsets.shape[1])
     if width is None or width - 1 <= 1:
         return None
     if versions.before(config, (0, 8, 0)):
         return Failure("FA-16", "JCD210", "NotImplementedError", "packed layout needs Hopper (compute capability 9.0)", None, exact=False)
     message = "Packed layout requires a GPU with at least Hopper architecture."
-    return Failure("FA-16", "JCD210", "NotImplementedError", message, _literal(message))
+    return Failure("FA-16", "JCD210", "NotImplementedError", message, literal_regex(message))
 
 
 def mla(call: AttentionCall, config: Config) -> Failure | None:
@@ -516,7 +518,7 @@ def mla(call: AttentionCall, config: Config) -> Failure | None:
     if versions.cudnn_at_least(config, 9, 10) and versions.cc_at_least(config, 9, 0):
         return None
     message = "mla requires cudnn version >= 9.10 and at least hopper arch."
-    return Failure("FA-17", "JCD210", "NotImplementedError", message, _literal(message))
+    return Failure("FA-17", "JCD210", "NotImplementedError", message, literal_regex(message))
 
 
 def fp8_without_use_fp8(call: AttentionCall, config: Config) -> Failure | None:

@@ -9,7 +9,7 @@ returns every evaluated call to a watched API, with each argument as an abstract
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
@@ -30,8 +30,10 @@ def analyse(
     root: str | None = None,
     step_budget: int | None = None,
     seconds: float | None = None,
+    lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
+    importers: Collection[str] = (),
 ) -> Analysis:
-    project = Project(trees, root)
+    project = Project(trees, root, lazy, importers)
     kwargs: dict[str, float] = {}
     if step_budget is not None:
         kwargs["step_budget"] = step_budget

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
 from jax_cudnn_lint.shape_inference.values import Value
 
@@ -24,6 +24,7 @@ class VmapInfo:
     in_axes: Value | None
     line: int
     path: str
+    size: Dim | None = None  # the mapped axis size, when an argument's shape gives it
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Ctx:
         return (
             self.params_diff,
             tuple(t for t, _ in self.transforms),
-            tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None) for v in self.vmaps),
+            tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None) for v in self.vmaps),
             self.x64,
             None if self.precision is None else self.precision.key(),
         )

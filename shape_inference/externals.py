@@ -890,7 +890,8 @@ def _x64_defaults(handler: Handler, dtype_pos: int, literal_only: bool = False) 
 for _name, _pos in (("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", 3), ("eye", 3)):
     HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(HANDLERS[f"jax.numpy.{_name}"], _pos)
 for _name in ("array", "asarray"):
-    HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(HANDLERS[f"jax.numpy.{_name}"], 1, literal_only=True)
+    # asarray is also in _PRESERVE, which would drop its dtype= argument
+    HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(h_array, 1, literal_only=True)
 for _name, _pos in (("normal", 2), ("uniform", 2), ("randint", 4)):
     HANDLERS[f"jax.random.{_name}"] = _x64_defaults(HANDLERS[f"jax.random.{_name}"], _pos)
 HANDLERS["jax.config.update"] = h_config_update

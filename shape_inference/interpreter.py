@@ -20,6 +20,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step, merge_why
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -31,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
+    LazyImportV,
     ModuleV,
     OpaqueV,
     PartialV,
@@ -45,8 +47,8 @@ from jax_cudnn_lint.shape_inference.values import (
 
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
-DEFAULT_STEP_BUDGET = 400_000
-DEFAULT_SECONDS = 20.0
+DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
+DEFAULT_SECONDS = 5.0  # per entry module and phase
 
 State = dict[str, Value]
 
@@ -83,15 +85,6 @@ class Frame:
         self.is_class = is_class
 
 
-def _params(args: ast.arguments) -> set[str]:
-    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    if args.vararg:
-        names.add(args.vararg.arg)
-    if args.kwarg:
-        names.add(args.kwarg.arg)
-    return names
-
-
 def join_states(a: State | None, b: State | None) -> State | None:
     if a is None:
         return None if b is None else dict(b)
@@ -122,10 +115,10 @@ class Interpreter:
         self.events: list[CallEvent] = []
         self.steps = 0
         self.step_budget = step_budget
+        self.seconds = seconds
         self.deadline = time.perf_counter() + seconds
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
         self.active: list[int] = []
-        self.local_names_cache: dict[int, frozenset[str]] = {}
         self.analysed_generic: set[object] = set()
         self.exhausted = False
         from jax_cudnn_lint.shape_inference import jax_api
@@ -136,14 +129,17 @@ class Interpreter:
 
     # -- driving --------------------------------------------------------------------
     def run(self) -> None:
-        """Evaluate every module, then every function and method with unknown arguments."""
-        try:
-            for info in list(self.project.by_path.values()):
-                self.module_namespace(info)
-            for info in list(self.project.by_path.values()):
-                self.analyse_generically(info)
-        except BudgetExceeded:
-            self.exhausted = True
+        """Evaluate the entry modules, then their functions and methods with unknown
+        arguments.  Other project modules run only when an import reaches them."""
+        for phase in (self.module_namespace, self.analyse_generically):
+            for info in list(self.project.roots):
+                # each entry module gets its own budget: one huge file costs only itself
+                self.steps = 0
+                self.deadline = time.perf_counter() + self.seconds
+                try:
+                    phase(info)
+                except BudgetExceeded:
+                    self.exhausted = True
 
     def tick(self) -> None:
         self.steps += 1
@@ -154,6 +150,7 @@ class Interpreter:
 
     def module_namespace(self, info: ModuleInfo) -> State:
         if info.state == "new":
+            self.project.load(info)
             info.state = "running"
             frame = Frame(info, info.namespace, Ctx())
             try:
@@ -166,23 +163,27 @@ class Interpreter:
 
     def analyse_generically(self, info: ModuleInfo) -> None:
         """Analyse each function and method as if called from outside with unknown values."""
+        wanted: set[str] | None = None
+        if info.entry == "differentiating":
+            wanted = differentiating_functions(info.facts, _functions_of(info))
         for name, value in list(info.namespace.items()):
             if isinstance(value, FunctionV) and value.module is info:
-                self.generic_call(value, None)
+                if wanted is None or name in wanted:
+                    self.generic_call(value, None)
             elif isinstance(value, TransformV):
                 inner = _unwrap_function(value)
                 if inner is not None and inner.module is info:
                     self.generic_call(inner, None)
             elif isinstance(value, ClassV) and value.module is info and value.qualname.endswith(name):
-                self.generic_class(value)
+                self.generic_class(value, wanted)
 
-    def generic_class(self, cls: ClassV) -> None:
+    def generic_class(self, cls: ClassV, wanted: set[str] | None = None) -> None:
         if id(cls.node) in self.analysed_generic:
             return
         self.analysed_generic.add(id(cls.node))
         for attr, member in list(cls.attrs.items()):
             func = member if isinstance(member, FunctionV) else _unwrap_function(member)
-            if func is None or attr == "setup":
+            if func is None or attr == "setup" or (wanted is not None and f"{cls.node.name}.{attr}" not in wanted):
                 continue
             inst = self.generic_instance(cls)
             self.generic_call(func, inst)
@@ -191,7 +192,7 @@ class Interpreter:
         inst = InstanceV(cls, {}, False, (Step(cls.module.path, cls.node.lineno, f"an instance of {cls.node.name}"),))
         for name, _default, annotation in cls.all_fields():
             inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
-        for name in sorted(cls.module.facts.self_attrs.get(id(cls.node), ())):
+        for name in cls.module.facts.self_attrs(cls.node):
             inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
@@ -522,10 +523,11 @@ class Interpreter:
     def import_from(self, base: str, name: str) -> Value:
         info = self.project.find(base)
         if info is not None:
+            if info.state == "new":
+                return LazyImportV(info, name)
+            if name in info.namespace:
+                return self.resolved(info.namespace, name)
             sub = self.project.find(f"{base}.{name}") if base else self.project.find(name)
-            namespace = self.module_namespace(info) if info.state != "running" else info.namespace
-            if name in namespace:
-                return namespace[name]
             if sub is not None:
                 return ModuleV(sub)
             return UNKNOWN
@@ -614,18 +616,31 @@ class Interpreter:
     def lookup(self, name: str, fr: Frame) -> Value:
         state = fr.state
         if state is not None and name in state:
-            return state[name]
+            return self.resolved(state, name)
         if fr.func is not None and name in fr.local_names:
             return UNKNOWN
         for scope in fr.closure:
             if name in scope:
-                return scope[name]
+                return self.resolved(scope, name)
         namespace = fr.module.namespace
         if name in namespace:
             if fr.func is not None and name in fr.module.global_names:
                 return UNKNOWN
-            return namespace[name]
+            return self.resolved(namespace, name)
         return self.api.builtin(name)
+
+    def resolved(self, scope: State, name: str) -> Value:
+        """A name's value, running the module a lazy import points to if need be."""
+        value = scope[name]
+        if isinstance(value, LazyImportV):
+            namespace = self.module_namespace(value.info) if value.info.state != "running" else value.info.namespace
+            found = namespace.get(value.name)
+            if isinstance(found, LazyImportV) or found is None:
+                sub = self.project.find(f"{value.info.name}.{value.name}")
+                found = ModuleV(sub) if sub is not None else UNKNOWN
+            scope[name] = found
+            value = found
+        return value
 
     def e_attribute(self, node: ast.Attribute, fr: Frame) -> Value:
         base = self.ev(node.value, fr)
@@ -637,7 +652,7 @@ class Interpreter:
         if isinstance(base, ModuleV):
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
             if name in namespace:
-                return namespace[name]
+                return self.resolved(namespace, name)
             sub = self.project.find(f"{base.info.name}.{name}")
             return ModuleV(sub) if sub is not None else UNKNOWN
         if isinstance(base, InstanceV):
@@ -879,12 +894,7 @@ class Interpreter:
         state = self.bind_params(func, args, kwargs, generic)
         if state is None:
             return UNKNOWN
-        local_names = self.local_names_cache.get(id(node))
-        if local_names is None:
-            known = func.module.facts.locals_of.get(id(node))
-            if known is None:  # a function built outside the module walk (never, but be safe)
-                known = _params(node.args)
-            local_names = self.local_names_cache[id(node)] = frozenset(known)
+        local_names = func.module.facts.locals_of(node)
         frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)
         self.active.append(id(node))
         try:
@@ -897,7 +907,7 @@ class Interpreter:
                 result = frame.returns[0] if frame.returns else UNKNOWN
                 for other in frame.returns[1:]:
                     result = join(result, other)
-                if id(node) in func.module.facts.generators:
+                if func.module.facts.is_generator(node):
                     result = UNKNOWN
         finally:
             self.active.pop()
@@ -938,6 +948,20 @@ class Interpreter:
         elif kwargs:
             return None
         return state
+
+
+def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:
+    """Top-level functions and methods (as Class.method) of a module, by name."""
+    out: dict[str, FunctionNode] = {}
+    for stmt in info.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[stmt.name] = stmt
+        elif isinstance(stmt, ast.ClassDef):
+            for member in stmt.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out[f"{stmt.name}.{member.name}"] = member
+                    out.setdefault(member.name, member)
+    return out
 
 
 def _unwrap_function(value: Value) -> FunctionV | None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference.scopes import ScopeFacts, scope_facts
+from jax_cudnn_lint.shape_inference.scopes import ScopeFacts
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.values import Value
@@ -24,10 +25,16 @@ class ModuleInfo:
     path: str
     tree: ast.Module
     is_package: bool = False
+    loader: Callable[[], ast.Module | None] | None = None  # parses the file on first use
     namespace: dict[str, Value] = field(default_factory=lambda: {})
     state: str = "new"  # new -> running -> done
-    global_names: frozenset[str] = frozenset()  # names some function rebinds with `global`
     facts: ScopeFacts = field(default_factory=ScopeFacts)
+    entry: str = "full"  # how a root is analysed: every function, or only those naming a grad-like transform
+
+    @property
+    def global_names(self) -> frozenset[str]:
+        """Names some function of the module rebinds with `global`."""
+        return self.facts.global_names()
 
 
 def _src_roots(root: str) -> list[str]:
@@ -65,26 +72,60 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
 class Project:
     """All modules of one analysis run, addressable by dotted name and by path."""
 
-    def __init__(self, trees: dict[str, ast.Module], root: str | None = None) -> None:
+    def __init__(
+        self,
+        trees: Mapping[str, ast.Module],
+        root: str | None = None,
+        lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
+        importers: Collection[str] = (),
+    ) -> None:
+        """`trees` are the modules to analyse (entry points); `lazy` are the other files
+        of the project, parsed only if an analysed import reaches them.  Entry files in
+        `importers` (a train.py importing the analysed code) are entered only through
+        their functions that name a differentiation transform."""
         self.by_name: dict[str, ModuleInfo] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
-        if root is None and len(trees) > 1:
+        self.roots: list[ModuleInfo] = []
+        lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
+        every = [*trees, *lazy]
+        if root is None and len(every) > 1:
             # files handed over together: name them from the folder they share
             try:
-                root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in trees])
+                root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in every])
             except ValueError:
                 root = None
         for path, tree in trees.items():
-            name, is_package = module_name_for(path, root)
-            info = ModuleInfo(name, path, tree, is_package)
-            info.facts = scope_facts(tree)
-            info.global_names = frozenset(info.facts.global_names)
-            self.by_path[path] = info
-            self.by_name.setdefault(name, info)
-            parts = name.split(".")
-            for i in range(len(parts)):
-                self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
+            info = self._register(path, root, tree, None)
+            if path in importers:
+                info.entry = "differentiating"
+            self.roots.append(info)
+        for path, loader in lazy.items():
+            self._register(path, root, ast.Module(body=[], type_ignores=[]), loader)
+
+    def _register(self, path: str, root: str | None, tree: ast.Module, loader: Callable[[], ast.Module | None] | None) -> ModuleInfo:
+        name, is_package = module_name_for(path, root)
+        info = ModuleInfo(name, path, tree, is_package, loader, facts=ScopeFacts(tree))
+        self.by_path[path] = info
+        self.by_name.setdefault(name, info)
+        parts = name.split(".")
+        for i in range(len(parts)):
+            self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
+        return info
+
+    @staticmethod
+    def load(info: ModuleInfo) -> None:
+        """Parse a lazily known module the first time an import reaches it."""
+        if info.loader is None:
+            return
+        loader, info.loader = info.loader, None
+        try:
+            tree = loader()
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
+            tree = None
+        if tree is not None:
+            info.tree = tree
+            info.facts = ScopeFacts(tree)
 
     def find(self, dotted: str) -> ModuleInfo | None:
         """The project module an absolute import names, if the project has it.

@@ -1,26 +1,27 @@
-"""Per-scope facts of a module, computed in one walk of its tree.
+"""Per-scope facts of a module, computed on demand and cached.
 
-The interpreter needs, for every function, the names local to it and whether it is
-a generator; for every class, the attributes its methods assign on `self`; for the
-module, the names some function rebinds with `global`.  Walking each function's
-subtree separately made that quadratic in nesting depth; one walk is linear.
+The interpreter needs, for a function, the names local to it and whether it is a
+generator; for a class, the attributes its methods assign on `self`; for a module,
+the names some function rebinds with `global`; for an importing module (a
+train.py), which functions name a differentiation transform.
+
+Only statements are walked, never whole expression trees (binding happens in
+statements; a walrus binds in the frame when it runs), and a nested function is
+walked once, for itself: this costs a fraction of `ast.parse`.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
-
-@dataclass
-class ScopeFacts:
-    locals_of: dict[int, set[str]] = field(default_factory=lambda: {})
-    generators: set[int] = field(default_factory=lambda: set())
-    self_attrs: dict[int, set[str]] = field(default_factory=lambda: {})
-    declared_global: dict[int, set[str]] = field(default_factory=lambda: {})
-    global_names: set[str] = field(default_factory=lambda: set())
+DIFFERENTIATION_NAMES = frozenset(
+    {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
+     "filter_grad", "filter_value_and_grad", "filter_vjp"}
+)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _params(args: ast.arguments) -> set[str]:
@@ -32,59 +33,165 @@ def _params(args: ast.arguments) -> set[str]:
     return names
 
 
-def scope_facts(tree: ast.Module) -> ScopeFacts:
-    facts = ScopeFacts()
-    # (node, innermost function id or 0, innermost class id or 0)
-    stack: list[tuple[ast.AST, int, int]] = [(tree, 0, 0)]
+def _child_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists nested in a compound statement (not in nested scopes)."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block  # type: ignore[misc]
+    for handler in getattr(stmt, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(stmt, "cases", ()) or ():
+        yield case.body
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a scope's body, nested blocks included, nested scopes not."""
+    stack = list(reversed(body))
     while stack:
-        node, func, cls = stack.pop()
-        if isinstance(node, _FUNCTIONS):
-            if func and not isinstance(node, ast.Lambda):
-                facts.locals_of[func].add(node.name)
-            own = id(node)
-            facts.locals_of[own] = _params(node.args)
-            outer: list[ast.AST] = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-            if not isinstance(node, ast.Lambda):
-                outer.extend(node.decorator_list)
-                for stmt in node.body:
-                    stack.append((stmt, own, cls))
-            else:
-                stack.append((node.body, own, cls))
-            for child in outer:
-                stack.append((child, func, cls))
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, _NESTED):
             continue
-        if isinstance(node, ast.ClassDef):
-            if func:
-                facts.locals_of[func].add(node.name)
-            facts.self_attrs.setdefault(id(node), set())
-            for child in (*node.bases, *node.keywords, *node.decorator_list):
-                stack.append((child, func, cls))
-            for stmt in node.body:
-                stack.append((stmt, func, id(node)))
-            continue
-        if func:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                facts.locals_of[func].add(node.id)
-            elif isinstance(node, ast.alias):
-                facts.locals_of[func].add((node.asname or node.name).split(".")[0])
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                facts.locals_of[func].add(node.name)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                facts.declared_global.setdefault(func, set()).update(node.names)
-                if isinstance(node, ast.Global):
-                    facts.global_names.update(node.names)
-            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
-                facts.generators.add(func)
-            elif (
-                cls
-                and isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                facts.self_attrs[cls].add(node.attr)
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, func, cls))
-    for func, names in facts.declared_global.items():
-        facts.locals_of[func] -= names
-    return facts
+        for block in _child_blocks(stmt):
+            stack.extend(reversed(block))
+
+
+def _target_names(target: ast.expr, out: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        out.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _target_names(elt, out)
+    elif isinstance(target, ast.Starred):
+        _target_names(target.value, out)
+
+
+def _bound_by(stmt: ast.stmt, out: set[str]) -> None:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        out.add(stmt.name)
+    elif isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            _target_names(target, out)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        _target_names(stmt.target, out)
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        _target_names(stmt.target, out)
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                _target_names(item.optional_vars, out)
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for alias in stmt.names:
+            out.add((alias.asname or alias.name).split(".")[0])
+    elif isinstance(stmt, ast.Delete):
+        for target in stmt.targets:
+            _target_names(target, out)
+    elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name:
+                out.add(handler.name)
+
+
+class ScopeFacts:
+    """Facts of one module's scopes, each computed the first time it is asked for."""
+
+    def __init__(self, tree: ast.Module | None = None) -> None:
+        self.tree = tree
+        self._locals: dict[int, frozenset[str]] = {}
+        self._generators: dict[int, bool] = {}
+        self._self_attrs: dict[int, tuple[str, ...]] = {}
+        self._names: dict[int, frozenset[str]] = {}
+        self._global_names: frozenset[str] | None = None
+
+    def locals_of(self, func: FunctionNode) -> frozenset[str]:
+        found = self._locals.get(id(func))
+        if found is None:
+            names = _params(func.args)
+            declared: set[str] = set()
+            if not isinstance(func, ast.Lambda):
+                for stmt in statements(func.body):
+                    if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+                        declared.update(stmt.names)
+                    else:
+                        _bound_by(stmt, names)
+            found = self._locals[id(func)] = frozenset(names - declared)
+        return found
+
+    def is_generator(self, func: FunctionNode) -> bool:
+        found = self._generators.get(id(func))
+        if found is None:
+            found = False
+            if not isinstance(func, ast.Lambda):
+                for stmt in statements(func.body):
+                    value = getattr(stmt, "value", None)
+                    if isinstance(value, (ast.Yield, ast.YieldFrom)):
+                        found = True
+                        break
+            self._generators[id(func)] = found
+        return found
+
+    def self_attrs(self, cls: ast.ClassDef) -> tuple[str, ...]:
+        found = self._self_attrs.get(id(cls))
+        if found is None:
+            names: set[str] = set()
+            for member in cls.body:
+                if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for stmt in statements(member.body):
+                    targets: list[ast.expr] = []
+                    if isinstance(stmt, ast.Assign):
+                        targets = list(stmt.targets)
+                    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+                        targets = [stmt.target]
+                    for target in targets:
+                        for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                                names.add(node.attr)
+            found = self._self_attrs[id(cls)] = tuple(sorted(names))
+        return found
+
+    def global_names(self) -> frozenset[str]:
+        """Names some function of the module rebinds with `global`."""
+        if self._global_names is None:
+            names: set[str] = set()
+            if self.tree is not None:
+                stack: list[ast.stmt] = list(self.tree.body)
+                while stack:
+                    stmt = stack.pop()
+                    if isinstance(stmt, ast.Global):
+                        names.update(stmt.names)
+                    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        stack.extend(stmt.body)
+                    else:
+                        for block in _child_blocks(stmt):
+                            stack.extend(block)
+            self._global_names = frozenset(names)
+        return self._global_names
+
+    def names_used(self, func: FunctionNode) -> frozenset[str]:
+        """Every name and attribute name the function (nested scopes included) mentions."""
+        found = self._names.get(id(func))
+        if found is None:
+            names: set[str] = set()
+            for node in ast.walk(func):
+                if isinstance(node, ast.Name):
+                    names.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    names.add(node.attr)
+            found = self._names[id(func)] = frozenset(names)
+        return found
+
+
+def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNode]) -> set[str]:
+    """The functions (by name) that name a differentiation transform, and those that
+    call them, transitively: the entry points of a module that trains a model."""
+    chosen = {name for name, node in functions.items() if facts.names_used(node) & DIFFERENTIATION_NAMES}
+    changed = True
+    while changed:
+        changed = False
+        for name, node in functions.items():
+            if name not in chosen and facts.names_used(node) & chosen:
+                chosen.add(name)
+                changed = True
+    return chosen

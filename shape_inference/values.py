@@ -425,6 +425,18 @@ def same(a: Value, b: Value) -> bool:
 
 
 @dataclass(frozen=True, eq=False)
+class LazyImportV(Value):
+    """`from pkg.mod import name` before pkg.mod has run: resolved on first use, so a
+    module is evaluated only if something the analysis follows needs it."""
+
+    info: ModuleInfo
+    name: str
+
+    def key(self) -> object:
+        return ("lazy", self.info.name, self.name)
+
+
+@dataclass(frozen=True, eq=False)
 class OpaqueV(Value):
     """A value known only by name (a parameter analysed without a caller).
 

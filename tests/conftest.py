@@ -5,7 +5,7 @@ reported as JCD901 or logged away) and with its own empty cache folder.
 
 `FAKE_ANALYSIS` is a canned stand-in for the rules, so the adapters (command, flake8
 plugin, reports) are tested on their own: a call named `lstm_ref` gives JCD101, one
-named `dot_product_attention` JCD202, one named `lstm_fake_off` JCD299 (a rule that is
+named `dot_product_attention` JCD202, one named `lstm_ref_fake_off` JCD299 (a rule that is
 off by default).  Use `fake_analysis` in-process, `fake_env` for a subprocess (it puts
 a sitecustomize.py that installs the fake on PYTHONPATH).
 """
@@ -35,11 +35,11 @@ FAKE_RULES = {
     "JCD202": Rule("JCD202", "cudnn-attention-odd-length", "canned JCD202", True, True),
     "JCD299": Rule("JCD299", "fake-off-by-default", "canned JCD299", False, False),
 }
-CODES = {"lstm_ref": "JCD101", "dot_product_attention": "JCD202", "lstm_fake_off": "JCD299"}
+CODES = {"lstm_ref": "JCD101", "dot_product_attention": "JCD202", "lstm_ref_fake_off": "JCD299"}
 CALLS = []
 
 
-def fake_analyse_modules(trees, config, root=None):
+def fake_analyse_modules(trees, config, root=None, lazy=None, importers=()):
     CALLS.append(sorted(trees))
     if os.environ.get("JCD_FAKE") == "raise":
         raise RuntimeError("boom from the fake analysis")

@@ -62,3 +62,26 @@ def test_project_fixture(root: Path) -> None:
         other_files = {loc.path for loc in finding.related} - {finding.path}
         if finding.code == "JCD201" and len(files) > 1:
             assert other_files, "a cross-module finding names the other files of its evidence"
+
+
+@pytest.mark.parametrize("root", project_fixture_dirs(), ids=lambda p: p.name)
+def test_project_fixture_through_the_command(root: Path) -> None:
+    """The command picks the entry files itself and parses the rest on demand."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "jax_cudnn_lint", "--no-cache", "--format", "json", "--jax-version", "0.10.2",
+         "--extend-select", ",".join(code for code, rule in RULES.items() if not rule.default_on) or "JCD", "."],
+        cwd=root, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    got = {(str((root / f["path"]).resolve()), f["line"], f["code"]) for f in report["findings"]}
+    expected = {
+        (str(p.resolve()), line, code)
+        for p in root.rglob("*.py")
+        for line, code in expected_findings(p.read_text(encoding="utf-8"))
+    }
+    assert not _compare(got, expected), "\n".join(_compare(got, expected))

@@ -1,0 +1,390 @@
+"""Rules for cuDNN attention under JAX transforms (catalog section 3, FA-19..FA-21).
+
+* JCD208: forward-mode autodiff (`jax.jvp`, `jax.jacfwd`, `jax.hessian`) of cuDNN
+  attention.  The cuDNN path is a `custom_vjp`, which has no forward-mode rule.
+* JCD209: `jax.vmap` over cuDNN attention in the ways its batching rules reject: a
+  batch axis other than 0 on query/key/value (FA-19), query batched while key/value are
+  not or the reverse (FA-20, JAX <= 0.11.0), a batched bias or mask that broadcasts
+  batch or heads (FA-21).
+
+JCD209 judges only what it can see for certain: the attention call sits directly in the
+function that `jax.vmap` maps (a decorated function, or a function or lambda passed to
+`jax.vmap` by name), and its operands are that function's parameters as they came in
+(batched as `in_axes` says) or names from outside it (not batched by this vmap).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules import attention_checks as C
+from jax_cudnn_lint.lint_rules import versions
+from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
+from jax_cudnn_lint.lint_rules.attention_dtype_rules import attention_finding
+from jax_cudnn_lint.lint_rules.registry import rule
+from jax_cudnn_lint.lint_rules.targets import SIGNATURES
+from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
+from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, IntV, TupleV, Value
+
+JCD208 = rule(
+    "JCD208",
+    "cudnn-attention-forward-mode",
+    "cuDNN attention under forward-mode autodiff (jvp, jacfwd, hessian): its custom_vjp has no forward-mode rule",
+    confirmable=False,
+)
+JCD209 = rule(
+    "JCD209",
+    "cudnn-attention-vmap",
+    "jax.vmap over cuDNN attention in a way its batching rule rejects",
+    confirmable=False,
+)
+
+FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "flax.linen.jvp", "flax.nnx.jvp"})
+# Transforms that differentiate in reverse mode: with one of them around the call, the
+# differentiated values may come from it rather than from the forward-mode transform.
+REVERSE_MODE = frozenset(
+    {
+        "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.vjp", "jax.linearize",
+        "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vjp", "equinox.filter_grad",
+        "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
+        "flax.linen.value_and_grad", "flax.linen.vjp",
+    }
+)
+CUSTOM_VJP_JVP = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+HESSIAN = "Differentiation rule for 'dot_product_attention_fwd_wrapper' not implemented"
+
+
+# -- JCD208: forward mode ------------------------------------------------------------------------
+def _forward_mode(call: AttentionCall) -> tuple[str, int] | None:
+    kinds = [kind for kind, _ in call.event.ctx.transforms]
+    if any(kind in REVERSE_MODE for kind in kinds):
+        return None
+    for kind, step in reversed(call.event.ctx.transforms):
+        if kind in FORWARD_MODE:
+            return kind, step.line
+    return None
+
+
+def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    for call in attention_calls(events, config):
+        if not call.is_cudnn or not call.differentiated or call.never_differentiated:
+            continue
+        if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
+            continue
+        found = _forward_mode(call)
+        if found is None:
+            continue
+        kind, line = found
+        name = kind.rsplit(".", 1)[-1]
+        if name == "hessian":
+            raised = f'NotImplementedError("{HESSIAN}") while tracing (hessian is jacfwd of jacrev)'
+        elif name == "jacfwd":
+            raised = f'TypeError("{CUSTOM_VJP_JVP}") while tracing'
+        else:
+            raised = (
+                f'TypeError("{CUSTOM_VJP_JVP}") when the jvp is compiled or run '
+                "(jax.eval_shape and make_jaxpr trace it without complaint)"
+            )
+        note = C.first_note(call, config, C.TRACE_END)
+        message = (
+            f"cuDNN attention is differentiated in forward mode by {name} (line {line}): the cuDNN path is a jax.custom_vjp, "
+            f"which has no forward-mode rule, so JAX raises {raised}{note}; differentiate in reverse mode "
+            "(jax.grad / jax.vjp / jax.jacrev), or use implementation=\"xla\" where forward-mode or second derivatives are needed"
+        )
+        evidence = [f"forward-mode transform: {kind} (line {line})", "differentiated: query/key/value/bias depend on its primals"]
+        findings.append(attention_finding(call, JCD208.code, message, evidence, None))
+    return findings
+
+
+# -- JCD209: vmap ------------------------------------------------------------------------------
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+_PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
+
+
+def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    cached = _PARENTS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    if len(_PARENTS) > 64:
+        _PARENTS.clear()
+    _PARENTS[id(tree)] = (tree, parents)
+    return parents
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> Function | None:
+    current = parents.get(id(node))
+    while current is not None:
+        if isinstance(current, _FUNCTIONS):
+            return current
+        current = parents.get(id(current))
+    return None
+
+
+def _ends_with_vmap(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):
+        return func.attr == "vmap"
+    return isinstance(func, ast.Name) and func.id == "vmap"
+
+
+def _vmapped_function(tree: ast.Module, line: int) -> Function | None:
+    """The function a `jax.vmap` at `line` maps: a decorated def, or the function or
+    lambda handed to `jax.vmap(...)` there; None when it is anything else."""
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(node.name, []).append(node)
+            if any(d.lineno == line for d in node.decorator_list):
+                return node
+        elif isinstance(node, ast.Call) and node.lineno == line and _ends_with_vmap(node.func) and node.args:
+            calls.append(node)
+    if len(calls) != 1:
+        return None
+    target = calls[0].args[0]
+    if isinstance(target, ast.Lambda):
+        return target
+    if isinstance(target, ast.Name) and len(defs.get(target.id, [])) == 1:
+        return defs[target.id][0]
+    return None
+
+
+def _assigned_in(func: Function, name: str) -> bool:
+    """`name` is (re)bound somewhere in the function's own body."""
+    if isinstance(func, ast.Lambda):
+        return False
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return True
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _positional_params(func: Function) -> list[str]:
+    return [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+
+
+def _other_params(func: Function) -> set[str]:
+    names = {a.arg for a in func.args.kwonlyargs}
+    for star in (func.args.vararg, func.args.kwarg):
+        if star is not None:
+            names.add(star.arg)
+    return names
+
+
+Axis = int | None
+
+
+def _axis_of(in_axes: Value | None, index: int) -> tuple[bool, Axis]:
+    """(known, axis) that `in_axes` gives the positional argument `index`."""
+    if in_axes is None:
+        return True, 0
+    if isinstance(in_axes, IntV) and in_axes.dim.value is not None:
+        return True, in_axes.dim.value
+    if isinstance(in_axes, ConstV) and in_axes.value is None:
+        return True, None
+    if isinstance(in_axes, TupleV) and index < len(in_axes.items):
+        item = in_axes.items[index]
+        if isinstance(item, ConstV) and item.value is None:
+            return True, None
+        if isinstance(item, IntV) and item.dim.value is not None:
+            return True, item.dim.value
+    return False, None
+
+
+@dataclass(frozen=True)
+class Batched:
+    """How one attention operand is batched by the innermost vmap."""
+
+    name: str  # the operand's parameter name in the attention API
+    source: str  # the expression at the call ("q")
+    axis: Axis  # normalised to the batched rank; None: not batched
+    per_example: ArrayV
+
+
+def _operand_expr(call: AttentionCall, name: str) -> ast.expr | None:
+    node = call.event.node
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    if len(call.event.args) != len(node.args):
+        return None  # a partial supplied positional arguments: positions do not line up
+    positional = SIGNATURES[call.event.qualname].positional
+    index = positional.index(name)
+    if index < len(node.args):
+        return node.args[index]
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
+    """The certain batching of the operands passed to the attention call, by name."""
+    event = call.event
+    if info.transform != "jax.vmap" or info.path != event.module.path:
+        return None
+    tree = event.module.tree
+    func = _vmapped_function(tree, info.line)
+    if func is None or _enclosing_function(event.node, _parents(tree)) is not func:
+        return None
+    params = _positional_params(func)
+    if params[:1] in (["self"], ["cls"]):
+        return None
+    out: dict[str, Batched] = {}
+    for name in ("query", "key", "value", "bias", "mask"):
+        value = call.arg(name)
+        if not isinstance(value, ArrayV) or value.rank is None:
+            continue
+        expr = _operand_expr(call, name)
+        if not isinstance(expr, ast.Name) or _assigned_in(func, expr.id):
+            continue
+        if expr.id in params:
+            known, axis = _axis_of(info.in_axes, params.index(expr.id))
+            if not known:
+                continue
+            if axis is not None:
+                full = value.rank + 1
+                if not -full <= axis < full:
+                    continue
+                axis %= full
+        elif expr.id in _other_params(func):
+            continue
+        else:
+            axis = None  # from outside the mapped function: not batched by this vmap
+        out[name] = Batched(name, expr.id, axis, value)
+    return out
+
+
+@dataclass(frozen=True)
+class VmapProblem:
+    catalog: str
+    raised: str
+    why: str
+    fix: str
+
+
+def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, VmapInfo] | None:
+    if not call.is_cudnn or not call.event.ctx.vmaps:
+        return None
+    if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
+        return None
+    info = call.event.ctx.vmaps[-1]
+    batching = _batching(call, info)
+    if batching is None:
+        return None
+    qkv = [batching.get(n) for n in ("query", "key", "value")]
+    # FA-19: a batch axis other than 0 on query/key/value (4-D per example)
+    for item in qkv:
+        if item is not None and item.axis not in (None, 0) and item.per_example.rank == 4:
+            return VmapProblem(
+                "FA-19",
+                f'NotImplementedError("Currently only support batch_dim in [0, None], but got dim={item.axis}")',
+                f"{item.name} `{item.source}` is mapped over axis {item.axis}",
+                f"move the mapped axis to the front (jnp.moveaxis({item.source}, {item.axis}, 0)) and use in_axes=0",
+            ), info
+    q, k, v = qkv
+    if q is None or k is None or v is None:
+        return None
+    present = [q, k, v]
+    if any(item.axis not in (None, 0) for item in present):
+        return None
+    # FA-20: query batched and key/value not, or the reverse (fixed after 0.11.0)
+    batched = {item.name: item.axis is not None for item in present}
+    size = info.size.value if info.size is not None else None
+    version = versions.jax_version(config)
+    if len(set(batched.values())) == 2 and version is not None and version <= versions.NEWEST_RELEASE and size is not None and size > 1:
+        mapped = ", ".join(n for n, b in batched.items() if b)
+        unmapped = ", ".join(n for n, b in batched.items() if not b)
+        return VmapProblem(
+            "FA-20",
+            'TypeError("cannot reshape array of shape ... into shape ...") from the batching rule',
+            f"{mapped} {'is' if ',' not in mapped else 'are'} batched (vmap size {size}) but {unmapped} "
+            f"{'is' if ',' not in unmapped else 'are'} not: the rule folds the vmap axis into the query's batch "
+            f"and reshapes every operand to it (JAX <= 0.11.0; fixed in JAX's main branch, PR #39451)",
+            "batch all of query, key and value (jnp.broadcast_to the shared ones) or call attention on the "
+            "stacked batch without vmap",
+        ), info
+    # FA-21: a batched bias/mask whose per-example shape broadcasts batch or heads
+    if not all(batched.values()):
+        return None
+    ops = C.operands(call)
+    if ops is None:
+        return None
+    b0, nq = C.exact(ops.B), C.exact(ops.Nq)
+    for name in ("bias", "mask"):
+        item = batching.get(name)
+        if item is None or item.axis != 0:
+            continue
+        other = call.arg("mask" if name == "bias" else "bias")
+        if not C.absent(other):
+            continue
+        shape = item.per_example.shape
+        if shape is None or len(shape) < 2 or b0 is None or nq is None:
+            continue
+        lead = [C.exact(d) for d in shape[:-2]]
+        if any(d is None for d in lead):
+            continue
+        product = 1
+        for d in lead:
+            product *= d or 0
+        if product == b0 * nq:
+            continue
+        return VmapProblem(
+            "FA-21",
+            'TypeError("cannot reshape array of shape ... into shape (B*V, N, T, S)") from the batching rule',
+            f"the batched {name} `{item.source}` has per-example shape {item.per_example.render_shape()}, which broadcasts "
+            f"batch or heads (query batch {b0}, heads {nq}); the rule reshapes a batched {name} to (B*V, N, T, S) without broadcasting",
+            f"broadcast the {name} to the full (B, N, T, S) per example (jnp.broadcast_to), or pass it unbatched (in_axes=None)",
+        ), info
+    return None
+
+
+def check_jcd209(events: list[CallEvent], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    for call in attention_calls(events, config):
+        found = vmap_problem(call, config)
+        if found is None:
+            continue
+        problem, info = found
+        note = C.first_note(call, config, C.TRACE_END)
+        message = (
+            f"cuDNN attention under jax.vmap (line {info.line}): {problem.why}; JAX raises {problem.raised}{note}; {problem.fix}"
+        )
+        evidence = [f"vmap: line {info.line}, in_axes {_render_axes(info.in_axes)}", f"catalog: {problem.catalog}"]
+        if info.size is not None:
+            evidence.append(f"vmap size: {info.size.render()}")
+        findings.append(attention_finding(call, JCD209.code, message, evidence, None))
+    return findings
+
+
+def _render_axes(value: Value | None) -> str:
+    if value is None:
+        return "0 (default)"
+    if isinstance(value, IntV):
+        return value.dim.render()
+    if isinstance(value, ConstV):
+        return repr(value.value)
+    if isinstance(value, TupleV):
+        return "(" + ", ".join(_render_axes(item) for item in value.items) + ")"
+    return "?"
+
+
+CHECKS = (check_jcd208, check_jcd209)
