@@ -191,7 +191,8 @@ def read_source(path: str) -> tuple[str, str]:
 # Over-matching (an import inside a string) only widens the analysed set.
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:"
-    r"from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]*(?P<names>\([^)]*\)|(?:[^\n\\#;]|\\\n)*)"
+    # the base is dots then a dotted name (one way to split it: no backtracking blow-up)
+    r"from[ \t]+(?P<base>\.+(?:\w+(?:\.\w+)*)?|\w+(?:\.\w+)*)[ \t]+import[ \t]*(?P<names>\([^)]*\)|(?:[^\n\\#;]|\\\n)*)"
     r"|import[ \t]+(?P<mods>(?:[^\n\\#;]|\\\n)+))",
     re.MULTILINE,
 )

@@ -120,14 +120,6 @@ def _garbage(n: int = 4096) -> bytes:
 
 MB = 2**20
 
-BUDGET_BUG = (
-    "known bug, shape_inference/interpreter.py: one step budget (400k) and one 20 s "
-    "deadline for the whole project; a module-level 1M-element literal in one file uses "
-    "it up before any function of any file is analysed, so good.py's JCD101 is "
-    "silently dropped"
-)
-
-
 def _long_line_3mb(path: Path) -> None:
     path.write_text(GATE + "bias = [" + "0, " * 1_000_000 + "]\n" + DPA.format("q"))
 
@@ -243,7 +235,6 @@ CASES: list[Case] = [
         _long_line_3mb,
         "either",
         flake8="skip: flake8 itself needs over 5 minutes on a 3 MB line, with no plugin loaded",
-        command_xfail=BUDGET_BUG,
     ),
     Case("long_string.py", GATE + "s = '" + "x" * 5_000_000 + "'\n" + DPA.format("q"), "either"),
     Case("long_name.py", GATE + DPA.format("q" * 1_000_000), "either"),
@@ -507,7 +498,7 @@ def test_in_process(case: Case, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", SLOW_CASES, ids=[c.name for c in SLOW_CASES])
+@pytest.mark.parametrize("case", _command_params(SLOW_CASES))
 def test_command_slow(case: Case, tmp_path: Path) -> None:
     _build(tmp_path / "proj", case)
     result = run_command(".", cwd=tmp_path / "proj", timeout=900)
@@ -605,11 +596,6 @@ def test_command_many_hostile_files_in_parallel(tmp_path: Path) -> None:
             assert mine == [], f"{case.name}:\n{report}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, app/discovery.py _IMPORT_RE: `\\.*[\\w.]*` and `[ \\t]+` overlap, "
-    "so an import line of many dots or blanks backtracks quadratically (30 k dots: 24 s)",
-)
 @pytest.mark.parametrize(
     "line", ["from " + "." * 100_000 + " x", "from" + " " * 400_000 + "x"], ids=["dots", "blanks"]
 )
