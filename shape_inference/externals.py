@@ -229,16 +229,21 @@ def h_shape_dtype_struct(interp: Interpreter, args: Args, kwargs: Kwargs, node: 
 
 
 # -- shape-changing operations -----------------------------------------------------------------
-def h_reshape(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+def _array_and_sequence(args: Args, kwargs: Kwargs, method: str, q: str, names: tuple[str, ...]) -> tuple[ArrayV | None, Value | None]:
+    """`x.reshape(2, 3)` / `x.reshape((2, 3))` / `jnp.reshape(x, (2, 3))`: the array and the sequence."""
     arr = _array(args[0] if args else kwargs.get("a"))
+    rest = args[1:]
+    if q == method and len(rest) > 1:
+        return arr, TupleV(tuple(rest))
+    if rest:
+        return arr, rest[0]
+    return arr, next((kwargs[n] for n in names if n in kwargs), None)
+
+
+def h_reshape(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    arr, target = _array_and_sequence(args, kwargs, "jax.Array.reshape", q, ("newshape", "shape"))
     if arr is None:
         return UNKNOWN
-    rest = args[1:]
-    target: Value | None
-    if q == "jax.Array.reshape" and len(rest) > 1:
-        target = TupleV(tuple(rest))
-    else:
-        target = rest[0] if rest else kwargs.get("newshape", kwargs.get("shape"))
     if isinstance(target, (IntV, OpaqueV)):
         target = TupleV((target,))
     if not isinstance(target, TupleV):
@@ -247,15 +252,9 @@ def h_reshape(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 
 
 def h_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    arr = _array(args[0] if args else kwargs.get("a"))
+    arr, axes = _array_and_sequence(args, kwargs, "jax.Array.transpose", q, ("axes", "permutation"))
     if arr is None:
         return UNKNOWN
-    rest = args[1:]
-    axes: Value | None
-    if q == "jax.Array.transpose" and len(rest) > 1:
-        axes = TupleV(tuple(rest))
-    else:
-        axes = rest[0] if rest else kwargs.get("axes", kwargs.get("permutation"))
     if axes is None or (isinstance(axes, ConstV) and axes.value is None):
         return S.transpose(interp, arr, None, node, fr)
     if isinstance(axes, TupleV):
