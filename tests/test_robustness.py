@@ -120,6 +120,7 @@ def _garbage(n: int = 4096) -> bytes:
 
 MB = 2**20
 
+
 def _long_line_3mb(path: Path) -> None:
     path.write_text(GATE + "bias = [" + "0, " * 1_000_000 + "]\n" + DPA.format("q"))
 
