@@ -86,6 +86,8 @@ def norm_axis(axis: int, rank: int) -> int | None:
 
 # -- indexing ---------------------------------------------------------------------------
 def _slice_len(n: Dim, lo: int | None, hi: int | None, step: int | None, why: D.Why) -> Dim:
+    if lo is None and hi is None and step in (None, 1):
+        return n  # the whole axis: the same dimension, provenance and all
     if n.value is not None:
         return D.const(len(range(n.value)[slice(lo, hi, step)]), why)
     if step not in (None, 1):
