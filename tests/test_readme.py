@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jax_cudnn_lint.lint_rules.analysis  # noqa: F401 - registers every rule
 from jax_cudnn_lint.lint_rules.registry import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -14,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_rules_table_matches_the_registry() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| \[(JCD\d{3})\]\(docs/rules/JCD\d{3}\.md\) \| (.+)$", text, re.M))
+    assert len(RULES) >= 15, "the rules are registered"
     assert set(rows) == set(RULES)
     for code, rule in RULES.items():
         assert f"`{rule.name}` | {'on' if rule.default_on else 'off'} |" in rows[code], code
