@@ -613,8 +613,8 @@ def neutral_dtype_repro(repro: dict[str, object] | None, call: AttentionCall) ->
 
 def repro_for(call: AttentionCall, config: Config, failure: Failure, code: str, *, differentiated: bool, before: str | None = None) -> dict[str, object] | None:
     """A repro that shows `failure`, with the dtype made cuDNN's when only it fails first."""
-    if failure.regex is None or failure.stage != "trace":
-        return None
+    if failure.regex is None or failure.stage != "trace" or operands(call) is None:
+        return None  # the repro builder reads 3-D (jax.nn) or 4-D operands only
     repro = call.repro(code, differentiated=differentiated, expect_regex=failure.regex, exception=failure.exception)
     earlier = only_dtype_before(call, config, before or failure.catalog)
     if earlier is None:
