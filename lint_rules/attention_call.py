@@ -74,6 +74,9 @@ class AttentionCall:
             if arr.shape is None or arr.dtype is None or any(d.value is None for d in arr.shape):
                 return None
             exact[name] = [d.value for d in arr.shape if d.value is not None]
+        ranks = {len(shape) for shape in exact.values()}
+        if ranks not in ({4}, {3}) or (ranks == {3} and not self.api_is_nn):
+            return None  # JAX rejects these ranks before any check a rule predicts
         layout = self.layout if len(exact["query"]) == 4 else "TNH"
         n_axis = {"BTNH": 2, "BSNH": 2, "BNTH": 1, "BNSH": 1, "TNH": 1}[layout]
         b_axis = 0 if layout != "TNH" else None
