@@ -4,7 +4,6 @@ config the analysis models (x64 and matmul precision set in a module body)."""
 from __future__ import annotations
 
 import pytest
-
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.engine import lint_source
 from jax_cudnn_lint.lint_rules import versions
