@@ -88,7 +88,7 @@ def test_syntax_error_is_e999_and_the_plugin_does_not_crash(
 
 
 def test_off_by_default_rule_needs_selecting(tmp_path: Path, fake_env: dict[str, str]) -> None:
-    write(tmp_path, {"m.py": "from x import lstm_fake_off\nlstm_fake_off(1)\nrnn.lstm_ref(2)\n"})
+    write(tmp_path, {"m.py": "from x import lstm_ref_fake_off\nlstm_ref_fake_off(1)\nrnn.lstm_ref(2)\n"})
     default = flake8("m.py", cwd=tmp_path, env=fake_env)
     assert "JCD101" in default.stdout
     assert "JCD299" not in default.stdout
