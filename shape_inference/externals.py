@@ -809,6 +809,16 @@ _register(
 _register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum"], ["flax.nnx"], h_layer)
 _register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention"], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention"], ["haiku"], h_layer)
+# flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
+_register(["create"], ["flax.training.train_state.TrainState"], h_layer)
+
+
+def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """state.apply_gradients(grads=...) / state.replace(...): a state of the same structure."""
+    return args[0] if args else UNKNOWN
+
+
+_register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState.create"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
 _register(["SimpleNamespace"], ["types"], h_namespace)
 _register(["Namespace"], ["argparse"], h_namespace)

@@ -667,6 +667,9 @@ class Interpreter:
             member = base.lookup(name)
             if member is not None:
                 return member
+            # inherited from a library base class: that class's attribute (TrainState.create)
+            for qualname in sorted(base.external_bases()):
+                return ExternalV(self.api.canonical(f"{qualname}.{name}"))
             return UNKNOWN
         return self.api.getattr_value(self, base, name, node, fr)
 
