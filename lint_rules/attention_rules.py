@@ -13,6 +13,7 @@ import ast
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
+from jax_cudnn_lint.lint_rules.attention_checks import first_note, neutral_dtype_repro, only_dtype_before
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.shape_inference.dims import Dim
@@ -56,11 +57,11 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue
         if version is not None and call.api_is_nn and version < (0, 4, 31):
             continue  # jax.nn has no cuDNN implementation before 0.4.31
-        findings.append(_finding(call, has_bias))
+        findings.append(_finding(call, has_bias, config))
     return findings
 
 
-def _finding(call: AttentionCall, has_bias: bool) -> Finding:
+def _finding(call: AttentionCall, has_bias: bool, config: Config) -> Finding:
     event = call.event
     here = event.module.path
     assert call.T is not None and call.S is not None
@@ -74,9 +75,7 @@ def _finding(call: AttentionCall, has_bias: bool) -> Finding:
         trigger = "a bias or mask is passed (the documented trigger)"
     else:
         trigger = "even without a bias or mask (JAX >= 0.4.29 checks a placeholder bias)"
-    dtype_note = ""
-    if call.dtype is not None and call.dtype not in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"):
-        dtype_note = f" (JAX first rejects the {call.dtype} inputs: see JCD203)"
+    dtype_note = first_note(call, config, "FA-15")
     if call.differentiated:
         code = "JCD201"
         message = (
@@ -97,6 +96,11 @@ def _finding(call: AttentionCall, has_bias: bool) -> Finding:
         "differentiated: " + ("yes, query/key/value/bias depend on differentiated values" if call.differentiated else "not proven in the analysed code"),
     ]
     repro = call.repro(code, differentiated=True, expect_regex=rf"Unsupported sequence length Q {T.render()}, KV {S.render()}")
+    earlier = only_dtype_before(call, config, "FA-15")
+    if earlier is True:
+        repro = neutral_dtype_repro(repro, call)  # show the length check on its own
+    elif earlier is False:
+        repro = None  # JAX raises another error first: no repro can show this one
     node = event.node
     return Finding(code, here, node.lineno, node.col_offset, message, tuple(evidence), repro, related_locations(event, T.why, S.why))
 

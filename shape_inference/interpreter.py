@@ -60,7 +60,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor")
 
     def __init__(
         self,
@@ -83,6 +83,15 @@ class Frame:
         self.branch_depth = 0
         self.generic = generic
         self.is_class = is_class
+        # a module's namespace or a class's attributes: the dict others hold on to
+        self.anchor: State | None = state if func is None or is_class else None
+
+    def settle(self) -> None:
+        """After a branch or loop replaced the state, write it back into the anchor dict."""
+        if self.anchor is not None and self.state is not None and self.state is not self.anchor:
+            self.anchor.clear()
+            self.anchor.update(self.state)
+            self.state = self.anchor
 
 
 def join_states(a: State | None, b: State | None) -> State | None:
@@ -386,6 +395,7 @@ class Interpreter:
         finally:
             fr.branch_depth -= 1
         fr.state = merged
+        fr.settle()
 
     def s_assert(self, stmt: ast.Assert, fr: Frame) -> None:
         self.ev(stmt.test, fr)
@@ -415,6 +425,7 @@ class Interpreter:
             fr.state = join_states(start, state)
         finally:
             fr.branch_depth -= 1
+        fr.settle()
         if orelse:
             self.exec_block(orelse, fr)
 
@@ -465,6 +476,7 @@ class Interpreter:
             fr.state = merged
         finally:
             fr.branch_depth -= 1
+        fr.settle()
         if stmt.finalbody:
             if fr.state is None:
                 # the finally block runs, but control does not continue after it

@@ -139,3 +139,13 @@ def test_differentiation_taint() -> None:
     )
     h, x2, stopped = reveal(src)
     assert (h.diff, x2.diff, stopped.diff) == (True, False, False)
+
+
+def test_definitions_after_module_level_branches_are_kept() -> None:
+    src = P + (
+        "try:\n    import flax\nexcept ImportError:\n    flax = None\n"
+        "if flax:\n    WIDTH = 64\nelse:\n    WIDTH = 64\n"
+        "SEQ = 77\n"
+        "def f():\n    reveal_type(SEQ + WIDTH)\n"
+    )
+    assert one(src).int == 141
