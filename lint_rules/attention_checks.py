@@ -263,6 +263,8 @@ def nn_generic(call: AttentionCall, config: Config) -> Failure | None:
     for name, arr in (("query", q), ("key", k), ("value", v)):
         if arr is not None and arr.rank is not None and arr.rank > 4:
             return Failure("NN-2", None, "ValueError", f"{name} has rank {arr.rank}, more than 4", None, exact=False)
+        if arr is not None and arr.rank is not None and arr.rank < 3:
+            return Failure("NN-2", None, "ValueError", f"{name} has rank {arr.rank}, fewer than 3", None, exact=False)
     if q is None or k is None or v is None:
         return None
     if q.rank is not None and k.rank is not None and v.rank is not None and not q.rank == k.rank == v.rank:
