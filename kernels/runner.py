@@ -16,6 +16,7 @@ import json
 import os
 import queue
 import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,8 +59,13 @@ class ChildProcess:
     def __init__(self, env: Mapping[str, str], startup_timeout: float) -> None:
         # Closed in _cleanup (the child outlives this call).
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        # -I (isolated): neither the user's working folder nor PYTHONPATH is on the
+        # child's sys.path, so a jax/ or numpy.py in the project can never shadow JAX;
+        # the child runs in a folder of its own.
+        self._workdir = tempfile.mkdtemp(prefix="jcd-confirm-")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", CHILD_MODULE],
+            [sys.executable, "-I", "-m", CHILD_MODULE],
+            cwd=self._workdir,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -187,6 +193,7 @@ class ChildProcess:
             self._stderr.close()
         except OSError:
             pass
+        shutil.rmtree(self._workdir, ignore_errors=True)
 
 
 def child_environment(backend: str) -> dict[str, str]:

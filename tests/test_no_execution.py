@@ -172,17 +172,10 @@ def _confirm_available() -> bool:
 
 LAUNCHERS = ["console-script", "python-m"]
 CONFIRM = ["--confirm", "--confirm-backend", "trace"]
-SHADOW_BUG = (
-    "known bug, kernels/runner.py ChildProcess: the confirm child is started as "
-    "`python -m jax_cudnn_lint.kernels.child` in the user's working folder, so that folder "
-    "is sys.path[0] and a jax/ (or numpy.py) there is imported and run instead of JAX"
-)
 MODES = [
     pytest.param([], True, id="static"),
     pytest.param(CONFIRM, False, id="confirm-trace-clean-cwd"),
-    pytest.param(
-        CONFIRM, True, id="confirm-trace", marks=pytest.mark.xfail(strict=True, reason=SHADOW_BUG)
-    ),
+    pytest.param(CONFIRM, True, id="confirm-trace"),
 ]
 
 
