@@ -87,6 +87,7 @@ class Project:
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
         self.roots: list[ModuleInfo] = []
+        self.abs_paths: set[str] = set()
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -106,6 +107,7 @@ class Project:
     def _register(self, path: str, root: str | None, tree: ast.Module, loader: Callable[[], ast.Module | None] | None) -> ModuleInfo:
         name, is_package = module_name_for(path, root)
         info = ModuleInfo(name, path, tree, is_package, loader, facts=ScopeFacts(tree))
+        self.abs_paths.add(os.path.abspath(path))
         self.by_path[path] = info
         self.by_name.setdefault(name, info)
         parts = name.split(".")
@@ -136,10 +138,30 @@ class Project:
         """
         if dotted in self.by_name:
             return self.by_name[dotted]
-        matches = self.suffix_index.get(dotted, [])
+        matches = [m for m in self.suffix_index.get(dotted, []) if self._importable_as(m, dotted)]
         if len(matches) == 1:
             return matches[0]
         return None
+
+    def _importable_as(self, info: ModuleInfo, dotted: str) -> bool:
+        """Could `import dotted` reach this module from some folder on sys.path?
+
+        Only if the folder that would have to be on sys.path is not itself inside a
+        package: keras/src/backend/jax/ is never what `import jax` means.
+        """
+        depth = len(info.name.split(".")) - len(dotted.split("."))
+        if depth <= 0:
+            return True
+        folder = os.path.dirname(os.path.abspath(info.path))
+        if info.is_package:
+            folder = os.path.dirname(folder)
+        for _ in range(len(dotted.split(".")) - 1):
+            folder = os.path.dirname(folder)
+        return not self._is_package_dir(folder)
+
+    def _is_package_dir(self, folder: str) -> bool:
+        init = os.path.join(folder, "__init__.py")
+        return init in self.abs_paths or os.path.isfile(init)
 
     def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
         parts = current.name.split(".")

@@ -127,13 +127,6 @@ g = jax.grad(loss)(jnp.zeros((2, 511, 4, 64), jnp.bfloat16))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, shape_inference/modules.py Project.suffix_index: an absolute "
-    "`import jax` resolves to any project package whose dotted name ends in `jax` "
-    "(keras has keras/src/backend/jax/), so jax.nn.dot_product_attention is taken for "
-    "the project's own function and every finding in the file is lost",
-)
 def test_a_subpackage_named_jax_does_not_shadow_jax(tmp_path: Path) -> None:
     """keras's layout: keras/src/backend/jax/ is a package; `import jax` is still JAX."""
     proj = tmp_path / "proj"
