@@ -257,7 +257,7 @@ def table(manifest: dict[str, dict], names: Iterable[str]) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
         "--dir", help="corpus folder (default $JCD_CORPUS_DIR or ~/.cache/jax-cudnn-lint/corpus)"
     )

@@ -61,7 +61,7 @@ def _plugin_run_time(text: str, name: str, runs: int) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--file", help="the file to pipe in (default: corpus flax attention.py)")
     parser.add_argument("--runs", type=int, default=21, help="runs of each variant (21)")
     parser.add_argument("--dir", help="corpus folder")

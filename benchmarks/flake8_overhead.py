@@ -55,7 +55,7 @@ def plugin_cpu_time(files: list[Path]) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--packages", default=DEFAULT_PACKAGES)
     parser.add_argument("--rounds", type=int, default=3, help="runs of each variant (3)")
     parser.add_argument("--jobs", type=int, default=2)

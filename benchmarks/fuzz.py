@@ -68,7 +68,12 @@ def run_one(
     @settings(
         max_examples=n,
         deadline=None,
-        suppress_health_check=list(HealthCheck),
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
         database=None,
         derandomize=False,
         print_blob=True,
@@ -101,7 +106,7 @@ def run_one(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=5000, help="total examples (5000)")
     parser.add_argument(
         "--strategy", action="append", choices=["grammar", "node", "spliced", "jax"]

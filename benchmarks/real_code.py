@@ -31,7 +31,7 @@ def _source_line(path: Path, line: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--dir", help="corpus folder")
     parser.add_argument("--packages", help="comma-separated (default: all fetched)")
     parser.add_argument("--whole", action="store_true", help="one run over the whole corpus")

@@ -176,7 +176,7 @@ def _pct(a: int, b: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--packages", default=DEFAULT_PACKAGES)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", help="corpus folder")
