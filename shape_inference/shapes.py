@@ -250,7 +250,8 @@ def transpose(interp: Interpreter, arr: ArrayV, axes: Sequence[Value] | None, no
     return ArrayV(tuple(out), arr.dtype, arr.diff, arr.why)
 
 
-def swapaxes(arr: ArrayV, a: int | None, b: int | None) -> ArrayV:
+def _two_axes(arr: ArrayV, a: int | None, b: int | None, move: bool) -> ArrayV:
+    """swapaxes (move=False) or moveaxis (move=True) of two axes, when both are valid."""
     if arr.shape is None or a is None or b is None:
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     rank = len(arr.shape)
@@ -258,21 +259,19 @@ def swapaxes(arr: ArrayV, a: int | None, b: int | None) -> ArrayV:
     if ia is None or ib is None:
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     shape = list(arr.shape)
-    shape[ia], shape[ib] = shape[ib], shape[ia]
+    if move:
+        shape.insert(ib, shape.pop(ia))
+    else:
+        shape[ia], shape[ib] = shape[ib], shape[ia]
     return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
+
+
+def swapaxes(arr: ArrayV, a: int | None, b: int | None) -> ArrayV:
+    return _two_axes(arr, a, b, move=False)
 
 
 def moveaxis(arr: ArrayV, src: int | None, dst: int | None) -> ArrayV:
-    if arr.shape is None or src is None or dst is None:
-        return ArrayV(None, arr.dtype, arr.diff, arr.why)
-    rank = len(arr.shape)
-    s, d = norm_axis(src, rank), norm_axis(dst, rank)
-    if s is None or d is None:
-        return ArrayV(None, arr.dtype, arr.diff, arr.why)
-    shape = list(arr.shape)
-    dim = shape.pop(s)
-    shape.insert(d, dim)
-    return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
+    return _two_axes(arr, src, dst, move=True)
 
 
 def expand_dims(arr: ArrayV, axes: Sequence[int | None]) -> ArrayV:
