@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
     tf = _load_fuzz_module()
+    from common import machine_header
+
+    print(machine_header())
     strategies = _strategies(tf)
     chosen = args.strategy or list(strategies)
     total_share = sum(strategies[name][1] for name in chosen)
