@@ -9,7 +9,7 @@ symlinks: every folder is entered once by its real path.
 PEP 263 coding cookie decides the encoding (`tokenize.detect_encoding`), and a NUL
 byte or an undecodable byte is an error the caller reports as JCD900, never a crash.
 `scan_file` is the per-file work the command hands to its worker processes: read,
-hash, gate (`engine.might_matter`) and list the file's imports with a cheap regex.
+hash, gate (`gate.might_matter`) and list the file's imports with a cheap regex.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
-from jax_cudnn_lint.engine import might_matter
+from jax_cudnn_lint.gate import might_matter
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(

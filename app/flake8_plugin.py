@@ -30,13 +30,21 @@ from typing import Any, ClassVar
 
 from jax_cudnn_lint import __version__
 from jax_cudnn_lint.config import Config
-from jax_cudnn_lint.engine import lint_tree, might_matter
-from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.gate import might_matter
+from jax_cudnn_lint.lint_rules.registry import DEFAULT_OFF_CODES, RULES
 
 # A child of flake8's logger, so that `flake8 -vv` shows our debug messages.
 LOG = logging.getLogger("flake8.jax_cudnn_lint")
 
 RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
+
+
+def lint_tree(tree: ast.Module, path: str, config: Config) -> list[Any]:
+    """The engine's lint_tree, imported the first time a file passes the gate: flake8
+    loads this plugin in every process, and most files never need the analysis."""
+    from jax_cudnn_lint.engine import lint_tree as engine_lint_tree
+
+    return engine_lint_tree(tree, path, config)
 
 
 class JcdChecker:
@@ -74,7 +82,7 @@ class JcdChecker:
             parse_from_config=True,
             help="Target cuDNN version for jax-cudnn-lint rules, e.g. 9.10.",
         )
-        off_by_default = sorted(code for code, rule in RULES.items() if not rule.default_on)
+        off_by_default = sorted(set(DEFAULT_OFF_CODES) | {code for code, rule in RULES.items() if not rule.default_on})
         if off_by_default:
             option_manager.extend_default_ignore(off_by_default)
 
@@ -112,7 +120,7 @@ def make_config(
     jax_version: str | None = None, gpu: str | None = None, cudnn: str | None = None
 ) -> Config:
     """The plugin's Config: every rule is computed, flake8 does select/ignore itself."""
-    changes: dict[str, object] = {"select": tuple(sorted(RULES))}
+    changes: dict[str, object] = {"enable_all": True}
     if jax_version:
         changes["jax_version"] = jax_version
     if gpu:

@@ -22,6 +22,10 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 
+# The rules that are off by default, known without importing the rule modules (the
+# flake8 plugin needs them at option time; a test checks them against RULES).
+DEFAULT_OFF_CODES = ("JCD104", "JCD211")
+
 
 def rule(code: str, name: str, summary: str, *, default_on: bool = True, confirmable: bool = True) -> Rule:
     """Declare a rule; a code may be declared once only."""

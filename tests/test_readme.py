@@ -26,3 +26,9 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install -e '.[dev]' && python -m pytest" in readme
     assert "pip install -e '.[dev]'" in ci and "python -m pytest" in ci
+
+
+def test_default_off_codes_match_the_registry() -> None:
+    from jax_cudnn_lint.lint_rules.registry import DEFAULT_OFF_CODES
+
+    assert set(DEFAULT_OFF_CODES) == {code for code, rule in RULES.items() if not rule.default_on}
