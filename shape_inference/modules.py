@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.values import Value
 
 
+# Libraries whose APIs are modelled by our tables: an import of them is theirs even
+# where the project vendors a copy (third_party/jax/jax) or is the library itself.
+MODELLED_PACKAGES = frozenset(
+    {"jax", "jaxlib", "flax", "numpy", "equinox", "optax", "einops", "haiku", "jaxtyping",
+     "ml_collections", "functools", "dataclasses", "typing", "pytest", "hypothesis"}
+)
+
+
 @dataclass(eq=False)
 class ModuleInfo:
     name: str  # dotted module name ("pkg.model"), or the file stem for a lone file
@@ -136,6 +144,8 @@ class Project:
         analysed from a folder below their import root (`python train.py` beside
         `model.py`, or a repo whose package sits under another folder).
         """
+        if dotted.split(".", 1)[0] in MODELLED_PACKAGES:
+            return None  # always the library our tables model, never a vendored copy
         if dotted in self.by_name:
             return self.by_name[dotted]
         matches = [m for m in self.suffix_index.get(dotted, []) if self._importable_as(m, dotted)]

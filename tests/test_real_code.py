@@ -143,12 +143,6 @@ def test_a_subpackage_named_jax_does_not_shadow_jax(tmp_path: Path) -> None:
     assert [f.code for f in project] == ["JCD201"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, shape_inference/modules.py: a vendored copy (third_party/jax/jax/) "
-    "is taken for JAX itself, so the call resolves to the copy's function and the finding "
-    "is lost (the whole-corpus run of benchmarks/project.py walks the corpus's jax)",
-)
 def test_a_vendored_jax_does_not_shadow_jax(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     (proj / "third_party" / "jax" / "jax").mkdir(parents=True)
