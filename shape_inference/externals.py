@@ -19,8 +19,6 @@ from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
     ConstV,
     DictV,
-    DTypeV,
-    ExternalV,
     ExtObjectV,
     IntV,
     OpaqueV,
@@ -933,4 +931,3 @@ def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:
         interp.assign_name(node.func.value.id, UNKNOWN, fr)
 
 
-__all__ = ["call_external", "HANDLERS", "DTypeV", "ExternalV"]

@@ -16,9 +16,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
-from jax_cudnn_lint.shape_inference.dims import Step, merge_why
+from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
 from jax_cudnn_lint.shape_inference.values import (
@@ -27,7 +26,6 @@ from jax_cudnn_lint.shape_inference.values import (
     ClassV,
     ConstV,
     DictV,
-    DTypeV,
     ExternalV,
     ExtObjectV,
     FunctionV,
@@ -767,11 +765,9 @@ class Interpreter:
         inner.branch_depth = 1
         if isinstance(node, ast.DictComp):
             self.ev(node.key, inner)
-            element_value = self.ev(node.value, inner)
+            self.ev(node.value, inner)
         else:
-            element_value = self.ev(node.elt, inner)
-        if isinstance(node, ast.ListComp):
-            return self.api.list_of_unknown_length(element_value)
+            self.ev(node.elt, inner)
         return UNKNOWN
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
@@ -1097,4 +1093,3 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
 }
 
-__all__ = ["Interpreter", "Frame", "BudgetExceeded", "D", "merge_why", "DTypeV"]

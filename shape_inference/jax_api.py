@@ -9,13 +9,12 @@ rule here.  Anything not modelled gives Unknown, which never warns.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
+from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
@@ -475,10 +474,6 @@ class RangeV(Value):
 
     def key(self) -> object:
         return ("range", self.start)
-
-
-def list_of_unknown_length(element: Value) -> Value:
-    return UNKNOWN
 
 
 # -- contexts -------------------------------------------------------------------------
@@ -1017,5 +1012,3 @@ def _src(node: ast.AST) -> str:
 src = _src
 dtype_name = _dtype_name
 arr = _arr
-re_compile = re.compile
-VmapInfoT = VmapInfo

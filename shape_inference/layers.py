@@ -35,7 +35,6 @@ from jax_cudnn_lint.shape_inference.values import (
     TupleV,
     UnknownV,
     Value,
-    any_diff,
     contains_diff,
     int_value,
     shape_of,
@@ -283,4 +282,3 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
     return UNKNOWN
 
 
-__all__ = ["call_layer", "make_namespace", "call_linen_method", "TupleV", "UnknownV", "any_diff"]
