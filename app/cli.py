@@ -35,7 +35,6 @@ from jax_cudnn_lint import __version__, result_cache
 from jax_cudnn_lint.config import Config, parse_gpu, parse_version
 from jax_cudnn_lint.config_file import ConfigError, FileConfig, load_config
 from jax_cudnn_lint.discovery import (
-    ImportRef,
     ScannedFile,
     SourceError,
     discover,
@@ -44,6 +43,7 @@ from jax_cudnn_lint.discovery import (
     scan_file,
 )
 from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.project_set import project_set
 from jax_cudnn_lint.lint_rules.registry import RULES
 from jax_cudnn_lint.reports import (
     FORMATS,
@@ -249,104 +249,6 @@ def _patterns(
     if cli is not None:
         return tuple(normalize_pattern(p) for p in cli)
     return tuple(normalize_pattern(p, fc.root or os.curdir) for p in from_file or ())
-
-
-# --- project set ------------------------------------------------------------
-
-
-def module_parts(path: str, root: str) -> tuple[str, ...]:
-    """'pkg/sub/mod.py' -> ('pkg', 'sub', 'mod'); '__init__' names its package."""
-    absolute = os.path.abspath(path)
-    rel = os.path.relpath(absolute, root)
-    if rel.startswith(os.pardir):
-        rel = absolute.lstrip(os.sep)
-    parts = list(os.path.normpath(rel).split(os.sep))
-    parts[-1] = os.path.splitext(parts[-1])[0]
-    if parts[-1] == "__init__":
-        parts.pop()
-    return tuple(p for p in parts if p and p != os.curdir)
-
-
-class ModuleIndex:
-    """Project files by every dotted suffix of their module name.
-
-    Matching an import by suffix works whatever the import root is (a src/ layout,
-    scripts run from their folder): `pkg.model` finds src/pkg/model.py.  An ambiguous
-    name finds every candidate; an extra file in the analysed set costs little.
-    """
-
-    def __init__(self, paths: Iterable[str], root: str) -> None:
-        self.root = root
-        self.parts: dict[str, tuple[str, ...]] = {}
-        self.by_suffix: dict[str, list[str]] = {}
-        for path in paths:
-            parts = module_parts(path, root)
-            self.parts[path] = parts
-            for start in range(len(parts)):
-                self.by_suffix.setdefault(".".join(parts[start:]), []).append(path)
-
-    def resolve(self, importer: str, ref: ImportRef) -> set[str]:
-        base: list[str]
-        if ref.level:
-            package = list(self.parts.get(importer, ()))
-            if not os.path.basename(importer).startswith("__init__."):
-                package = package[:-1]
-            drop = ref.level - 1
-            if drop > len(package):
-                return set()
-            base = package[: len(package) - drop] if drop else package
-            base = base + (ref.module.split(".") if ref.module else [])
-        else:
-            base = ref.module.split(".")
-        found: set[str] = set()
-        candidates = [base] + [base + name.split(".") for name in ref.names]
-        for candidate in candidates:
-            if candidate:
-                found.update(self.by_suffix.get(".".join(candidate), ()))
-        found.discard(importer)
-        return found
-
-
-def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], list[str]]:
-    """The entry files of the analysis, and the project files it may reach.
-
-    Entry files: the gated ones, and the files that import them (directly or not)
-    and name a differentiation transform (a train.py).  Reachable: what the entry
-    files import, transitively; they are parsed only if the analysis follows an
-    import into them.
-    """
-    readable = [s for s in scanned if s.sha256 is not None]
-    index = ModuleIndex((s.path for s in readable), root)
-    imports: dict[str, set[str]] = {}
-    importers: dict[str, set[str]] = {}
-    for s in readable:
-        targets: set[str] = set()
-        for ref in s.imports:
-            targets |= index.resolve(s.path, ref)
-        imports[s.path] = targets
-        for target in targets:
-            importers.setdefault(target, set()).add(s.path)
-    gated = {s.path for s in readable if s.gated}
-    by_path = {s.path: s for s in readable}
-    importing: set[str] = set()
-    frontier = list(gated)
-    while frontier:
-        path = frontier.pop()
-        for importer in importers.get(path, ()):
-            if importer not in importing and importer not in gated:
-                importing.add(importer)
-                frontier.append(importer)
-    entries = gated | {p for p in importing if by_path[p].differentiates}
-    reachable: set[str] = set()
-    frontier = list(entries)
-    while frontier:
-        path = frontier.pop()
-        for target in imports.get(path, ()):
-            if target not in entries and target not in reachable:
-                reachable.add(target)
-                frontier.append(target)
-    order = {s.path: i for i, s in enumerate(readable)}
-    return sorted(entries, key=order.__getitem__), sorted(reachable, key=order.__getitem__)
 
 
 # --- the run ----------------------------------------------------------------

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
-from jax_cudnn_lint.gate import might_matter
+from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(
@@ -201,21 +201,30 @@ _NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 @dataclass(frozen=True)
 class ImportRef:
-    """An import as written: `level` leading dots, `module`, and imported `names`."""
+    """An import as written: `level` leading dots, `module`, and imported `names`.
+
+    `bound` holds, for each of `names`, the name it is bound to in the importer
+    (`from m import a as b` binds `b`).
+    """
 
     level: int
     module: str
     names: tuple[str, ...] = ()
+    bound: tuple[str, ...] = ()
 
 
-def _split_names(text: str) -> tuple[str, ...]:
+def _split_names(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """'(a, b as c)' -> (('a', 'b'), ('a', 'c')): the names and what they are bound to."""
     text = text.replace("\\\n", " ").strip().strip("()")
     names: list[str] = []
+    bound: list[str] = []
     for part in text.split(","):
-        first = part.split("#", 1)[0].strip().split()
-        if first and _NAME_RE.fullmatch(first[0]):
-            names.append(first[0])
-    return tuple(names)
+        words = part.split("#", 1)[0].split()
+        if words and _NAME_RE.fullmatch(words[0]):
+            names.append(words[0])
+            alias = words[2] if len(words) == 3 and words[1] == "as" else words[0]
+            bound.append(alias)
+    return tuple(names), tuple(bound)
 
 
 def scan_imports(text: str) -> tuple[ImportRef, ...]:
@@ -229,9 +238,10 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
             module = base.lstrip(".")
             if module and not _NAME_RE.fullmatch(module):
                 continue
-            refs.append(ImportRef(len(base) - len(module), module, _split_names(match["names"])))
+            names, bound = _split_names(match["names"])
+            refs.append(ImportRef(len(base) - len(module), module, names, bound))
         else:
-            refs.extend(ImportRef(0, name) for name in _split_names(match["mods"]))
+            refs.extend(ImportRef(0, name) for name in _split_names(match["mods"])[0])
     return tuple(refs)
 
 
@@ -260,14 +270,73 @@ class ScannedFile:
     error: Problem | None = None
     internal_error: str | None = None
     differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
+    defines: tuple[str, ...] = ()  # names of its top-level defs and classes
 
 
+# Every name in DIFFERENTIATION_NAMES ends in one of these.
 _DIFFERENTIATION_WORDS = ("grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian")
 
 
 def mentions_differentiation(text: str) -> bool:
-    """Cheap: could this file differentiate something (and so be an entry point)?"""
-    return any(word in text for word in _DIFFERENTIATION_WORDS)
+    """Cheap: could this file differentiate something (and so be an entry point)?
+
+    True when a transform's name (gate.DIFFERENTIATION_NAMES, the names the analysis
+    looks for) is used as code is: an attribute (`jax.grad`), a call (`grad(`) or on
+    an import line.  Prose in comments and docstrings ("compute the grad"),
+    `gradient_checkpointing` and PyTorch's `torch.no_grad()` do not count.  `str.find`
+    only (C speed) until a candidate shows up.
+    """
+    for word in _DIFFERENTIATION_WORDS:
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if end == len(text) or not _is_word_char(text[end]):
+                start = at
+                while start > 0 and _is_word_char(text[start - 1]):
+                    start -= 1
+                if text[start:end] in DIFFERENTIATION_NAMES and _used_as_code(text, start, end):
+                    return True
+            at = text.find(word, end)
+    return False
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _used_as_code(text: str, start: int, end: int) -> bool:
+    """Is the word text[start:end] an attribute, a callee, or on an import line?"""
+    after = text[end : end + 2].lstrip(" ")
+    if (start > 0 and text[start - 1] == ".") or after.startswith("("):
+        return True
+    line = text[text.rfind("\n", 0, start) + 1 : start].lstrip()
+    return line.startswith(("from ", "import ")) or (
+        # a name inside a parenthesised `from m import (\n    grad,\n)` list
+        not line and text.rfind("import (", 0, start) > text.rfind(")", 0, start)
+    )
+
+
+def _after_line_starts(text: str, word: str) -> Iterator[int]:
+    """The offsets just after `word` wherever a line starts with it."""
+    if text.startswith(word):
+        yield len(word)
+    at = text.find("\n" + word)
+    while at >= 0:
+        yield at + 1 + len(word)
+        at = text.find("\n" + word, at + 1)
+
+
+def top_level_definitions(text: str) -> tuple[str, ...]:
+    """Cheap: the names of the defs and classes that start a line (`str.find` only)."""
+    names: list[str] = []
+    for keyword in ("def ", "class ", "async def "):
+        for start in _after_line_starts(text, keyword):
+            end = start
+            while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            if end > start:
+                names.append(text[start:end])
+    return tuple(names)
 
 
 def scan_file(path: str) -> ScannedFile:
@@ -278,6 +347,7 @@ def scan_file(path: str) -> ScannedFile:
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
+            defines=top_level_definitions(text),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))

@@ -4,6 +4,13 @@
 
 from __future__ import annotations
 
+# The names of JAX's differentiation transforms (jax, flax.nnx, equinox spellings):
+# shared by the command's cheap entry test (discovery) and the analysis (scopes).
+DIFFERENTIATION_NAMES = frozenset(
+    {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
+     "filter_grad", "filter_value_and_grad", "filter_vjp"}
+)
+
 
 # A file can host a finding only if it names one of the APIs the rules are about.
 # Cheap, and most files of a JAX repository stop here (CONVENTIONS.md, habit 4).
@@ -11,13 +18,20 @@ def might_matter(text: str) -> bool:
     """The substring gate: False means no rule can fire in this file alone.
 
     `rnn.lstm` is reachable only through an import that spells `experimental.rnn` or
-    `experimental import rnn`; PyTorch's `scaled_dot_product_attention` alone does
-    not pass.  Only `in` and `count` (C speed) on the hot path.
+    `experimental import rnn`, the fused cuDNN API only through one that spells
+    `fused_attention_stablehlo`; PyTorch's `scaled_dot_product_attention` and flax's
+    `dot_product_attention_weights` alone do not pass.  Only `in` and `count` (C
+    speed) on the hot path.
     """
-    if "lstm_ref" in text or "fused_attention" in text:
+    if "lstm_ref" in text or "fused_attention_stablehlo" in text:
         return True
     if "experimental" in text and ("experimental.rnn" in text or "experimental import rnn" in text):
         return True
     if "dot_product_attention" in text:
-        return text.count("dot_product_attention") > text.count("scaled_dot_product_attention")
+        other = (
+            text.count("scaled_dot_product_attention")
+            + text.count("dot_product_attention_weights")
+            - text.count("scaled_dot_product_attention_weights")
+        )
+        return text.count("dot_product_attention") > other
     return False

@@ -17,10 +17,7 @@ from collections.abc import Iterator
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
-DIFFERENTIATION_NAMES = frozenset(
-    {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
-     "filter_grad", "filter_value_and_grad", "filter_vjp"}
-)
+from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 

@@ -1,0 +1,194 @@
+"""Which files the command analyses: the project set, from the scan alone (no parsing).
+
+Entry files are the gated ones (they name a watched API) and the files that import
+what leads to them and name a differentiation transform (a train.py).  "What leads
+to them" is followed by name through the import graph:
+
+* a gated file leads to a watched call through any of its names;
+* a module that imports a leading name (or a leading module, or `*`) leads there
+  too, through all its names if it defines code of its own, else (a package
+  `__init__.py` that only re-exports) only through the names it re-exports;
+
+so `from transformers import AutoTokenizer` does not make a file an entry because
+transformers' `__init__.py` also re-exports a Flax attention model.  The files the
+entries import, transitively, are reachable: parsed only if the analysis follows an
+import into them.
+
+Imports are matched to project files by dotted suffix, so a `src/` layout or a script
+run from its own folder resolves; a suffix counts only where the folder that would have
+to be on sys.path is not itself a package (keras/src/ops/math.py is never `import
+math`), and imports of the libraries the analysis models (jax, flax, ...) never resolve
+to project files, as in `shape_inference.modules.Project.find`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from jax_cudnn_lint.discovery import ImportRef, ScannedFile
+
+# The names through which a module leads to a watched call: ALL of them (None), or
+# the ones a re-exporting package __init__ took from modules that lead there.
+Names = frozenset[str] | None
+ALL: Names = None
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What one import takes from a project module: `pairs` of (name, bound name)
+    for `from m import a as b`; else the whole module, bound to `module_as`
+    (`from pkg import m`), or everything (`from m import *`, or `import a.b`,
+    which binds the top package)."""
+
+    pairs: tuple[tuple[str, str], ...] = ()
+    module_as: str | None = None
+
+
+def module_parts(path: str, root: str) -> tuple[str, ...]:
+    """'pkg/sub/mod.py' -> ('pkg', 'sub', 'mod'); '__init__' names its package."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, root)
+    if rel.startswith(os.pardir):
+        rel = absolute.lstrip(os.sep)
+    parts = list(os.path.normpath(rel).split(os.sep))
+    parts[-1] = os.path.splitext(parts[-1])[0]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return tuple(p for p in parts if p and p != os.curdir)
+
+
+def _is_init(path: str) -> bool:
+    return os.path.basename(path).startswith("__init__.")
+
+
+class ModuleIndex:
+    """Project files by every dotted suffix they can be imported as.
+
+    Matching an import by suffix works whatever the import root is (a src/ layout,
+    scripts run from their folder): `pkg.model` finds src/pkg/model.py.  An ambiguous
+    name finds every candidate; an extra file in the analysed set costs little.
+    """
+
+    def __init__(self, paths: Iterable[str], root: str) -> None:
+        from jax_cudnn_lint.shape_inference.modules import MODELLED_PACKAGES
+
+        self.root = root
+        self.external = MODELLED_PACKAGES
+        self.parts: dict[str, tuple[str, ...]] = {}
+        self.by_suffix: dict[str, list[str]] = {}
+        self._package_dirs: dict[str, bool] = {}
+        paths = list(paths)
+        for path in paths:
+            if _is_init(path):
+                self._package_dirs[os.path.dirname(os.path.abspath(path))] = True
+        for path in paths:
+            parts = module_parts(path, root)
+            self.parts[path] = parts
+            # The folder a suffix import would need on sys.path, from the innermost out.
+            folder = os.path.dirname(os.path.abspath(path))
+            if _is_init(path):
+                folder = os.path.dirname(folder)
+            for start in range(len(parts) - 1, -1, -1):
+                if not start or not self._is_package_dir(folder):
+                    self.by_suffix.setdefault(".".join(parts[start:]), []).append(path)
+                folder = os.path.dirname(folder)
+
+    def _is_package_dir(self, folder: str) -> bool:
+        known = self._package_dirs.get(folder)
+        if known is None:
+            known = self._package_dirs[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+        return known
+
+    def _base(self, importer: str, ref: ImportRef) -> list[str] | None:
+        if not ref.level:
+            base = ref.module.split(".")
+            return None if base[0] in self.external else base
+        package = list(self.parts.get(importer, ()))
+        if not _is_init(importer):
+            package = package[:-1]
+        drop = ref.level - 1
+        if drop > len(package):
+            return None
+        base = package[: len(package) - drop] if drop else package
+        return base + (ref.module.split(".") if ref.module else [])
+
+    def edges(self, importer: str, ref: ImportRef) -> list[tuple[str, Taken]]:
+        """The project files an import reaches, each with what it takes from them."""
+        base = self._base(importer, ref)
+        if not base:
+            return []
+        found: list[tuple[str, Taken]] = []
+        from_base: list[tuple[str, str]] = []
+        for name, bound in zip(ref.names, ref.bound or ref.names):
+            submodules = self.by_suffix.get(".".join(base + name.split(".")), ())
+            found.extend((path, Taken(module_as=bound)) for path in submodules)
+            if not submodules:
+                from_base.append((name, bound))
+        if from_base or not ref.names:
+            taken = Taken(pairs=tuple(from_base))
+            found.extend((path, taken) for path in self.by_suffix.get(".".join(base), ()))
+        return [(path, taken) for path, taken in found if path != importer]
+
+
+def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Names:
+    """The names an import binds that lead to a watched call (empty: none do)."""
+    if taken.module_as is not None:
+        return frozenset((taken.module_as,))
+    if not taken.pairs:  # `import a.b`, or `from m import *`
+        if leads_through is not ALL or not target.defines:
+            return leads_through
+        return frozenset(target.defines)
+    if leads_through is ALL:
+        return frozenset(bound for _, bound in taken.pairs)
+    return frozenset(bound for name, bound in taken.pairs if name in leads_through)
+
+
+def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], list[str]]:
+    """(entry files, reachable files), each in scan order (see the module docstring)."""
+    readable = [s for s in scanned if s.sha256 is not None]
+    by_path = {s.path: s for s in readable}
+    index = ModuleIndex(by_path, root)
+    imports: dict[str, set[str]] = {}
+    importers: dict[str, list[tuple[str, Taken]]] = {}
+    for s in readable:
+        targets: set[str] = set()
+        for ref in s.imports:
+            for target, taken in index.edges(s.path, ref):
+                targets.add(target)
+                importers.setdefault(target, []).append((s.path, taken))
+        imports[s.path] = targets
+
+    # Worklist over what changed: `pending` holds the names a module newly leads
+    # through, so each import is looked at once per change, not once per name.
+    leads: dict[str, Names] = {s.path: ALL for s in readable if s.gated}
+    pending: dict[str, Names] = dict(leads)
+    while pending:
+        target, new_names = pending.popitem()
+        for importer, taken in importers.get(target, ()):
+            hits = _names_taken(taken, by_path[target], new_names)
+            current = leads.get(importer, frozenset())
+            if hits == frozenset() or current is ALL:
+                continue
+            pure_reexport = _is_init(importer) and not by_path[importer].defines
+            if hits is ALL or not pure_reexport:
+                leads[importer] = pending[importer] = ALL
+                continue
+            added = hits - current
+            if added or importer not in leads:
+                leads[importer] = current | added
+                queued = pending.get(importer, frozenset())
+                pending[importer] = ALL if queued is ALL else queued | added
+
+    entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
+    reachable: set[str] = set()
+    frontier = list(entries)
+    while frontier:
+        path = frontier.pop()
+        for target in imports.get(path, ()):
+            if target not in entries and target not in reachable:
+                reachable.add(target)
+                frontier.append(target)
+    order = {s.path: i for i, s in enumerate(readable)}
+    return sorted(entries, key=order.__getitem__), sorted(reachable, key=order.__getitem__)

@@ -1,0 +1,138 @@
+"""Which files the command analyses (app/project_set.py), from the scan alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jax_cudnn_lint.discovery import (
+    discover,
+    mentions_differentiation,
+    scan_file,
+    scan_imports,
+    top_level_definitions,
+)
+from jax_cudnn_lint.gate import might_matter
+from jax_cudnn_lint.project_set import project_set
+
+ATTENTION = "import jax\n\ndef attend(q, k, v):\n    return jax.nn.dot_product_attention(q, k, v)\n"
+TRAIN = "import jax\n{imports}\n\ndef step(p):\n    return jax.grad(loss)(p)\n"
+
+
+def selected(tmp_path: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    scanned = [scan_file(p) for p in discover([str(tmp_path)])]
+    entries, reachable = project_set(scanned, str(tmp_path))
+    rel = lambda paths: sorted(str(Path(p).relative_to(tmp_path)) for p in paths)  # noqa: E731
+    return rel(entries), rel(reachable)
+
+
+def test_reexporting_init_leads_only_through_the_names_it_takes_from_a_leading_module(
+    tmp_path: Path,
+) -> None:
+    entries, reachable = selected(
+        tmp_path,
+        {
+            "lib/__init__.py": "from .attention import attend\nfrom .tokens import Tokenizer\n",
+            "lib/attention.py": ATTENTION,
+            "lib/tokens.py": "class Tokenizer:\n    pass\n",
+            "uses_tokenizer.py": TRAIN.format(imports="from lib import Tokenizer"),
+            "uses_attention.py": TRAIN.format(imports="from lib import attend as att"),
+            "uses_module.py": TRAIN.format(imports="import lib"),
+        },
+    )
+    assert entries == ["lib/attention.py", "uses_attention.py", "uses_module.py"]
+    assert "lib/tokens.py" in reachable and "uses_tokenizer.py" not in reachable
+
+
+def test_a_module_with_code_of_its_own_leads_through_all_its_names(tmp_path: Path) -> None:
+    entries, _ = selected(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/attention.py": ATTENTION,
+            "pkg/model.py": "from pkg.attention import attend\n\nclass Model:\n    pass\n",
+            "pkg/__main__.py": "",
+            "pkg/models/__init__.py": "from pkg.model import *\n\ndef build():\n    return 1\n",
+            "train.py": TRAIN.format(imports="from pkg.models import build"),
+            "eval.py": "from pkg.model import Model\n",  # does not differentiate
+        },
+    )
+    assert entries == ["pkg/attention.py", "train.py"]
+
+
+def test_star_reexport_of_a_module_with_code_leads_through_its_definitions(tmp_path: Path) -> None:
+    entries, _ = selected(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .layers import *\nfrom .other import helper\n",
+            "pkg/layers.py": ATTENTION + "\nclass Block:\n    pass\n",
+            "pkg/other.py": "def helper():\n    pass\n",
+            "a.py": TRAIN.format(imports="from pkg import Block"),
+            "b.py": TRAIN.format(imports="from pkg import helper"),
+        },
+    )
+    assert entries == ["a.py", "pkg/layers.py"]
+
+
+def test_imports_of_modelled_libraries_and_of_modules_inside_packages_do_not_resolve(
+    tmp_path: Path,
+) -> None:
+    entries, _ = selected(
+        tmp_path,
+        {
+            # a project folder named like a library the analysis models, and a module
+            # named like a stdlib one inside a package: neither is what the import means
+            "vendor/jax/__init__.py": "",
+            "vendor/jax/nn.py": ATTENTION,
+            "pkg/__init__.py": "",
+            "pkg/math.py": ATTENTION,
+            "train.py": TRAIN.format(imports="import math\nfrom jax import nn"),
+        },
+    )
+    assert "train.py" not in entries
+
+
+def test_differentiation_test_ignores_prose_and_pytorch() -> None:
+    for code in (
+        "jax.grad(f)",
+        "from jax import grad\n",
+        "from jax import (\n    vjp,\n)\n",
+        "g = eqx.filter_value_and_grad(f)",
+        "step = nnx.grad",
+        "jax.jvp (f, x, t)",
+    ):
+        assert mentions_differentiation(code), code
+    for prose in (
+        "# compute the grad here\n",
+        '"""Docs about the grad."""\n',
+        "with torch.no_grad():\n",
+        "x.requires_grad = True\n",
+        "y = stop_gradient(x)\n",
+        "use_grad = True\n",
+        "model.gradient_checkpointing_enable()\n",
+    ):
+        assert not mentions_differentiation(prose), prose
+
+
+def test_scan_helpers() -> None:
+    assert top_level_definitions("def a():\n  def b(): pass\nclass C:\n    pass\n@d\nasync def e(): ...\n") == (
+        "a",
+        "C",
+        "e",
+    )
+    refs = scan_imports("from a.b import (x as y,\n  z)\nfrom . import m as n\n")
+    assert [(r.level, r.module, r.names, r.bound) for r in refs] == [
+        (0, "a.b", ("x", "z"), ("y", "z")),
+        (1, "", ("m",), ("n",)),
+    ]
+
+
+def test_gate_ignores_names_that_only_contain_the_watched_ones() -> None:
+    assert not might_matter("fused_attention_modules = []\n")
+    assert not might_matter("w = flax.linen.dot_product_attention_weights(q, k)\n")
+    assert not might_matter("torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
+    assert might_matter("from jax._src.cudnn.fused_attention_stablehlo import dot_product_attention\n")
+    assert might_matter("w = nn.dot_product_attention_weights(q, k)\no = jax.nn.dot_product_attention(q, k, v)\n")
