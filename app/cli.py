@@ -25,7 +25,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -308,7 +308,8 @@ def analyse(options: Options) -> Analysis:
             )
         elif s.internal_error is not None:
             errors.append(_error("JCD901", s.path, f"internal error: {s.internal_error}"))
-    selected, reachable = project_set(scanned, options.root)
+    chosen = project_set(scanned, options.root)
+    selected, reachable = chosen.entries, chosen.reachable
     by_path = {s.path: s for s in scanned}
     hashes = [(path, by_path[path].sha256 or "") for path in (*selected, *reachable)]
 
@@ -348,8 +349,7 @@ def analyse(options: Options) -> Analysis:
                 _error("JCD900", path, f"could not read/parse {path}: {_describe(exc)}")
             )
     lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in reachable}
-    gated = {path for path in selected if by_path[path].gated}
-    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal, lazy, gated)
+    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal, lazy, chosen.importer_names)
     if key is not None and not internal:
         result_cache.store(key, findings, parse_errors)
     all_errors = sorted(errors + parse_errors + internal, key=Finding.sort_key)
@@ -371,13 +371,13 @@ def _lint(
     options: Options,
     internal: list[Finding],
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-    gated: Collection[str] = (),
+    importer_names: Mapping[str, frozenset[str] | None] | None = None,
 ) -> list[Finding]:
     """Whole-project analysis; if it fails, file by file so one bad file costs only itself."""
     if not trees:
         return []
     try:
-        importers = [path for path in trees if path not in gated]
+        importers = {p: names for p, names in (importer_names or {}).items() if p in trees}
         return _enabled(lint_project(trees, options.config, options.root, lazy, importers), options.config)
     except Exception as project_exc:
         if _raise_internal():

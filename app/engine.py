@@ -8,7 +8,7 @@ findings.  The static path never imports jax and never runs the code it reads.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
@@ -39,7 +39,7 @@ def lint_project(
     config: Config | None = None,
     root: str | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-    importers: Collection[str] = (),
+    importers: Mapping[str, frozenset[str] | None] | None = None,
 ) -> list[Finding]:
     """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
@@ -47,7 +47,8 @@ def lint_project(
     across modules), so a `train.py` that differentiates a model from `model.py` is
     seen as differentiating it.  `lazy` maps the project's other files to a parser
     that runs only if an analysed import reaches them; entry files listed in
-    `importers` (they import the analysed code but name no watched API) are entered
+    `importers` (they import the analysed code but name no watched API; each maps to
+    the names it binds that lead to watched calls, None if unknown) are entered
     only through their functions that name a differentiation transform.  `root` is
     the folder module names are relative to.
     """

@@ -145,8 +145,19 @@ def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Nam
     return frozenset(bound for name, bound in taken.pairs if name in leads_through)
 
 
-def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], list[str]]:
-    """(entry files, reachable files), each in scan order (see the module docstring)."""
+@dataclass
+class ProjectSet:
+    """The files of one analysis, in scan order."""
+
+    entries: list[str]  # analysed: gated files and the importers that differentiate
+    reachable: list[str]  # parsed only if an analysed import reaches them
+    # each importer entry (not gated) -> the names it binds that lead to a watched
+    # call (ALL: cannot tell); the analysis skips an importer that never uses one
+    importer_names: dict[str, Names]
+
+
+def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
+    """The entry and reachable files of a scanned project (see the module docstring)."""
     readable = [s for s in scanned if s.sha256 is not None]
     by_path = {s.path: s for s in readable}
     index = ModuleIndex(by_path, root)
@@ -164,12 +175,17 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], l
     # through, so each import is looked at once per change, not once per name.
     leads: dict[str, Names] = {s.path: ALL for s in readable if s.gated}
     pending: dict[str, Names] = dict(leads)
+    through: dict[str, Names] = {}  # the names an importer binds that lead somewhere
     while pending:
         target, new_names = pending.popitem()
         for importer, taken in importers.get(target, ()):
             hits = _names_taken(taken, by_path[target], new_names)
+            if hits == frozenset():
+                continue
+            bound = through.get(importer, frozenset())
+            through[importer] = ALL if hits is ALL or bound is ALL else bound | hits
             current = leads.get(importer, frozenset())
-            if hits == frozenset() or current is ALL:
+            if current is ALL:
                 continue
             pure_reexport = _is_init(importer) and not by_path[importer].defines
             if hits is ALL or not pure_reexport:
@@ -182,6 +198,7 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], l
                 pending[importer] = ALL if queued is ALL else queued | added
 
     entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
+    importer_names = {p: through[p] for p in entries if not by_path[p].gated}
     reachable: set[str] = set()
     frontier = list(entries)
     while frontier:
@@ -191,4 +208,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> tuple[list[str], l
                 reachable.add(target)
                 frontier.append(target)
     order = {s.path: i for i, s in enumerate(readable)}
-    return sorted(entries, key=order.__getitem__), sorted(reachable, key=order.__getitem__)
+    return ProjectSet(
+        sorted(entries, key=order.__getitem__),
+        sorted(reachable, key=order.__getitem__),
+        importer_names,
+    )

@@ -9,7 +9,7 @@ is reported once, with its strongest evidence (JCD201 wins over JCD202).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
@@ -32,7 +32,7 @@ def analyse_modules(
     config: Config,
     root: str | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-    importers: Collection[str] = (),
+    importers: Mapping[str, frozenset[str] | None] | None = None,
 ) -> list[Finding]:
     analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers)
     findings: list[Finding] = []

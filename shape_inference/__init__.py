@@ -9,7 +9,7 @@ returns every evaluated call to a watched API, with each argument as an abstract
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
@@ -31,7 +31,7 @@ def analyse(
     step_budget: int | None = None,
     seconds: float | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-    importers: Collection[str] = (),
+    importers: Mapping[str, frozenset[str] | None] | None = None,
 ) -> Analysis:
     project = Project(trees, root, lazy, importers)
     kwargs: dict[str, float] = {}

@@ -19,7 +19,7 @@ from typing import Any
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
+from jax_cudnn_lint.shape_inference.scopes import DIFFERENTIATION_NAMES, FunctionNode, differentiating_functions
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -138,8 +138,9 @@ class Interpreter:
     def run(self) -> None:
         """Evaluate the entry modules, then their functions and methods with unknown
         arguments.  Other project modules run only when an import reaches them."""
+        roots = [info for info in self.project.roots if _worth_entering(info)]
         for phase in (self.module_namespace, self.analyse_generically):
-            for info in list(self.project.roots):
+            for info in roots:
                 # each entry module gets its own budget: one huge file costs only itself
                 self.steps = 0
                 self.deadline = time.perf_counter() + self.seconds
@@ -959,6 +960,18 @@ class Interpreter:
         elif kwargs:
             return None
         return state
+
+
+def _worth_entering(info: ModuleInfo) -> bool:
+    """A differentiating root (an importer, not gated) is analysed only if its code
+    names a differentiation transform and uses a name that leads to a watched call:
+    the cheap scan cannot tell code from prose or an import that goes unused."""
+    if info.entry != "differentiating":
+        return True
+    used = info.facts.module_names()
+    if not used & DIFFERENTIATION_NAMES:
+        return False
+    return info.entry_names is None or bool(used & info.entry_names)
 
 
 def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,8 @@ class ModuleInfo:
     state: str = "new"  # new -> running -> done
     facts: ScopeFacts = field(default_factory=ScopeFacts)
     entry: str = "full"  # how a root is analysed: every function, or only those naming a grad-like transform
+    # for a "differentiating" root: the names it imports that lead to watched calls (None: unknown)
+    entry_names: frozenset[str] | None = None
 
     @property
     def global_names(self) -> frozenset[str]:
@@ -85,7 +87,7 @@ class Project:
         trees: Mapping[str, ast.Module],
         root: str | None = None,
         lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-        importers: Collection[str] = (),
+        importers: Mapping[str, frozenset[str] | None] | None = None,
     ) -> None:
         """`trees` are the modules to analyse (entry points); `lazy` are the other files
         of the project, parsed only if an analysed import reaches them.  Entry files in
@@ -106,8 +108,9 @@ class Project:
                 root = None
         for path, tree in trees.items():
             info = self._register(path, root, tree, None)
-            if path in importers:
+            if importers is not None and path in importers:
                 info.entry = "differentiating"
+                info.entry_names = importers[path]
             self.roots.append(info)
         for path, loader in lazy.items():
             self._register(path, root, ast.Module(body=[], type_ignores=[]), loader)

@@ -166,7 +166,11 @@ class ScopeFacts:
             self._global_names = frozenset(names)
         return self._global_names
 
-    def names_used(self, func: FunctionNode) -> frozenset[str]:
+    def module_names(self) -> frozenset[str]:
+        """Every name and attribute name the module's code mentions (imports aside)."""
+        return self.names_used(self.tree) if self.tree is not None else frozenset()
+
+    def names_used(self, func: FunctionNode | ast.Module) -> frozenset[str]:
         """Every name and attribute name the function (nested scopes included) mentions."""
         found = self._names.get(id(func))
         if found is None:

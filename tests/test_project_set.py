@@ -24,7 +24,8 @@ def selected(tmp_path: Path, files: dict[str, str]) -> tuple[list[str], list[str
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     scanned = [scan_file(p) for p in discover([str(tmp_path)])]
-    entries, reachable = project_set(scanned, str(tmp_path))
+    chosen = project_set(scanned, str(tmp_path))
+    entries, reachable = chosen.entries, chosen.reachable
     rel = lambda paths: sorted(str(Path(p).relative_to(tmp_path)) for p in paths)  # noqa: E731
     return rel(entries), rel(reachable)
 
@@ -136,3 +137,33 @@ def test_gate_ignores_names_that_only_contain_the_watched_ones() -> None:
     assert not might_matter("torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
     assert might_matter("from jax._src.cudnn.fused_attention_stablehlo import dot_product_attention\n")
     assert might_matter("w = nn.dot_product_attention_weights(q, k)\no = jax.nn.dot_product_attention(q, k, v)\n")
+
+
+def test_importer_entries_carry_the_names_that_lead(tmp_path: Path) -> None:
+    files = {
+        "lib/__init__.py": "from .attention import attend\nfrom .tokens import Tokenizer\n",
+        "lib/attention.py": ATTENTION,
+        "lib/tokens.py": "class Tokenizer:\n    pass\n",
+        "a.py": TRAIN.format(imports="from lib import attend as att, Tokenizer"),
+        "b.py": TRAIN.format(imports="import lib.attention"),
+    }
+    selected(tmp_path, files)
+    chosen = project_set([scan_file(p) for p in discover([str(tmp_path)])], str(tmp_path))
+    names = {Path(p).name: n for p, n in chosen.importer_names.items()}
+    assert names == {"a.py": frozenset({"att"}), "b.py": frozenset({"attend"})}
+
+
+def test_analysis_enters_an_importer_only_if_its_code_uses_a_leading_name() -> None:
+    import ast
+
+    from jax_cudnn_lint.shape_inference import analyse
+
+    model = ast.parse(ATTENTION)
+    uses = ast.parse("import jax\nfrom model import attend\nstep = jax.grad(lambda q: attend(q, q, q).sum())\n")
+    unused = ast.parse("import jax\nfrom model import attend\nstep = jax.grad(lambda x: x.sum())\n")
+    prose = ast.parse('import jax\nfrom model import attend\n"""jax.grad of attend"""\nattend\n')
+    trees = {"model.py": model, "uses.py": uses, "unused.py": unused, "prose.py": prose}
+    names = frozenset({"attend"})
+    result = analyse(trees, lambda name: False, importers={"uses.py": names, "unused.py": names, "prose.py": names})
+    states = {info.path: info.state for info in result.project.roots}
+    assert states == {"model.py": "done", "uses.py": "done", "unused.py": "new", "prose.py": "new"}
