@@ -22,6 +22,7 @@ import stat
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from fnmatch import fnmatch
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter
@@ -151,6 +152,15 @@ def decode_source(data: bytes) -> str:
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         raise SourceError("source contains a NUL byte", line)
+    # The common case, without tokenize: no BOM and no PEP 263 cookie (it can only sit
+    # on the first two lines), so UTF-8; anything else takes the exact path below.
+    head_end = data.find(b"\n", data.find(b"\n") + 1)
+    head = data if head_end < 0 else data[:head_end]
+    if not data.startswith(b"\xef\xbb\xbf") and b"coding" not in head:
+        try:
+            return _universal_newlines(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            pass  # reported with its line and column below
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:  # bad cookie, a BOM that contradicts it, or not UTF-8
@@ -171,7 +181,13 @@ def decode_source(data: bytes) -> str:
         raise SourceError(
             f"cannot decode as {encoding}: {exc.reason} (byte {bad})", line, exc.start - line_start
         ) from None
-    # Universal newlines, as the interpreter reads source.
+    return _universal_newlines(text)
+
+
+def _universal_newlines(text: str) -> str:
+    """As the interpreter reads source."""
+    if "\r" not in text:
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -196,11 +212,11 @@ _IMPORT_RE = re.compile(
     r"|import[ \t]+(?P<mods>(?:[^\n\\#;]|\\\n)+))",
     re.MULTILINE,
 )
+_WORD_RE = re.compile(r"\w+")
 _NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
-@dataclass(frozen=True)
-class ImportRef:
+class ImportRef(NamedTuple):
     """An import as written: `level` leading dots, `module`, and imported `names`.
 
     `bound` holds, for each of `names`, the name it is bound to in the importer
@@ -227,12 +243,28 @@ def _split_names(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(names), tuple(bound)
 
 
+def _import_statements(text: str) -> Iterator[re.Match[str]]:
+    """_IMPORT_RE's matches, tried only at the start of lines that say `import`.
+
+    Every match starts on such a line, so this finds what `finditer` would, without
+    trying the pattern at every line of the file.
+    """
+    consumed = 0
+    at = text.find("import")
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        if line_start >= consumed:
+            match = _IMPORT_RE.match(text, line_start)
+            if match is not None:
+                consumed = match.end()
+                yield match
+        at = text.find("import", max(at + len("import"), consumed))
+
+
 def scan_imports(text: str) -> tuple[ImportRef, ...]:
     """Every module a file may import, by regex: no parsing (the file may be broken)."""
     refs: list[ImportRef] = []
-    if "import" not in text:
-        return ()
-    for match in _IMPORT_RE.finditer(text):
+    for match in _import_statements(text):
         base = match.group("base")
         if base is not None:
             module = base.lstrip(".")
@@ -331,11 +363,9 @@ def top_level_definitions(text: str) -> tuple[str, ...]:
     names: list[str] = []
     for keyword in ("def ", "class ", "async def "):
         for start in _after_line_starts(text, keyword):
-            end = start
-            while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-                end += 1
-            if end > start:
-                names.append(text[start:end])
+            name = _WORD_RE.match(text, start)
+            if name is not None:
+                names.append(name.group())
     return tuple(names)
 
 

@@ -167,3 +167,32 @@ def test_analysis_enters_an_importer_only_if_its_code_uses_a_leading_name() -> N
     result = analyse(trees, lambda name: False, importers={"uses.py": names, "unused.py": names, "prose.py": names})
     states = {info.path: info.state for info in result.project.roots}
     assert states == {"model.py": "done", "uses.py": "done", "unused.py": "new", "prose.py": "new"}
+
+
+def test_fast_decoding_path_agrees_with_tokenize() -> None:
+    import io
+    import tokenize
+
+    from jax_cudnn_lint.discovery import SourceError, decode_source
+
+    def reference(data: bytes) -> str:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+
+    samples = [
+        b"x = 1\r\ny = 2\r\n",
+        b"x = 1\ry = 2\r",
+        "s = 'caf\u00e9'\n".encode(),
+        b"\xef\xbb\xbfx = 1\n",
+        b"# -*- coding: latin-1 -*-\ns = '\xe9'\n",
+        b"#!/usr/bin/env python\n# coding=latin-1\ns = '\xe9'\n",
+        b"x = 1\n# coding: latin-1 on line three does not count\n",
+    ]
+    for data in samples:
+        assert decode_source(data) == reference(data), data
+    for bad in (b"s = '\xe9'\n", b"\xef\xbb\xbf# coding: latin-1\n"):
+        try:
+            decode_source(bad)
+        except SourceError:
+            continue
+        raise AssertionError(f"{bad!r} must not decode")
