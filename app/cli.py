@@ -45,6 +45,7 @@ from jax_cudnn_lint.discovery import (
     scan_file,
 )
 from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.gate import DEFAULT_MAX_FILE_MB
 from jax_cudnn_lint.project_set import ProjectSet, project_set
 from jax_cudnn_lint.lint_rules.registry import RULES
 from jax_cudnn_lint.reports import (
@@ -86,13 +87,27 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = _number(text)
     if value <= 0:
         raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
     return value
 
 
@@ -136,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_positive_int, help="worker processes (default: CPU count)"
     )
     run.add_argument("--no-cache", action="store_true", help="do not read or write caches")
+    run.add_argument(
+        "--max-file-size",
+        type=_non_negative_float,
+        metavar="MB",
+        help=f"report, not analyse, gated files over this size (default: {DEFAULT_MAX_FILE_MB:g}; 0: no limit)",
+    )
     conf = parser.add_argument_group("confirm (runs JAX: needs jax-cudnn-lint[confirm])")
     conf.add_argument(
         "--confirm", action="store_true", help="prove each finding by running or tracing JAX"
@@ -169,6 +190,7 @@ class Options:
     confirm_backend: str = "auto"
     confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT
     exit_zero: bool = False
+    max_file_mb: float = DEFAULT_MAX_FILE_MB
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -241,6 +263,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
         confirm_backend=args.confirm_backend,
         confirm_timeout=args.confirm_timeout,
         exit_zero=args.exit_zero,
+        max_file_mb=float(pick(args.max_file_size, fc.max_file_size, DEFAULT_MAX_FILE_MB)),
         warnings=fc.warnings,
     )
 
@@ -256,18 +279,19 @@ def _patterns(
 # --- the run ----------------------------------------------------------------
 
 
-def scan_all(files: Sequence[str], jobs: int) -> list[ScannedFile]:
+def scan_all(files: Sequence[str], jobs: int, max_file_mb: float | None = DEFAULT_MAX_FILE_MB) -> list[ScannedFile]:
     """scan_file over every file, in worker processes when it pays; order kept."""
+    scan = functools.partial(scan_file, max_file_mb=max_file_mb)
     if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
-        return [scan_file(path) for path in files]
+        return [scan(path) for path in files]
     workers = min(jobs, len(files))
     chunksize = max(1, len(files) // (workers * 4))
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(scan_file, files, chunksize=chunksize))
+            return list(pool.map(scan, files, chunksize=chunksize))
     except (BrokenProcessPool, PermissionError, NotImplementedError):
         # No working multiprocessing here (a sandbox without /dev/shm): do it inline.
-        return [scan_file(path) for path in files]
+        return [scan(path) for path in files]
 
 
 def _raise_internal() -> bool:
@@ -293,7 +317,7 @@ class Analysis:
 def analyse(options: Options) -> Analysis:
     """Discover, scan, select the project set, then lint it (or take it from the cache)."""
     files = discover(options.paths, options.exclude)
-    scanned = scan_all(files, options.jobs)
+    scanned = scan_all(files, options.jobs, options.max_file_mb)
     errors: list[Finding] = []
     for s in scanned:
         if s.error is not None:

@@ -8,6 +8,8 @@ the command line wins over it.  Keys (kebab-case; snake_case is accepted too):
                                     relative to the folder of the pyproject.toml
     jax-version, gpu, cudnn         targets (strings)
     jobs                            worker processes (integer)
+    max-file-size                   MB; larger gated files are reported, not analysed
+                                    (number, 0 for no limit)
 
 Reading TOML needs Python 3.11 (tomllib) or the `tomli` package on 3.10; without
 either, the file is skipped with a warning.
@@ -26,6 +28,7 @@ SECTION = "jax-cudnn-lint"
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 STRING_KEYS = ("jax-version", "gpu", "cudnn")
 INT_KEYS = ("jobs",)
+NUMBER_KEYS = ("max-file-size",)
 
 
 class ConfigError(Exception):
@@ -47,6 +50,7 @@ class FileConfig:
     gpu: str | None = None
     cudnn: str | None = None
     jobs: int | None = None
+    max_file_size: float | None = None
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -128,6 +132,10 @@ def load_config(start: str) -> FileConfig:
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a string")
             values[attr] = str(value)
+        elif key in NUMBER_KEYS:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < float("inf"):
+                raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a number, 0 or more")
+            values[attr] = float(value)
         elif key in INT_KEYS:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a positive integer")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from fnmatch import fnmatch
 
-from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter
+from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(
@@ -369,11 +369,18 @@ def top_level_definitions(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def scan_file(path: str) -> ScannedFile:
-    """Read, hash, gate and list imports of one file.  Never raises."""
+def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
+    """Read, hash, gate and list imports of one file.  Never raises.
+
+    A gated file over `max_file_mb` comes back as an error: it will not be parsed.
+    """
     try:
         text, digest = read_source(path)
         gated = might_matter(text)
+        if gated:
+            message = too_large(len(text.encode("utf-8", "surrogatepass")), max_file_mb)
+            if message is not None:
+                return ScannedFile(path, error=Problem(message))
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from jax_cudnn_lint import __version__
 from jax_cudnn_lint.config import Config
-from jax_cudnn_lint.gate import might_matter
+from jax_cudnn_lint.gate import DEFAULT_MAX_FILE_MB, might_matter, too_large
 from jax_cudnn_lint.lint_rules.registry import DEFAULT_OFF_CODES, RULES
 
 # A child of flake8's logger, so that `flake8 -vv` shows our debug messages.
@@ -56,6 +56,7 @@ class JcdChecker:
     # Parsed from flake8's options once per process (each --jobs worker parses
     # them again or receives them pickled): no state is shared between files.
     config: ClassVar[Config | None] = None
+    max_file_mb: ClassVar[float] = DEFAULT_MAX_FILE_MB
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -77,6 +78,16 @@ class JcdChecker:
             help="Target GPU for jax-cudnn-lint rules, e.g. sm80, sm90, sm100 (default: sm90).",
         )
         option_manager.add_option(
+            "--jcd-max-file-size",
+            default=DEFAULT_MAX_FILE_MB,
+            type=float,
+            parse_from_config=True,
+            help=(
+                "jax-cudnn-lint reports (JCD900), and does not analyse, files that pass its"
+                f" gate and are larger than this many MB (default: {DEFAULT_MAX_FILE_MB:g}; 0: no limit)."
+            ),
+        )
+        option_manager.add_option(
             "--jcd-cudnn",
             default=None,
             parse_from_config=True,
@@ -88,6 +99,7 @@ class JcdChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
+        cls.max_file_mb = float(getattr(options, "jcd_max_file_size", DEFAULT_MAX_FILE_MB) or 0)
         cls.config = make_config(
             getattr(options, "jcd_jax_version", None),
             getattr(options, "jcd_gpu", None),
@@ -97,6 +109,10 @@ class JcdChecker:
     def run(self) -> Iterator[tuple[int, int, str, type[Any]]]:
         text = "".join(self.lines)
         if not might_matter(text):
+            return
+        message = too_large(len(text.encode("utf-8", "surrogatepass")), type(self).max_file_mb)
+        if message is not None:
+            yield 1, 0, f"JCD900 {message}", type(self)
             return
         try:
             if not isinstance(self.tree, ast.Module):

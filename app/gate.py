@@ -12,6 +12,23 @@ DIFFERENTIATION_NAMES = frozenset(
 )
 
 
+# The largest file the analysis parses, in MB (10**6 bytes): ast.parse of a 50 MB
+# generated table takes minutes and GBs.  Larger files that pass the gate are
+# reported (JCD900) instead; `--max-file-size` / `--jcd-max-file-size` change it.
+DEFAULT_MAX_FILE_MB = 5.0
+
+
+def too_large(size: int, limit_mb: float | None) -> str | None:
+    """The JCD900 message for a file of `size` bytes over the limit (None: within it;
+    a limit of 0 or None means no limit)."""
+    if not limit_mb or size <= limit_mb * 1e6:
+        return None
+    return (
+        f"too large to analyse ({size / 1e6:.1f} MB, the limit is {limit_mb:g} MB;"
+        " raise it with --max-file-size)"
+    )
+
+
 # A file can host a finding only if it names one of the APIs the rules are about.
 # Cheap, and most files of a JAX repository stop here (CONVENTIONS.md, habit 4).
 def might_matter(text: str) -> bool:

@@ -407,6 +407,27 @@ def test_pyproject_errors_and_warnings(
     assert code == 0 and "unknown key [tool.jax-cudnn-lint] colour" in err
 
 
+def test_max_file_size_from_the_command_line_and_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fake_analysis: Any
+) -> None:
+    write(tmp_path, {"a.py": LSTM_SNIPPET, "plain.py": "x = 1\n" * 100})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--max-file-size", "0.00001")
+    assert code == 1
+    # only the gated file is over the limit for what matters: the other is never parsed
+    assert out.startswith("a.py:1:1: JCD900 could not read/parse a.py: too large to analyse (0.0 MB")
+    assert out.count("\n") == 1 and fake_analysis["CALLS"] == []
+    assert "JCD101" in lint(capsys, "--max-file-size", "0")[1]
+    write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\nmax-file-size = 0.00001\n"})
+    assert "too large to analyse" in lint(capsys)[1]
+    assert "JCD101" in lint(capsys, "--max-file-size", "5")[1]  # the command line wins
+    for bad in ("-1", "nan", "inf", "big"):
+        assert lint(capsys, "--max-file-size", bad)[0] == 2
+    write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\nmax-file-size = -3\n"})
+    code, _, err = lint(capsys)
+    assert code == 2 and "max-file-size must be a number, 0 or more" in err
+
+
 # --- parallel ----------------------------------------------------------------
 
 

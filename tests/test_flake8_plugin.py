@@ -177,3 +177,23 @@ def test_plugin_config_computes_every_rule(fake_analysis: Any) -> None:
     config = make_config()
     assert config.enabled("JCD299", False)  # flake8 filters, not the engine
     assert engine.might_matter(LSTM_SNIPPET)
+
+
+def test_files_over_the_size_limit_are_reported_not_analysed(
+    fake_analysis: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    monkeypatch.setattr(JcdChecker, "max_file_mb", JcdChecker.max_file_mb)
+    monkeypatch.setattr(JcdChecker, "config", None)
+    JcdChecker.parse_options(
+        argparse.Namespace(jcd_jax_version=None, jcd_gpu=None, jcd_cudnn=None, jcd_max_file_size=1e-5)
+    )
+    results = list(_checker(LSTM_SNIPPET).run())
+    assert len(results) == 1 and results[0][:2] == (1, 0)
+    assert results[0][2].startswith("JCD900 too large to analyse (0.0 MB, the limit is 1e-05 MB")
+    assert fake_analysis["CALLS"] == []
+    JcdChecker.parse_options(
+        argparse.Namespace(jcd_jax_version=None, jcd_gpu=None, jcd_cudnn=None, jcd_max_file_size=0)
+    )
+    assert next(iter(_checker(LSTM_SNIPPET).run()))[2].startswith("JCD101")  # 0: no limit

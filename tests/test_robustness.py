@@ -171,7 +171,7 @@ class Case:
     expect: str  # "error": JCD900 with `fragment`; "clean": nothing; "either": no JCD901
     fragment: str = ""
     flake8: str = "run"  # "run", or "skip: reason", or "flake8-crash: reason"
-    flake8_expect: str = ""  # what flake8 shows for the file, if not `expect`
+    flake8_expect: str = ""  # what flake8 shows for the file, if not `expect` ("jcd900": our message)
     command_xfail: str = ""  # a known bug of the command (reason): strict xfail
 
 
@@ -315,7 +315,15 @@ CASES: list[Case] = [
     Case("whitespace_only.py", "\n\n   \n\t\n", "clean"),
     Case("no_trailing_newline.py", (GATE + DPA.format("q")).rstrip("\n"), "clean"),
     # --- big files (generated here, not stored) --------------------------------------
-    Case("big_gated_comments.py", _big_comments, "clean"),
+    # gated and over the file-size limit: reported, never parsed (by us)
+    Case("big_gated_comments.py", _big_comments, "error", "too large to analyse", flake8_expect="jcd900"),
+    Case(
+        "big_gated_table.py",
+        _big_datalist,
+        "error",
+        "too large to analyse",
+        flake8="skip: flake8 itself parses the 50 MB (minutes, GBs): not our cost",
+    ),
     Case(
         "big_plain_dense.py",
         _big_dense_plain,
@@ -331,6 +339,7 @@ CASES: list[Case] = [
     ),
 ]
 
+# With the file-size limit off, the per-file budget alone must bound the analysis.
 SLOW_CASES: list[Case] = [
     Case(
         "big_gated_table.py",
@@ -432,6 +441,8 @@ def check_flake8_output(result: subprocess.CompletedProcess[str], case: Case) ->
     expect = case.flake8_expect or case.expect
     if expect == "error":
         assert mine and all(" E9" in line for line in mine), report
+    elif expect == "jcd900":
+        assert len(mine) == 1 and " JCD900 too large to analyse" in mine[0], report
     elif expect == "clean":
         assert mine == [], report
     else:
@@ -502,7 +513,7 @@ def test_in_process(case: Case, tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", _command_params(SLOW_CASES))
 def test_command_slow(case: Case, tmp_path: Path) -> None:
     _build(tmp_path / "proj", case)
-    result = run_command(".", cwd=tmp_path / "proj", timeout=900)
+    result = run_command("--max-file-size", "0", ".", cwd=tmp_path / "proj", timeout=900)
     check_command_output(result, case)
 
 
