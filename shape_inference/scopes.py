@@ -167,21 +167,40 @@ class ScopeFacts:
         return self._global_names
 
     def module_names(self) -> frozenset[str]:
-        """Every name and attribute name the module's code mentions (imports aside)."""
-        return self.names_used(self.tree) if self.tree is not None else frozenset()
+        """Every name and attribute name the module's code mentions (imports aside).
 
-    def names_used(self, func: FunctionNode | ast.Module) -> frozenset[str]:
+        Built from the same per-function sets that `differentiating_functions` uses
+        (top-level functions and methods), so each node is walked once.
+        """
+        if self.tree is None:
+            return frozenset()
+        names: set[str] = set()
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                for node in (*stmt.decorator_list, *stmt.bases, *stmt.keywords):
+                    names |= _names_in(node)
+                for member in stmt.body:
+                    names |= self.names_used(member)
+            else:
+                names |= self.names_used(stmt)
+        return frozenset(names)
+
+    def names_used(self, func: FunctionNode | ast.stmt) -> frozenset[str]:
         """Every name and attribute name the function (nested scopes included) mentions."""
         found = self._names.get(id(func))
         if found is None:
-            names: set[str] = set()
-            for node in ast.walk(func):
-                if isinstance(node, ast.Name):
-                    names.add(node.id)
-                elif isinstance(node, ast.Attribute):
-                    names.add(node.attr)
-            found = self._names[id(func)] = frozenset(names)
+            found = self._names[id(func)] = _names_in(func)
         return found
+
+
+def _names_in(tree: ast.AST) -> frozenset[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+    return frozenset(names)
 
 
 def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNode]) -> set[str]:
