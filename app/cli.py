@@ -27,7 +27,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -312,6 +312,7 @@ class Analysis:
     errors: list[Finding]  # JCD900 / JCD901
     files: int
     analysed: int
+    partial: list[str] = field(default_factory=lambda: [])  # entry files whose budget ran out
 
 
 def analyse(options: Options) -> Analysis:
@@ -342,19 +343,20 @@ def analyse(options: Options) -> Analysis:
         key = result_cache.make_key(__version__, options.config, hashes, extra=(options.root,))
         hit = result_cache.load(key)
         if hit is not None:
-            all_errors = sorted(errors + hit["errors"], key=Finding.sort_key)
-            return Analysis(hit["findings"], all_errors, len(files), len(selected))
+            all_errors = sorted(errors + hit.errors, key=Finding.sort_key)
+            return Analysis(hit.findings, all_errors, len(files), len(selected), hit.partial)
 
+    partial: list[str] = []
     with _gc_paused():
-        findings, parse_errors, internal = _parse_and_lint(options, chosen, by_path)
+        findings, parse_errors, internal = _parse_and_lint(options, chosen, by_path, partial)
     if key is not None and not internal:
-        result_cache.store(key, findings, parse_errors)
+        result_cache.store(key, findings, parse_errors, partial)
     all_errors = sorted(errors + parse_errors + internal, key=Finding.sort_key)
-    return Analysis(findings, all_errors, len(files), len(selected))
+    return Analysis(findings, all_errors, len(files), len(selected), partial)
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def _gc_paused() -> Generator[None]:
     """No cyclic garbage collection while trees are parsed and analysed.
 
     Parsing and the analysis allocate millions of objects that live to the end, and
@@ -372,9 +374,10 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _parse_and_lint(
-    options: Options, chosen: ProjectSet, by_path: Mapping[str, ScannedFile]
+    options: Options, chosen: ProjectSet, by_path: Mapping[str, ScannedFile], partial: list[str]
 ) -> tuple[list[Finding], list[Finding], list[Finding]]:
-    """(findings, JCD900 for entry files that do not parse, JCD901 internal errors)."""
+    """(findings, JCD900 for entry files that do not parse, JCD901 internal errors);
+    `partial` receives the entry files whose analysis ran out of budget."""
     from jax_cudnn_lint import engine
 
     trees: dict[str, ast.Module] = {}
@@ -405,7 +408,9 @@ def _parse_and_lint(
                 _error("JCD900", path, f"could not read/parse {path}: {_describe(exc)}")
             )
     lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in chosen.reachable}
-    findings = _lint(engine.lint_project, engine.lint_tree, trees, options, internal, lazy, chosen.importer_names)
+    findings = _lint(
+        engine.lint_project, engine.lint_tree, trees, options, internal, lazy, chosen.importer_names, partial
+    )
     return findings, parse_errors, internal
 
 
@@ -425,13 +430,15 @@ def _lint(
     internal: list[Finding],
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importer_names: Mapping[str, frozenset[str] | None] | None = None,
+    partial: list[str] | None = None,
 ) -> list[Finding]:
     """Whole-project analysis; if it fails, file by file so one bad file costs only itself."""
     if not trees:
         return []
     try:
         importers = {p: names for p, names in (importer_names or {}).items() if p in trees}
-        return _enabled(lint_project(trees, options.config, options.root, lazy, importers), options.config)
+        findings = lint_project(trees, options.config, options.root, lazy, importers, partial)
+        return _enabled(findings, options.config)
     except Exception as project_exc:
         if _raise_internal():
             raise
@@ -549,6 +556,7 @@ def run(options: Options) -> int:
         verdicts=verdicts,
         files=result.files,
         analysed=result.analysed,
+        partial=tuple(result.partial),
         elapsed=time.perf_counter() - start,
         config=options.config,
         exit_code=code,

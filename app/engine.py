@@ -40,6 +40,7 @@ def lint_project(
     root: str | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
+    partial: list[str] | None = None,
 ) -> list[Finding]:
     """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
@@ -50,6 +51,9 @@ def lint_project(
     `importers` (they import the analysed code but name no watched API; each maps to
     the names it binds that lead to watched calls, None if unknown) are entered
     only through their functions that name a differentiation transform.  `root` is
-    the folder module names are relative to.
+    the folder module names are relative to.  `partial`, when given, receives the entry
+    files whose analysis ran out of its work budget.
     """
-    return analyse_modules(dict(trees), config or Config(), root=root, lazy=lazy, importers=importers)
+    return analyse_modules(
+        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial
+    )

@@ -137,10 +137,10 @@ def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Nam
     if taken.module_as is not None:
         return frozenset((taken.module_as,))
     if not taken.pairs:  # `import a.b`, or `from m import *`
-        if leads_through is not ALL or not target.defines:
+        if leads_through is not None or not target.defines:
             return leads_through
         return frozenset(target.defines)
-    if leads_through is ALL:
+    if leads_through is None:
         return frozenset(bound for _, bound in taken.pairs)
     return frozenset(bound for name, bound in taken.pairs if name in leads_through)
 
@@ -183,19 +183,19 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
             if hits == frozenset():
                 continue
             bound = through.get(importer, frozenset())
-            through[importer] = ALL if hits is ALL or bound is ALL else bound | hits
+            through[importer] = ALL if hits is None or bound is None else bound | hits
             current = leads.get(importer, frozenset())
-            if current is ALL:
+            if current is None:
                 continue
             pure_reexport = _is_init(importer) and not by_path[importer].defines
-            if hits is ALL or not pure_reexport:
+            if hits is None or not pure_reexport:
                 leads[importer] = pending[importer] = ALL
                 continue
             added = hits - current
             if added or importer not in leads:
                 leads[importer] = current | added
                 queued = pending.get(importer, frozenset())
-                pending[importer] = ALL if queued is ALL else queued | added
+                pending[importer] = ALL if queued is None else queued | added
 
     entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
     importer_names = {p: through[p] for p in entries if not by_path[p].gated}

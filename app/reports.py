@@ -59,6 +59,7 @@ class Report:
     verdicts: Sequence[Verdict] | None = None  # one per finding, with --confirm
     files: int = 0
     analysed: int = 0
+    partial: Sequence[str] = ()  # analysed files whose analysis ran out of its work budget
     elapsed: float = 0.0
     config: Config = field(default_factory=Config)
     exit_code: int = 0
@@ -188,6 +189,8 @@ def summary_line(report: Report) -> str:
         f"{plural(len(report.findings), 'finding')} in {plural(report.files, 'file')} "
         f"({report.analysed} analysed) in {report.elapsed:.2f}s"
     )
+    if report.partial:
+        text += f"; {len(report.partial)} partly analysed (work budget: no finding there proves less)"
     if report.errors:
         text += f"; {plural(len(report.errors), 'file error')}"
     if report.verdicts:
@@ -224,6 +227,7 @@ def render_json(report: Report) -> str:
         "errors": len(report.errors),
         "files": report.files,
         "analysed": report.analysed,
+        "partial": list(report.partial),
         "elapsed_s": round(report.elapsed, 3),
         "by_code": dict(sorted(Counter(f.code for f in report.findings).items())),
         "exit_code": report.exit_code,

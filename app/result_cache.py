@@ -117,8 +117,15 @@ def finding_from_cache(data: dict[str, Any]) -> Finding:
     )
 
 
-def load(key: str) -> dict[str, list[Finding]] | None:
-    """The stored lists for `key` ({"findings": [...], "errors": [...]}), or None on a miss."""
+@dataclasses.dataclass(frozen=True)
+class CachedResult:
+    findings: list[Finding]
+    errors: list[Finding]
+    partial: list[str]  # entry files whose analysis ran out of budget
+
+
+def load(key: str) -> CachedResult | None:
+    """What was stored for `key`, or None on a miss."""
     path = os.path.join(cache_dir(), f"{key}.json")
     try:
         with open(path, encoding="utf-8") as handle:
@@ -128,16 +135,19 @@ def load(key: str) -> dict[str, list[Finding]] | None:
         entry = cast("dict[str, Any]", data)
         if entry.get("format") != FORMAT or entry.get("key") != key:
             return None
-        result: dict[str, list[Finding]] = {}
-        for name in ("findings", "errors"):
-            items = cast("list[dict[str, Any]]", entry[name])
-            result[name] = [finding_from_cache(item) for item in items]
-        return result
+        lists = {
+            name: [finding_from_cache(item) for item in cast("list[dict[str, Any]]", entry[name])]
+            for name in ("findings", "errors")
+        }
+        partial = [str(path) for path in cast("list[object]", entry.get("partial", []))]
+        return CachedResult(lists["findings"], lists["errors"], partial)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def store(key: str, findings: Sequence[Finding], errors: Sequence[Finding] = ()) -> bool:
+def store(
+    key: str, findings: Sequence[Finding], errors: Sequence[Finding] = (), partial: Sequence[str] = ()
+) -> bool:
     """Write atomically; False (and no exception) when the cache cannot be written."""
     folder = cache_dir()
     data = {
@@ -145,6 +155,7 @@ def store(key: str, findings: Sequence[Finding], errors: Sequence[Finding] = ())
         "key": key,
         "findings": [finding_to_cache(f) for f in findings],
         "errors": [finding_to_cache(f) for f in errors],
+        "partial": list(partial),
     }
     tmp_path: str | None = None
     try:

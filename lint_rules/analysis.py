@@ -33,8 +33,13 @@ def analyse_modules(
     root: str | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
+    partial: list[str] | None = None,
 ) -> list[Finding]:
+    """The findings of one analysis run; `partial`, when given, receives the entry
+    files whose analysis ran out of its work budget (silence there proves less)."""
     analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers)
+    if partial is not None:
+        partial.extend(analysis.exhausted_paths)
     findings: list[Finding] = []
     for check in CHECKS:
         findings.extend(check(analysis.events, config))

@@ -22,6 +22,7 @@ class Analysis:
     events: list[CallEvent]
     project: Project
     exhausted: bool  # the work budget ran out: some code was not analysed
+    exhausted_paths: list[str]  # the entry files where it ran out
 
 
 def analyse(
@@ -41,7 +42,7 @@ def analyse(
         kwargs["seconds"] = seconds
     interp = Interpreter(project, watch, **kwargs)  # type: ignore[arg-type]
     interp.run()
-    return Analysis(interp.events, project, interp.exhausted)
+    return Analysis(interp.events, project, interp.exhausted, interp.exhausted_paths)
 
 
 __all__ = ["Analysis", "CallEvent", "Ctx", "analyse"]

@@ -19,7 +19,8 @@ from typing import Any
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
-from jax_cudnn_lint.shape_inference.scopes import DIFFERENTIATION_NAMES, FunctionNode, differentiating_functions
+from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -114,20 +115,21 @@ class Interpreter:
         self,
         project: Project,
         watch: Callable[[str], bool],
-        step_budget: int = DEFAULT_STEP_BUDGET,
-        seconds: float = DEFAULT_SECONDS,
+        step_budget: int | None = None,
+        seconds: float | None = None,
     ) -> None:
         self.project = project
         self.watch = watch
         self.events: list[CallEvent] = []
         self.steps = 0
-        self.step_budget = step_budget
-        self.seconds = seconds
+        self.step_budget = DEFAULT_STEP_BUDGET if step_budget is None else step_budget
+        self.seconds = seconds = DEFAULT_SECONDS if seconds is None else seconds
         self.deadline = time.perf_counter() + seconds
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
         self.active: list[int] = []
         self.analysed_generic: set[object] = set()
         self.exhausted = False
+        self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
 
         # the API tables are typed loosely here: they take this interpreter and its
@@ -148,6 +150,8 @@ class Interpreter:
                     phase(info)
                 except BudgetExceeded:
                     self.exhausted = True
+                    if info.path not in self.exhausted_paths:
+                        self.exhausted_paths.append(info.path)
 
     def tick(self) -> None:
         self.steps += 1

@@ -829,3 +829,22 @@ def test_readme_example_project_reports_the_seed_failures() -> None:
     assert proc.returncode == 0, proc.stderr
     codes = sorted(line.split()[1] for line in proc.stdout.splitlines() if ": JCD" in line)
     assert codes == ["JCD101", "JCD201"], proc.stdout
+
+
+def test_files_whose_analysis_ran_out_of_budget_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from jax_cudnn_lint.shape_inference import interpreter
+
+    write(tmp_path, {"small.py": ATTENTION, "big.py": ATTENTION + "x = 1\n" * 300})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(interpreter, "DEFAULT_STEP_BUDGET", 200)
+    _, out, err = lint(capsys, "--no-cache", "--format", "json")
+    summary = json.loads(out)["summary"]
+    assert summary["partial"] == ["big.py"]
+    assert "1 partly analysed (work budget" in err
+    # the cache keeps it
+    lint(capsys, "--format", "json")
+    assert json.loads(lint(capsys, "--format", "json")[1])["summary"]["partial"] == ["big.py"]
+    monkeypatch.setattr(interpreter, "DEFAULT_STEP_BUDGET", 400_000)
+    assert json.loads(lint(capsys, "--no-cache", "--format", "json")[1])["summary"]["partial"] == []
