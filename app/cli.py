@@ -5,10 +5,11 @@
     jax-cudnn-lint rule JCD101              print a rule's page
 
 The command analyses the whole project, not one file at a time: every file that
-passes the substring gate, the project files that import those (transitively), and
-the project files that any of them import.  Reading, decoding and gating run in
-worker processes (`-j`); the analysis of the gated set is one `engine.lint_project`
-call.  Output is sorted by `Finding.sort_key`, so it does not depend on `-j`.
+passes the substring gate, the project files that import what leads to those and
+differentiate (`project_set`), and, on demand, the project files that any of them
+import.  Reading, decoding and gating run in worker processes (`-j`); the analysis of
+the entry files is one `engine.lint_project` call.  Output is sorted by
+`Finding.sort_key`, so it does not depend on `-j`.
 
 Exit status: 0 clean, 1 findings (or a file that could not be read or parsed,
 JCD900), 2 usage error or internal error (JCD901, reported per file; the run goes on).

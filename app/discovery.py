@@ -9,7 +9,9 @@ symlinks: every folder is entered once by its real path.
 PEP 263 coding cookie decides the encoding (`tokenize.detect_encoding`), and a NUL
 byte or an undecodable byte is an error the caller reports as JCD900, never a crash.
 `scan_file` is the per-file work the command hands to its worker processes: read,
-hash, gate (`gate.might_matter`) and list the file's imports with a cheap regex.
+hash, gate (`gate.might_matter`), and list what project_set needs without parsing: the
+file's imports (a cheap regex), its top-level def/class names, and whether it uses a
+differentiation transform as code.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ import stat
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 from fnmatch import fnmatch
+from typing import NamedTuple
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
 
