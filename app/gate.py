@@ -36,19 +36,26 @@ def might_matter(text: str) -> bool:
 
     `rnn.lstm` is reachable only through an import that spells `experimental.rnn` or
     `experimental import rnn`, the fused cuDNN API only through one that spells
-    `fused_attention_stablehlo`; PyTorch's `scaled_dot_product_attention` and flax's
-    `dot_product_attention_weights` alone do not pass.  Only `in` and `count` (C
-    speed) on the hot path.
+    `fused_attention_stablehlo`; `dot_product_attention` counts only as a whole
+    identifier, so PyTorch's `scaled_dot_product_attention`, flax's
+    `dot_product_attention_weights` or a `"dot_product_attention_fwd_wrapper"` key
+    alone do not pass.  `in` and `find` (C speed) on the hot path.
     """
     if "lstm_ref" in text or "fused_attention_stablehlo" in text:
         return True
     if "experimental" in text and ("experimental.rnn" in text or "experimental import rnn" in text):
         return True
-    if "dot_product_attention" in text:
-        other = (
-            text.count("scaled_dot_product_attention")
-            + text.count("dot_product_attention_weights")
-            - text.count("scaled_dot_product_attention_weights")
-        )
-        return text.count("dot_product_attention") > other
+    return _has_identifier(text, "dot_product_attention")
+
+
+def _has_identifier(text: str, name: str) -> bool:
+    """Does `name` occur with no letter, digit or underscore right before or after it?"""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        at = text.find(name, end)
     return False

@@ -135,6 +135,9 @@ def test_gate_ignores_names_that_only_contain_the_watched_ones() -> None:
     assert not might_matter("fused_attention_modules = []\n")
     assert not might_matter("w = flax.linen.dot_product_attention_weights(q, k)\n")
     assert not might_matter("torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
+    assert not might_matter('FLOPS = {"dot_product_attention_fwd_wrapper": count}\n')
+    assert might_matter("from jax.nn import dot_product_attention as attend\n")
+    assert might_matter("dot_product_attention")
     assert might_matter("from jax._src.cudnn.fused_attention_stablehlo import dot_product_attention\n")
     assert might_matter("w = nn.dot_product_attention_weights(q, k)\no = jax.nn.dot_product_attention(q, k, v)\n")
 
