@@ -17,8 +17,8 @@ import into them.
 Imports are matched to project files by dotted suffix, so a `src/` layout or a script
 run from its own folder resolves; a suffix counts only where the folder that would have
 to be on sys.path is not itself a package (keras/src/ops/math.py is never `import
-math`), and imports of the libraries the analysis models (jax, flax, ...) never resolve
-to project files, as in `shape_inference.modules.Project.find`.
+math`), and imports of the libraries the analysis models (jax, flax, ...) and of the
+standard library never resolve to project files, as in `shape_inference.modules.Project.find`.
 """
 
 from __future__ import annotations
@@ -72,10 +72,10 @@ class ModuleIndex:
     """
 
     def __init__(self, paths: Iterable[str], root: str) -> None:
-        from jax_cudnn_lint.shape_inference.modules import MODELLED_PACKAGES
+        from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES
 
         self.root = root
-        self.external = MODELLED_PACKAGES
+        self.external = NOT_PROJECT_MODULES
         self.parts: dict[str, tuple[str, ...]] = {}
         self.by_suffix: dict[str, list[str]] = {}
         self._package_dirs: dict[str, bool] = {}

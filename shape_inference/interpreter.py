@@ -108,6 +108,9 @@ def join_states(a: State | None, b: State | None) -> State | None:
     return out
 
 
+_TYPE_CHECKING_NAMES = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
 class Interpreter:
     """One analysis run over a project.  Not shared across runs or processes."""
 
@@ -533,7 +536,7 @@ class Interpreter:
         info = self.project.find(dotted)
         if info is not None:
             return ModuleV(info)
-        return ExternalV(self.api.canonical(dotted))
+        return self.external(dotted)
 
     def import_from(self, base: str, name: str) -> Value:
         info = self.project.find(base)
@@ -549,7 +552,16 @@ class Interpreter:
         sub = self.project.find(f"{base}.{name}") if base else None
         if sub is not None:
             return ModuleV(sub)
-        return ExternalV(self.api.canonical(f"{base}.{name}" if base else name))
+        return self.external(f"{base}.{name}" if base else name)
+
+    def external(self, qualname: str) -> Value:
+        """A name from outside the project.  `typing.TYPE_CHECKING` is False, as when the
+        code runs: an `if TYPE_CHECKING:` block is not analysed (in transformers such
+        blocks star-import every model, and a name bound only there would be unknown
+        after the `if` anyway)."""
+        if qualname in _TYPE_CHECKING_NAMES:
+            return ConstV(False)
+        return ExternalV(self.api.canonical(qualname))
 
     def s_functiondef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, fr: Frame) -> None:
         defaults = tuple(self.ev(d, fr) for d in stmt.args.defaults)
@@ -663,7 +675,7 @@ class Interpreter:
 
     def getattr_(self, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
         if isinstance(base, ExternalV):
-            return ExternalV(self.api.canonical(f"{base.qualname}.{name}"))
+            return self.external(f"{base.qualname}.{name}")
         if isinstance(base, ModuleV):
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
             if name in namespace:

@@ -9,6 +9,7 @@ rule here.  Anything not modelled gives Unknown, which never warns.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -81,8 +82,10 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(qualname: str) -> str:
-    """One spelling per API: `jax._src.nn.functions.x` -> `jax.nn.x` and the like."""
+    """One spelling per API: `jax._src.nn.functions.x` -> `jax.nn.x` and the like.
+    Cached: the interpreter asks for every external attribute it evaluates."""
     for prefix, replacement in _PREFIX_ALIASES:
         if qualname == prefix or qualname.startswith(prefix + "."):
             return replacement + qualname[len(prefix) :]

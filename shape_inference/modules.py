@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -25,6 +26,12 @@ MODELLED_PACKAGES = frozenset(
     {"jax", "jaxlib", "flax", "numpy", "equinox", "optax", "einops", "haiku", "jaxtyping",
      "ml_collections", "functools", "dataclasses", "typing", "pytest", "hypothesis"}
 )
+# Top-level names an absolute import never takes from the project: the modelled
+# libraries and the standard library.  `import math` is not the math.py of some
+# jaxlib/mlir/dialects/ folder that a suffix match would otherwise find (a project
+# file that shadows the standard library is a bug of its own).  `test` is left out:
+# projects have test/ packages, and the standard library's is often not installed.
+NOT_PROJECT_MODULES = MODELLED_PACKAGES | (frozenset(sys.stdlib_module_names) - {"test"})
 
 
 @dataclass(eq=False)
@@ -74,7 +81,11 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
         parts = rel[:-3].split(os.sep) if rel.endswith(".py") else rel.split(os.sep)
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
-        if parts and all(p.isidentifier() for p in parts):
+        # A folder whose name is no identifier (my-project/, orbax-checkpoint/) cannot
+        # be a package: the import root is below it.
+        while parts and not all(p.isidentifier() for p in parts):
+            parts = parts[1:]
+        if parts:
             return ".".join(parts), is_package
     return stem, is_package
 
@@ -147,8 +158,8 @@ class Project:
         analysed from a folder below their import root (`python train.py` beside
         `model.py`, or a repo whose package sits under another folder).
         """
-        if dotted.split(".", 1)[0] in MODELLED_PACKAGES:
-            return None  # always the library our tables model, never a vendored copy
+        if dotted.split(".", 1)[0] in NOT_PROJECT_MODULES:
+            return None  # a modelled library (never a vendored copy) or the standard library
         if dotted in self.by_name:
             return self.by_name[dotted]
         matches = [m for m in self.suffix_index.get(dotted, []) if self._importable_as(m, dotted)]

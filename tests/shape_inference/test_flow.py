@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+
 from reveal import one, reveal
+
+from jax_cudnn_lint.shape_inference import analyse
+from jax_cudnn_lint.shape_inference.values import IntV
 
 P = "import jax, functools\nimport jax.numpy as jnp\nimport flax.linen as nn\nfrom flax import nnx\nimport equinox as eqx\n"
 
@@ -149,3 +154,43 @@ def test_definitions_after_module_level_branches_are_kept() -> None:
         "def f():\n    reveal_type(SEQ + WIDTH)\n"
     )
     assert one(src).int == 141
+
+
+def test_type_checking_blocks_are_not_run_as_the_code_does_not_run_them() -> None:
+    # transformers' __init__ files star-import every model under TYPE_CHECKING: the
+    # analysis would evaluate them all for names that are unknown after the `if` anyway
+    files = {
+        "huge.py": "import jax.numpy as jnp\nSEQ = 63\nEXPENSIVE = [jnp.zeros((i, i)) for i in range(1000)]\n",
+    }
+    src = P + (
+        "import typing\nfrom typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from huge import *\n    SEQ = 1\nelse:\n    SEQ = 64\n"
+        "if typing.TYPE_CHECKING:\n    WIDTH = 3\nelse:\n    WIDTH = 4\n"
+        "reveal_type(SEQ + WIDTH)\n"
+    )
+    r = one(src, files=files)
+    assert r.int == 68  # the runtime arms, exactly; before, both arms joined: unknown
+    trees = {"main.py": ast.parse(src), "huge.py": ast.parse(files["huge.py"])}
+    analysis = analyse({"main.py": trees["main.py"]}, lambda q: False, lazy={"huge.py": lambda: trees["huge.py"]})
+    assert analysis.project.by_path["huge.py"].state == "new"  # never evaluated
+
+
+def test_module_names_start_below_folders_that_cannot_be_packages() -> None:
+    from jax_cudnn_lint.shape_inference.modules import Project, module_name_for
+
+    root = "/repo"
+    assert module_name_for("/repo/my-project/pkg/mod.py", root) == ("pkg.mod", False)
+    assert module_name_for("/repo/orbax-checkpoint/orbax/__init__.py", root) == ("orbax", True)
+    assert module_name_for("/repo/tools/my-script.py", root) == ("my-script", False)
+    # relative imports inside such a folder resolve; the standard library is never a project file
+    trees = {
+        "/repo/my-project/pkg/__init__.py": ast.parse(""),
+        "/repo/my-project/pkg/mod.py": ast.parse("from .cfg import SEQ\nimport math\nreveal_type(SEQ + 1)\n"),
+        "/repo/my-project/pkg/cfg.py": ast.parse("SEQ = 63\n"),
+        "/repo/examples/math.py": ast.parse("pi = 3\n"),
+    }
+    project = Project(trees, root)
+    assert project.find("math") is None and project.find("pkg.cfg") is not None
+    analysis = analyse(trees, lambda q: q == "builtins.reveal_type", root=root)
+    (event,) = analysis.events
+    assert isinstance(event.args[0], IntV) and event.args[0].dim.value == 64
