@@ -7,9 +7,9 @@
 The command analyses the whole project, not one file at a time: every file that
 passes the substring gate, the project files that import what leads to those and
 differentiate (`project_set`), and, on demand, the project files that any of them
-import.  Reading, decoding and gating run in worker processes (`-j`); the analysis of
-the entry files is one `engine.lint_project` call.  Output is sorted by
-`Finding.sort_key`, so it does not depend on `-j`.
+import.  Reading, decoding and gating run in worker processes (`-j`); so does the
+analysis, one independent import component of the project set at a time
+(`project_lint`).  Output is sorted by `Finding.sort_key`, so it does not depend on `-j`.
 
 Exit status: 0 clean, 1 findings (or a file that could not be read or parsed,
 JCD900), 2 usage error or internal error (JCD901, reported per file; the run goes on).
@@ -19,16 +19,13 @@ With --confirm, a finding that JAX refutes no longer fails the run on its own.
 from __future__ import annotations
 
 import argparse
-import ast
-import contextlib
 import functools
-import gc
 import importlib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -39,15 +36,14 @@ from jax_cudnn_lint.config import Config, parse_gpu, parse_version
 from jax_cudnn_lint.config_file import ConfigError, FileConfig, load_config
 from jax_cudnn_lint.discovery import (
     ScannedFile,
-    SourceError,
     discover,
     normalize_pattern,
-    read_source,
     scan_file,
 )
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.gate import DEFAULT_MAX_FILE_MB
-from jax_cudnn_lint.project_set import ProjectSet, project_set
+from jax_cudnn_lint.project_lint import describe, file_error, lint_project_set, raise_internal
+from jax_cudnn_lint.project_set import project_set
 from jax_cudnn_lint.lint_rules.registry import RULES
 from jax_cudnn_lint.reports import (
     FORMATS,
@@ -60,7 +56,6 @@ from jax_cudnn_lint.reports import (
 )
 
 PROG = "jax-cudnn-lint"
-RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 64
 CODE_PREFIX_RE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")
@@ -295,18 +290,6 @@ def scan_all(files: Sequence[str], jobs: int, max_file_mb: float | None = DEFAUL
         return [scan(path) for path in files]
 
 
-def _raise_internal() -> bool:
-    return os.environ.get(RAISE_ENV) == "1"
-
-
-def _error(code: str, path: str, message: str, line: int = 1, col: int = 0) -> Finding:
-    return Finding(code=code, path=path, line=max(line, 1), col=max(col, 0), message=message)
-
-
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
 @dataclass
 class Analysis:
     findings: list[Finding]
@@ -324,7 +307,7 @@ def analyse(options: Options) -> Analysis:
     for s in scanned:
         if s.error is not None:
             errors.append(
-                _error(
+                file_error(
                     "JCD900",
                     s.path,
                     f"could not read/parse {s.path}: {s.error.message}",
@@ -333,7 +316,7 @@ def analyse(options: Options) -> Analysis:
                 )
             )
         elif s.internal_error is not None:
-            errors.append(_error("JCD901", s.path, f"internal error: {s.internal_error}"))
+            errors.append(file_error("JCD901", s.path, f"internal error: {s.internal_error}"))
     chosen = project_set(scanned, options.root)
     selected = chosen.entries
     by_path = {s.path: s for s in scanned}
@@ -347,138 +330,12 @@ def analyse(options: Options) -> Analysis:
             all_errors = sorted(errors + hit.errors, key=Finding.sort_key)
             return Analysis(hit.findings, all_errors, len(files), len(selected), hit.partial)
 
-    partial: list[str] = []
-    with _gc_paused():
-        findings, parse_errors, internal = _parse_and_lint(options, chosen, by_path, partial)
-    if key is not None and not internal:
-        result_cache.store(key, findings, parse_errors, partial)
-    all_errors = sorted(errors + parse_errors + internal, key=Finding.sort_key)
-    return Analysis(findings, all_errors, len(files), len(selected), partial)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Generator[None]:
-    """No cyclic garbage collection while trees are parsed and analysed.
-
-    Parsing and the analysis allocate millions of objects that live to the end, and
-    each full collection walks all of them: on the benchmark corpus collections took
-    half the analysis time (21.8 s -> 10.2 s without them, benchmarks/RESULTS.md).
-    What the analysis frees, reference counting frees.  Its cyclic garbage is frozen,
-    not collected, when the collector comes back: the first collection after the
-    pause walked it all (1.2 s on the corpus) for memory the run gives back at exit.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.enable()
-
-
-def _parse_and_lint(
-    options: Options, chosen: ProjectSet, by_path: Mapping[str, ScannedFile], partial: list[str]
-) -> tuple[list[Finding], list[Finding], list[Finding]]:
-    """(findings, JCD900 for entry files that do not parse, JCD901 internal errors);
-    `partial` receives the entry files whose analysis ran out of budget."""
-    from jax_cudnn_lint import engine
-
-    trees: dict[str, ast.Module] = {}
-    parse_errors: list[Finding] = []
-    internal: list[Finding] = []
-    for path in chosen.entries:
-        text = by_path[path].text
-        try:
-            if text is None:
-                text = read_source(path)[0]
-            trees[path] = engine.parse(text, path)
-        except SourceError as exc:
-            parse_errors.append(
-                _error("JCD900", path, f"could not read/parse {path}: {exc.message}", exc.line)
-            )
-        except SyntaxError as exc:
-            parse_errors.append(
-                _error(
-                    "JCD900",
-                    path,
-                    f"could not read/parse {path}: SyntaxError: {exc.msg}",
-                    exc.lineno or 1,
-                    (exc.offset or 1) - 1,
-                )
-            )
-        except (ValueError, RecursionError, MemoryError) as exc:
-            parse_errors.append(
-                _error("JCD900", path, f"could not read/parse {path}: {_describe(exc)}")
-            )
-    lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in chosen.reachable}
-    findings = _lint(
-        engine.lint_project, engine.lint_tree, trees, options, internal, lazy, chosen.importer_names, partial
-    )
-    return findings, parse_errors, internal
-
-
-def _parse_quietly(parse: Callable[[str, str], ast.Module], path: str) -> ast.Module | None:
-    """Parse a file the analysis reached through an import; None if it cannot be read."""
-    try:
-        return parse(read_source(path)[0], path)
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
-def _lint(
-    lint_project: Callable[..., list[Finding]],
-    lint_tree: Callable[..., list[Finding]],
-    trees: Mapping[str, ast.Module],
-    options: Options,
-    internal: list[Finding],
-    lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
-    importer_names: Mapping[str, frozenset[str] | None] | None = None,
-    partial: list[str] | None = None,
-) -> list[Finding]:
-    """Whole-project analysis; if it fails, file by file so one bad file costs only itself."""
-    if not trees:
-        return []
-    try:
-        importers = {p: names for p, names in (importer_names or {}).items() if p in trees}
-        findings = lint_project(trees, options.config, options.root, lazy, importers, partial)
-        return _enabled(findings, options.config)
-    except Exception as project_exc:
-        if _raise_internal():
-            raise
-        findings: list[Finding] = []
-        failed = False
-        for path, tree in trees.items():
-            try:
-                findings += lint_tree(tree, path, options.config)
-            except Exception as exc:  # noqa: BLE001
-                failed = True
-                internal.append(_error("JCD901", path, f"internal error: {_describe(exc)}"))
-        if not failed:
-            first = next(iter(trees))
-            internal.append(
-                _error(
-                    "JCD901",
-                    first,
-                    f"internal error in whole-project analysis: {_describe(project_exc)}",
-                )
-            )
-        return _enabled(findings, options.config)
-
-
-def _enabled(findings: Iterable[Finding], config: Config) -> list[Finding]:
-    out: list[Finding] = []
-    seen: set[tuple[str, str, int, int, str]] = set()
-    for f in findings:
-        rule = RULES.get(f.code)
-        key = (f.code, f.path, f.line, f.col, f.message)  # a Finding holds a dict: unhashable
-        if (
-            config.enabled(f.code, rule.default_on if rule is not None else True)
-            and key not in seen
-        ):
-            seen.add(key)
-            out.append(f)
-    return sorted(out, key=Finding.sort_key)
+    texts = {path: by_path[path].text for path in selected}
+    linted = lint_project_set(chosen, texts, options.config, options.root, options.jobs)
+    if key is not None and not linted.internal:
+        result_cache.store(key, linted.findings, linted.parse_errors, linted.partial)
+    all_errors = sorted(errors + linted.parse_errors + linted.internal, key=Finding.sort_key)
+    return Analysis(linted.findings, all_errors, len(files), len(selected), linted.partial)
 
 
 def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str, Any]]:
@@ -489,7 +346,7 @@ def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str
         from jax_cudnn_lint.confirm import run_confirm
     except ImportError as exc:
         raise UsageError(
-            f"--confirm needs JAX: pip install 'jax-cudnn-lint[confirm]' ({_describe(exc)})"
+            f"--confirm needs JAX: pip install 'jax-cudnn-lint[confirm]' ({describe(exc)})"
         ) from None
     try:
         verdicts = run_confirm(
@@ -547,9 +404,9 @@ def run(options: Options) -> int:
         except UsageError:
             raise
         except Exception as exc:
-            if _raise_internal():
+            if raise_internal():
                 raise
-            print(f"{PROG}: error: --confirm failed: {_describe(exc)}", file=sys.stderr)
+            print(f"{PROG}: error: --confirm failed: {describe(exc)}", file=sys.stderr)
             return 2
     code = exit_code(result.findings, result.errors, verdicts)
     if options.exit_zero and code == 1:
@@ -649,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        if _raise_internal():
+        if raise_internal():
             raise
-        print(f"{PROG}: internal error: {_describe(exc)}", file=sys.stderr)
+        print(f"{PROG}: internal error: {describe(exc)}", file=sys.stderr)
         return 2

@@ -305,6 +305,7 @@ class ScannedFile:
     internal_error: str | None = None
     differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
     defines: tuple[str, ...] = ()  # names of its top-level defs and classes
+    size: int = 0  # characters of text: what analysing the file may cost
 
 
 # Every name in DIFFERENTIATION_NAMES ends in one of these.
@@ -387,6 +388,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
             defines=top_level_definitions(text),
+            size=len(text),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))

@@ -19,13 +19,16 @@ run from its own folder resolves; a suffix counts only where the folder that wou
 to be on sys.path is not itself a package (keras/src/ops/math.py is never `import
 math`), and imports of the libraries the analysis models (jax, flax, ...) and of the
 standard library never resolve to project files, as in `shape_inference.modules.Project.find`.
+
+Entries that can reach a common file form one component; components share nothing, so
+each is analysed on its own (`project_lint`), in parallel where there are several.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
 
@@ -145,6 +148,16 @@ def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Nam
     return frozenset(bound for name, bound in taken.pairs if name in leads_through)
 
 
+@dataclass(frozen=True)
+class Component:
+    """Entry files that can reach a common file through imports, with every file they
+    can reach: the unit of analysis, independent of every other component."""
+
+    entries: tuple[str, ...]
+    reachable: tuple[str, ...]
+    size: int  # characters of source in all its files: how long it may take
+
+
 @dataclass
 class ProjectSet:
     """The files of one analysis, in scan order."""
@@ -154,6 +167,8 @@ class ProjectSet:
     # each importer entry (not gated) -> the names it binds that lead to a watched
     # call (ALL: cannot tell); the analysis skips an importer that never uses one
     importer_names: dict[str, Names]
+    # the entries split by the files they share, in order of their first entry
+    components: list[Component] = field(default_factory=lambda: [])
 
 
 def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
@@ -200,16 +215,63 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
     importer_names = {p: through[p] for p in entries if not by_path[p].gated}
     reachable: set[str] = set()
+    groups = _UnionFind()
     frontier = list(entries)
     while frontier:
         path = frontier.pop()
         for target in imports.get(path, ()):
+            groups.union(path, target)
             if target not in entries and target not in reachable:
                 reachable.add(target)
                 frontier.append(target)
     order = {s.path: i for i, s in enumerate(readable)}
+    entry_list = sorted(entries, key=order.__getitem__)
+    reachable_list = sorted(reachable, key=order.__getitem__)
     return ProjectSet(
-        sorted(entries, key=order.__getitem__),
-        sorted(reachable, key=order.__getitem__),
+        entry_list,
+        reachable_list,
         importer_names,
+        _components(entry_list, reachable_list, groups, by_path),
     )
+
+
+
+class _UnionFind:
+    """Disjoint sets of paths (path halving)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, path: str) -> str:
+        parent = self.parent
+        parent.setdefault(path, path)
+        while parent[path] != path:
+            parent[path] = parent[parent[path]]
+            path = parent[path]
+        return path
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _components(
+    entries: list[str], reachable: list[str], groups: _UnionFind, by_path: dict[str, ScannedFile]
+) -> list[Component]:
+    """Entries joined by the files they can reach: no file belongs to two components."""
+    entries_of: dict[str, list[str]] = {}
+    reachable_of: dict[str, list[str]] = {}
+    size_of: dict[str, int] = {}
+    for path in entries:
+        group = groups.find(path)
+        entries_of.setdefault(group, []).append(path)
+        size_of[group] = size_of.get(group, 0) + by_path[path].size
+    for path in reachable:
+        group = groups.find(path)
+        reachable_of.setdefault(group, []).append(path)
+        size_of[group] = size_of.get(group, 0) + by_path[path].size
+    return [
+        Component(tuple(members), tuple(reachable_of.get(group, ())), size_of[group])
+        for group, members in entries_of.items()
+    ]

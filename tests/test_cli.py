@@ -848,3 +848,24 @@ def test_files_whose_analysis_ran_out_of_budget_are_reported(
     assert json.loads(lint(capsys, "--format", "json")[1])["summary"]["partial"] == ["big.py"]
     monkeypatch.setattr(interpreter, "DEFAULT_STEP_BUDGET", 400_000)
     assert json.loads(lint(capsys, "--no-cache", "--format", "json")[1])["summary"]["partial"] == []
+
+
+def test_components_are_analysed_in_workers_with_the_same_result(tmp_path: Path) -> None:
+    """Two components (the lm project and an unrelated script): with -j2 each is
+    analysed in a worker process, and the cross-module JCD201 is found there."""
+    project = Path(__file__).parent / "fixtures" / "projects" / "lm_project"
+    files: dict[str, str | bytes] = {
+        str(p.relative_to(project)): p.read_text(encoding="utf-8") for p in project.rglob("*.py")
+    }
+    files["tools/probe.py"] = LSTM_SNIPPET
+    write(tmp_path, files)
+    runs = [
+        run_py("-m", "jax_cudnn_lint", "--no-cache", f"-j{jobs}", "--format", "json", ".", cwd=tmp_path)
+        for jobs in (1, 2)
+    ]
+    one, two = (json.loads(run.stdout) for run in runs)
+    assert one["findings"] == two["findings"]
+    codes = sorted((f["code"], Path(f["path"]).name) for f in one["findings"])
+    assert ("JCD101", "probe.py") in codes and ("JCD201", "model.py") in codes
+    (cross,) = [f for f in one["findings"] if f["code"] == "JCD201"]
+    assert any(Path(r["path"]).name == "train.py" for r in cross["related"])

@@ -199,3 +199,56 @@ def test_fast_decoding_path_agrees_with_tokenize() -> None:
         except SourceError:
             continue
         raise AssertionError(f"{bad!r} must not decode")
+
+
+def components_of(tmp_path: Path, files: dict[str, str]) -> list[tuple[list[str], list[str]]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    scanned = [scan_file(p) for p in discover([str(tmp_path)])]
+    chosen = project_set(scanned, str(tmp_path))
+    rel = lambda paths: sorted(str(Path(p).relative_to(tmp_path)) for p in paths)  # noqa: E731
+    parts = [(rel(c.entries), rel(c.reachable)) for c in chosen.components]
+    # every entry and every reachable file is in exactly one component
+    assert sorted(e for es, _ in parts for e in es) == rel(chosen.entries)
+    assert sorted(r for _, rs in parts for r in rs) == rel(chosen.reachable)
+    return sorted(parts)
+
+
+def test_entries_that_share_no_file_are_analysed_apart(tmp_path: Path) -> None:
+    project = {
+        "a/pkg_a/__init__.py": "",
+        "a/pkg_a/attn.py": ATTENTION,
+        "a/pkg_a/util.py": "WIDTH = 4\n",
+        "a/train_a.py": TRAIN.format(imports="from pkg_a.attn import attend\nfrom pkg_a import util"),
+        "b/pkg_b/__init__.py": "",
+        "b/pkg_b/attn.py": ATTENTION + "from pkg_b import cfg\n",
+        "b/pkg_b/cfg.py": "SEQ = 8\n",
+        "lone.py": ATTENTION,
+    }
+    assert components_of(tmp_path, project) == [
+        (["a/pkg_a/attn.py", "a/train_a.py"], ["a/pkg_a/util.py"]),
+        (["b/pkg_b/attn.py"], ["b/pkg_b/cfg.py"]),
+        (["lone.py"], []),
+    ]
+    # one file that both reach joins them: each component knows every file it may need
+    project["b/pkg_b/cfg.py"] = "from pkg_a.util import WIDTH\nSEQ = 8\n"
+    joined = components_of(tmp_path, project)
+    assert joined[0][0] == ["a/pkg_a/attn.py", "a/train_a.py", "b/pkg_b/attn.py"]
+    assert "a/pkg_a/util.py" in joined[0][1] and joined[1] == (["lone.py"], [])
+
+
+def test_standard_library_imports_never_resolve_to_project_files(tmp_path: Path) -> None:
+    # scripts/ is no package, so a suffix match could take scripts/math.py for `math`
+    entries, reachable = selected(
+        tmp_path,
+        {
+            "scripts/math.py": ATTENTION,
+            "scripts/threading.py": "x = 1\n",
+            "train.py": TRAIN.format(imports="import math\nimport threading"),
+            "local_train.py": TRAIN.format(imports="from scripts.math import attend"),
+        },
+    )
+    assert entries == ["local_train.py", "scripts/math.py"]
+    assert reachable == []

@@ -1,0 +1,248 @@
+"""Lint a project set, one import component at a time, inline or in worker processes.
+
+The entry files of a large tree (a monorepo, a folder of vendored packages, the
+benchmark corpus) fall into components that share no file (`project_set.Component`).
+Each component is analysed from a fresh state, knowing only its own files, so the
+components can run in parallel and nothing depends on `-j` or on which worker ran
+what: `-j1` runs the same components one after another, in the same process.
+
+A component is parsed where it is analysed: the workers parse their own entry files,
+so parsing, the other large cost, is parallel too.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import gc
+import importlib
+import os
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.discovery import SourceError, read_source
+from jax_cudnn_lint.finding import Finding
+from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.project_set import Component, Names, ProjectSet
+
+RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
+
+
+def raise_internal() -> bool:
+    """Tests set JCD_RAISE_INTERNAL_ERRORS=1 so that our own bugs are not swallowed."""
+    return os.environ.get(RAISE_ENV) == "1"
+
+
+def file_error(code: str, path: str, message: str, line: int = 1, col: int = 0) -> Finding:
+    return Finding(code=code, path=path, line=max(line, 1), col=max(col, 0), message=message)
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+@dataclass
+class LintResult:
+    """What the analysis of some components gave."""
+
+    findings: list[Finding] = field(default_factory=lambda: [])
+    parse_errors: list[Finding] = field(default_factory=lambda: [])  # JCD900: entry files that do not parse
+    internal: list[Finding] = field(default_factory=lambda: [])  # JCD901
+    partial: list[str] = field(default_factory=lambda: [])  # entry files whose budget ran out
+
+    def add(self, other: LintResult) -> None:
+        self.findings += other.findings
+        self.parse_errors += other.parse_errors
+        self.internal += other.internal
+        self.partial += other.partial
+
+
+@dataclass(frozen=True)
+class ComponentTask:
+    """One component and what its analysis needs (sent to a worker: plain data)."""
+
+    component: Component
+    texts: Mapping[str, str | None]  # entry path -> text already read by the scan
+    importer_names: Mapping[str, Names]
+    config: Config
+    root: str
+
+
+def lint_project_set(
+    chosen: ProjectSet,
+    texts: Mapping[str, str | None],
+    config: Config,
+    root: str,
+    jobs: int,
+) -> LintResult:
+    """Every component of `chosen`; findings sorted, `partial` in entry order."""
+    tasks = [
+        ComponentTask(
+            component,
+            {path: texts.get(path) for path in component.entries},
+            {p: chosen.importer_names[p] for p in component.entries if p in chosen.importer_names},
+            config,
+            root,
+        )
+        for component in chosen.components
+    ]
+    result = LintResult()
+    for part in _run_tasks(tasks, jobs):
+        result.add(part)
+    order = {path: i for i, path in enumerate(chosen.entries)}
+    result.findings.sort(key=Finding.sort_key)
+    result.partial.sort(key=lambda path: order.get(path, len(order)))
+    return result
+
+
+def _run_tasks(tasks: Sequence[ComponentTask], jobs: int) -> list[LintResult]:
+    """lint_component over `tasks`, the largest first (so that no worker is left with
+    a large one at the end); results in the order of `tasks`."""
+    by_size = sorted(range(len(tasks)), key=lambda i: -tasks[i].component.size)
+    workers = min(jobs, len(tasks))
+    results: list[LintResult | None] = [None] * len(tasks)
+    if workers > 1:
+        # Imported before the fork, so that the workers start with the analysis loaded.
+        importlib.import_module("jax_cudnn_lint.engine")
+
+        try:
+            with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
+                for i, part in zip(by_size, pool.map(lint_component, [tasks[i] for i in by_size])):
+                    results[i] = part
+            return [r for r in results if r is not None]
+        except (BrokenProcessPool, PermissionError, NotImplementedError, OSError):
+            # No working multiprocessing here (a sandbox without /dev/shm), or a worker
+            # died: do it all inline.
+            pass
+    with _gc_paused():
+        return [lint_component(task) for task in tasks]
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Generator[None]:
+    """No cyclic garbage collection while trees are parsed and analysed.
+
+    Parsing and the analysis allocate millions of objects that live to the end, and
+    each full collection walks all of them: on the benchmark corpus collections took
+    half the analysis time (21.8 s -> 10.2 s without them, benchmarks/RESULTS.md).
+    What the analysis frees, reference counting frees.  Its cyclic garbage is frozen,
+    not collected, when the collector comes back: the first collection after the
+    pause walked it all (1.2 s on the corpus) for memory the run gives back at exit.
+    (Worker processes run with the collector off: they exit when the run ends.)
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.enable()
+
+
+def lint_component(task: ComponentTask) -> LintResult:
+    """Parse the component's entry files and analyse them with the files they reach."""
+    from jax_cudnn_lint import engine
+
+    result = LintResult()
+    trees: dict[str, ast.Module] = {}
+    for path in task.component.entries:
+        tree = _parse_entry(engine.parse, path, task.texts.get(path), result.parse_errors)
+        if tree is not None:
+            trees[path] = tree
+    lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in task.component.reachable}
+    result.findings = _lint(
+        engine.lint_project, engine.lint_tree, trees, task, result.internal, lazy, result.partial
+    )
+    return result
+
+
+def _parse_entry(
+    parse: Callable[[str, str], ast.Module], path: str, text: str | None, errors: list[Finding]
+) -> ast.Module | None:
+    """An entry file's tree, or a JCD900 in `errors`."""
+    try:
+        if text is None:
+            text = read_source(path)[0]
+        return parse(text, path)
+    except SourceError as exc:
+        errors.append(file_error("JCD900", path, f"could not read/parse {path}: {exc.message}", exc.line))
+    except SyntaxError as exc:
+        errors.append(
+            file_error(
+                "JCD900",
+                path,
+                f"could not read/parse {path}: SyntaxError: {exc.msg}",
+                exc.lineno or 1,
+                (exc.offset or 1) - 1,
+            )
+        )
+    except (ValueError, RecursionError, MemoryError) as exc:
+        errors.append(file_error("JCD900", path, f"could not read/parse {path}: {describe(exc)}"))
+    return None
+
+
+def _parse_quietly(parse: Callable[[str, str], ast.Module], path: str) -> ast.Module | None:
+    """Parse a file the analysis reached through an import; None if it cannot be read."""
+    try:
+        return parse(read_source(path)[0], path)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _lint(
+    lint_project: Callable[..., list[Finding]],
+    lint_tree: Callable[..., list[Finding]],
+    trees: Mapping[str, ast.Module],
+    task: ComponentTask,
+    internal: list[Finding],
+    lazy: Mapping[str, Callable[[], ast.Module | None]],
+    partial: list[str],
+) -> list[Finding]:
+    """The component's analysis; if it fails, file by file so one bad file costs only itself."""
+    if not trees:
+        return []
+    try:
+        importers = {p: names for p, names in task.importer_names.items() if p in trees}
+        findings = lint_project(trees, task.config, task.root, lazy, importers, partial)
+        return _enabled(findings, task.config)
+    except Exception as project_exc:
+        if raise_internal():
+            raise
+        findings: list[Finding] = []
+        failed = False
+        for path, tree in trees.items():
+            try:
+                findings += lint_tree(tree, path, task.config)
+            except Exception as exc:  # noqa: BLE001
+                failed = True
+                internal.append(file_error("JCD901", path, f"internal error: {describe(exc)}"))
+        if not failed:
+            first = next(iter(trees))
+            internal.append(
+                file_error(
+                    "JCD901",
+                    first,
+                    f"internal error in whole-project analysis: {describe(project_exc)}",
+                )
+            )
+        return _enabled(findings, task.config)
+
+
+def _enabled(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    out: list[Finding] = []
+    seen: set[tuple[str, str, int, int, str]] = set()
+    for f in findings:
+        rule = RULES.get(f.code)
+        key = (f.code, f.path, f.line, f.col, f.message)  # a Finding holds a dict: unhashable
+        if (
+            config.enabled(f.code, rule.default_on if rule is not None else True)
+            and key not in seen
+        ):
+            seen.add(key)
+            out.append(f)
+    return sorted(out, key=Finding.sort_key)
