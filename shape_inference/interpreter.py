@@ -359,7 +359,8 @@ class Interpreter:
         self.assign(stmt.target, value, fr, stmt)
 
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
-        self.ev(stmt.value, fr)
+        if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
+            self.ev(stmt.value, fr)
 
     def s_return(self, stmt: ast.Return, fr: Frame) -> None:
         value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
@@ -622,7 +623,10 @@ class Interpreter:
 
     # -- expressions ----------------------------------------------------------------
     def ev(self, node: ast.expr, fr: Frame) -> Value:
-        self.tick()
+        # self.tick(), inlined: this runs for every expression evaluated
+        steps = self.steps = self.steps + 1
+        if steps > self.step_budget or (not steps & 1023 and time.perf_counter() > self.deadline):
+            raise BudgetExceeded
         handler = _EXPR_HANDLERS.get(type(node))
         if handler is None:
             return UNKNOWN
