@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from conftest import LSTM_SNIPPET
+
 from jax_cudnn_lint.discovery import (
     discover,
     mentions_differentiation,
@@ -252,3 +255,34 @@ def test_standard_library_imports_never_resolve_to_project_files(tmp_path: Path)
     )
     assert entries == ["local_train.py", "scripts/math.py"]
     assert reachable == []
+
+
+def test_components_run_inline_where_worker_processes_cannot_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jax_cudnn_lint import project_lint
+    from jax_cudnn_lint.config import Config
+
+    files = {f"part{i}/rnn.py": LSTM_SNIPPET for i in range(3)}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    scanned = [scan_file(p) for p in discover([str(tmp_path)])]
+    chosen = project_set(scanned, str(tmp_path))
+    assert len(chosen.components) == 3
+    texts = {s.path: s.text for s in scanned}
+
+    def run(jobs: int) -> list[tuple[str, int, str]]:
+        result = project_lint.lint_project_set(chosen, texts, Config(), str(tmp_path), jobs)
+        return [(f.path, f.line, f.code) for f in result.findings]
+
+    inline = run(1)
+    assert [code for _, _, code in inline] == ["JCD101"] * 3
+    assert run(2) == inline  # in worker processes
+
+    class NoProcesses:  # a sandbox without /dev/shm
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise PermissionError("no semaphores here")
+
+    monkeypatch.setattr(project_lint, "ProcessPoolExecutor", NoProcesses)
+    assert run(2) == inline
