@@ -25,7 +25,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -42,8 +42,15 @@ from jax_cudnn_lint.discovery import (
 )
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.gate import DEFAULT_MAX_FILE_MB
-from jax_cudnn_lint.project_lint import describe, file_error, lint_project_set, raise_internal
-from jax_cudnn_lint.project_set import project_set
+from jax_cudnn_lint.project_lint import (
+    LintResult,
+    describe,
+    file_error,
+    lint_components,
+    merged,
+    raise_internal,
+)
+from jax_cudnn_lint.project_set import ProjectSet, project_set
 from jax_cudnn_lint.lint_rules.registry import RULES
 from jax_cudnn_lint.reports import (
     FORMATS,
@@ -318,24 +325,37 @@ def analyse(options: Options) -> Analysis:
         elif s.internal_error is not None:
             errors.append(file_error("JCD901", s.path, f"internal error: {s.internal_error}"))
     chosen = project_set(scanned, options.root)
-    selected = chosen.entries
     by_path = {s.path: s for s in scanned}
-    hashes = [(path, by_path[path].sha256 or "") for path in (*selected, *chosen.reachable)]
-
-    key: str | None = None
-    if options.use_cache and selected:
-        key = result_cache.make_key(__version__, options.config, hashes, extra=(options.root,))
-        hit = result_cache.load(key)
-        if hit is not None:
-            all_errors = sorted(errors + hit.errors, key=Finding.sort_key)
-            return Analysis(hit.findings, all_errors, len(files), len(selected), hit.partial)
-
-    texts = {path: by_path[path].text for path in selected}
-    linted = lint_project_set(chosen, texts, options.config, options.root, options.jobs)
-    if key is not None and not linted.internal:
-        result_cache.store(key, linted.findings, linted.parse_errors, linted.partial)
+    linted = _lint_with_cache(options, chosen, by_path)
     all_errors = sorted(errors + linted.parse_errors + linted.internal, key=Finding.sort_key)
-    return Analysis(linted.findings, all_errors, len(files), len(selected), linted.partial)
+    return Analysis(linted.findings, all_errors, len(files), len(chosen.entries), linted.partial)
+
+
+def _lint_with_cache(options: Options, chosen: ProjectSet, by_path: Mapping[str, ScannedFile]) -> LintResult:
+    """Each component from the result cache, or analysed (then stored).
+
+    A component's key covers the content of every file it can reach, so a change
+    re-analyses the components that could see it, and only those.
+    """
+    components = chosen.components
+    parts: list[LintResult | None] = [None] * len(components)
+    keys: list[str | None] = [None] * len(components)
+    if options.use_cache:
+        for i, component in enumerate(components):
+            files = [(path, by_path[path].sha256 or "") for path in (*component.entries, *component.reachable)]
+            keys[i] = key = result_cache.make_key(__version__, options.config, files, extra=(options.root,))
+            hit = result_cache.load(key)
+            if hit is not None:
+                parts[i] = LintResult(hit.findings, hit.errors, [], hit.partial)
+    missing = [i for i, part in enumerate(parts) if part is None]
+    texts = {path: by_path[path].text for i in missing for path in components[i].entries}
+    fresh = lint_components(chosen, [components[i] for i in missing], texts, options.config, options.root, options.jobs)
+    for i, part in zip(missing, fresh):
+        parts[i] = part
+        key = keys[i]
+        if key is not None and not part.internal:
+            result_cache.store(key, part.findings, part.parse_errors, part.partial)
+    return merged((part for part in parts if part is not None), chosen.entries)
 
 
 def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str, Any]]:

@@ -72,14 +72,15 @@ class ComponentTask:
     root: str
 
 
-def lint_project_set(
+def lint_components(
     chosen: ProjectSet,
+    components: Sequence[Component],
     texts: Mapping[str, str | None],
     config: Config,
     root: str,
     jobs: int,
-) -> LintResult:
-    """Every component of `chosen`; findings sorted, `partial` in entry order."""
+) -> list[LintResult]:
+    """Each of `components` (of `chosen`), one result each, in their order."""
     tasks = [
         ComponentTask(
             component,
@@ -88,15 +89,31 @@ def lint_project_set(
             config,
             root,
         )
-        for component in chosen.components
+        for component in components
     ]
+    return _run_tasks(tasks, jobs)
+
+
+def merged(parts: Iterable[LintResult], entries: Sequence[str]) -> LintResult:
+    """One result: findings sorted, `partial` in the order of `entries`."""
     result = LintResult()
-    for part in _run_tasks(tasks, jobs):
+    for part in parts:
         result.add(part)
-    order = {path: i for i, path in enumerate(chosen.entries)}
+    order = {path: i for i, path in enumerate(entries)}
     result.findings.sort(key=Finding.sort_key)
     result.partial.sort(key=lambda path: order.get(path, len(order)))
     return result
+
+
+def lint_project_set(
+    chosen: ProjectSet,
+    texts: Mapping[str, str | None],
+    config: Config,
+    root: str,
+    jobs: int,
+) -> LintResult:
+    """Every component of `chosen`, merged."""
+    return merged(lint_components(chosen, chosen.components, texts, config, root, jobs), chosen.entries)
 
 
 def _run_tasks(tasks: Sequence[ComponentTask], jobs: int) -> list[LintResult]:

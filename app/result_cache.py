@@ -1,10 +1,12 @@
-"""The command's result cache: whole-project findings keyed by everything they depend on.
+"""The command's result cache: the findings of each import component of the project set
+(`project_set.Component`), keyed by everything they depend on.
 
 One JSON file per key (never pickle: a cache file is data, not code) under
 `$XDG_CACHE_HOME/jax-cudnn-lint/` (default `~/.cache/jax-cudnn-lint/`).  The key is the
 sha256 of the tool version, the configuration, the installed JAX version (package
-metadata; jax is never imported) and the path and content hash of every file in the
-analysed project set, sorted: any change to any of them is a miss.  The size and
+metadata; jax is never imported) and the path and content hash of every file of the
+component (its entry files and every file they can reach), sorted: any change to any of
+them is a miss, and a change elsewhere in the project is not.  The size and
 modification time of the analyser's own modules are in the key too, so that an edited
 rule in a development install never serves stale results under an unchanged version.  Writes are atomic
 (a temporary file, then `os.replace`); an unwritable or corrupt cache is ignored.
@@ -26,7 +28,7 @@ from jax_cudnn_lint.config import Config, installed_jax_version
 from jax_cudnn_lint.finding import Finding, Location
 
 FORMAT = 1
-MAX_ENTRIES = 256
+MAX_ENTRIES = 4096  # one per component: a monorepo has many
 
 
 def cache_dir() -> str:
@@ -140,6 +142,7 @@ def load(key: str) -> CachedResult | None:
             for name in ("findings", "errors")
         }
         partial = [str(path) for path in cast("list[object]", entry.get("partial", []))]
+        _touch(path)  # pruning keeps what is used, not only what is new
         return CachedResult(lists["findings"], lists["errors"], partial)
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -175,6 +178,13 @@ def store(
                 os.unlink(tmp_path)
             except OSError:
                 pass
+
+
+def _touch(path: str) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 def _prune(folder: str) -> None:

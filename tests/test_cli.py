@@ -540,6 +540,30 @@ def test_cache_hit_and_invalidation(
         assert json.loads(entry.read_text(encoding="utf-8"))["format"] == 1
 
 
+def test_a_change_re_analyses_only_the_component_that_can_see_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fake_analysis: Any
+) -> None:
+    write(
+        tmp_path,
+        {
+            "a/model.py": LSTM_SNIPPET + "from a import cfg\n",
+            "a/cfg.py": "SEQ = 8\n",
+            "b/model.py": LSTM_SNIPPET,
+            "b/cfg.py": "SEQ = 8\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    calls: list[Any] = fake_analysis["CALLS"]
+    first = lint(capsys, "-j1")
+    assert calls == [[os.path.join("a", "model.py")], [os.path.join("b", "model.py")]]
+    write(tmp_path, {"a/cfg.py": "SEQ = 9\n"})  # reached from a/model.py only
+    assert lint(capsys, "-j1")[:2] == first[:2]
+    assert calls[2:] == [[os.path.join("a", "model.py")]]
+    write(tmp_path, {"b/cfg.py": "SEQ = 9\n"})  # reached from nothing: no miss
+    assert lint(capsys, "-j1")[:2] == first[:2]
+    assert len(calls) == 3
+
+
 def test_unwritable_cache_is_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fake_analysis: Any
 ) -> None:
