@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -15,22 +16,27 @@ from jax_cudnn_lint.discovery import (
     top_level_definitions,
 )
 from jax_cudnn_lint.gate import might_matter
-from jax_cudnn_lint.project_set import project_set
+from jax_cudnn_lint.project_set import ProjectSet, project_set
 
 ATTENTION = "import jax\n\ndef attend(q, k, v):\n    return jax.nn.dot_product_attention(q, k, v)\n"
 TRAIN = "import jax\n{imports}\n\ndef step(p):\n    return jax.grad(loss)(p)\n"
 
 
-def selected(tmp_path: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
+def chosen_set(tmp_path: Path, files: dict[str, str]) -> tuple[ProjectSet, Callable[[Iterable[str]], list[str]]]:
+    """Write `files` and select the project set; also a function that sorts paths
+    relative to tmp_path."""
     for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     scanned = [scan_file(p) for p in discover([str(tmp_path)])]
-    chosen = project_set(scanned, str(tmp_path))
-    entries, reachable = chosen.entries, chosen.reachable
     rel = lambda paths: sorted(str(Path(p).relative_to(tmp_path)) for p in paths)  # noqa: E731
-    return rel(entries), rel(reachable)
+    return project_set(scanned, str(tmp_path)), rel
+
+
+def selected(tmp_path: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
+    chosen, rel = chosen_set(tmp_path, files)
+    return rel(chosen.entries), rel(chosen.reachable)
 
 
 def test_reexporting_init_leads_only_through_the_names_it_takes_from_a_leading_module(
@@ -205,13 +211,7 @@ def test_fast_decoding_path_agrees_with_tokenize() -> None:
 
 
 def components_of(tmp_path: Path, files: dict[str, str]) -> list[tuple[list[str], list[str]]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    scanned = [scan_file(p) for p in discover([str(tmp_path)])]
-    chosen = project_set(scanned, str(tmp_path))
-    rel = lambda paths: sorted(str(Path(p).relative_to(tmp_path)) for p in paths)  # noqa: E731
+    chosen, rel = chosen_set(tmp_path, files)
     parts = [(rel(c.entries), rel(c.reachable)) for c in chosen.components]
     # every entry and every reachable file is in exactly one component
     assert sorted(e for es, _ in parts for e in es) == rel(chosen.entries)
@@ -263,14 +263,9 @@ def test_components_run_inline_where_worker_processes_cannot_start(
     from jax_cudnn_lint import project_lint
     from jax_cudnn_lint.config import Config
 
-    files = {f"part{i}/rnn.py": LSTM_SNIPPET for i in range(3)}
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    scanned = [scan_file(p) for p in discover([str(tmp_path)])]
-    chosen = project_set(scanned, str(tmp_path))
+    chosen, _ = chosen_set(tmp_path, {f"part{i}/rnn.py": LSTM_SNIPPET for i in range(3)})
     assert len(chosen.components) == 3
-    texts = {s.path: s.text for s in scanned}
+    texts = {path: Path(path).read_text(encoding="utf-8") for path in chosen.entries}
 
     def run(jobs: int) -> list[tuple[str, int, str]]:
         result = project_lint.lint_project_set(chosen, texts, Config(), str(tmp_path), jobs)
