@@ -2,7 +2,8 @@
 
 * JCD208: forward-mode autodiff (`jax.jvp`, `jax.jacfwd`, `jax.hessian`) of cuDNN
   attention.  The cuDNN path is a `custom_vjp`, which has no forward-mode rule.
-* JCD209: `jax.vmap` over cuDNN attention in the ways its batching rules reject: a
+* JCD209: `jax.vmap` (or `nnx.vmap`, `eqx.filter_vmap`) over cuDNN attention in the
+  ways its batching rules reject: a
   batch axis other than 0 on query/key/value (FA-19), query batched while key/value are
   not or the reverse (FA-20, JAX <= 0.11.0), a batched bias or mask that broadcasts
   batch or heads (FA-21).
@@ -101,6 +102,10 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
 
 
 # -- JCD209: vmap ------------------------------------------------------------------------------
+# The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
+# eqx.filter_vmap map array operands as jax.vmap does (integer in_axes; filter_vmap's
+# default maps every array over axis 0): JAX raises the same errors through them.
+VMAPS = {"jax.vmap": "jax.vmap", "flax.nnx.vmap": "nnx.vmap", "equinox.filter_vmap": "eqx.filter_vmap"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
@@ -129,10 +134,13 @@ def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> Function 
     return None
 
 
+_VMAP_NAMES = ("vmap", "filter_vmap")
+
+
 def _ends_with_vmap(func: ast.expr) -> bool:
     if isinstance(func, ast.Attribute):
-        return func.attr == "vmap"
-    return isinstance(func, ast.Name) and func.id == "vmap"
+        return func.attr in _VMAP_NAMES
+    return isinstance(func, ast.Name) and func.id in _VMAP_NAMES
 
 
 def _vmapped_function(tree: ast.Module, line: int) -> Function | None:
@@ -239,7 +247,7 @@ def _operand_expr(call: AttentionCall, name: str) -> ast.expr | None:
 def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     """The certain batching of the operands passed to the attention call, by name."""
     event = call.event
-    if info.transform != "jax.vmap" or info.path != event.module.path:
+    if info.transform not in VMAPS or info.path != event.module.path:
         return None
     tree = event.module.tree
     func = _vmapped_function(tree, info.line)
@@ -366,7 +374,7 @@ def check_jcd209(events: list[CallEvent], config: Config) -> list[Finding]:
         problem, info = found
         note = C.first_note(call, config, C.TRACE_END)
         message = (
-            f"cuDNN attention under jax.vmap (line {info.line}): {problem.why}; JAX raises {problem.raised}{note}; {problem.fix}"
+            f"cuDNN attention under {VMAPS[info.transform]} (line {info.line}): {problem.why}; JAX raises {problem.raised}{note}; {problem.fix}"
         )
         evidence = [f"vmap: line {info.line}, in_axes {_render_axes(info.in_axes)}", f"catalog: {problem.catalog}"]
         if info.size is not None:
