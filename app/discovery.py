@@ -79,8 +79,10 @@ def _skip_dir(path: str, name: str) -> bool:
     return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
-def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[str]:
-    """Depth-first, sorted, following symlinks but entering each real folder once."""
+def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tuple[str, str]]:
+    """(path, real path) of each file: depth-first, sorted, following symlinks but
+    entering each real folder once.  A file's real path is its real folder's plus its
+    name unless the file is itself a link: one `realpath` per folder, not per file."""
     real = os.path.realpath(top)
     if real in seen_dirs:
         return
@@ -100,7 +102,11 @@ def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[st
             if not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
                 subdirs.append(path)
         elif entry.name.endswith(PYTHON_SUFFIXES) and not is_excluded(path, patterns):
-            yield path
+            try:
+                link = entry.is_symlink()
+            except OSError:
+                link = True
+            yield path, (os.path.realpath(path) if link else os.path.join(real, entry.name))
     for sub in subdirs:
         yield from _walk(sub, patterns, seen_dirs)
 
@@ -120,10 +126,12 @@ def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
         given = os.path.normpath(given)
         if is_excluded(given, exclude):
             continue
-        candidates = _walk(given, exclude, seen_dirs) if os.path.isdir(given) else iter((given,))
-        for path in candidates:
+        if os.path.isdir(given):
+            candidates = _walk(given, exclude, seen_dirs)
+        else:
+            candidates = iter(((given, os.path.realpath(given)),))
+        for path, real in candidates:
             path = os.path.normpath(path)
-            real = os.path.realpath(path)
             kept = by_real.get(real)
             # Prefer the file's own name to a symlink's.
             if kept is None or (_is_link_path(kept) and not _is_link_path(path)):
