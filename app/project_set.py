@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
@@ -38,12 +39,11 @@ Names = frozenset[str] | None
 ALL: Names = None
 
 
-@dataclass(frozen=True)
-class Taken:
+class Taken(NamedTuple):
     """What one import takes from a project module: `pairs` of (name, bound name)
     for `from m import a as b`; else the whole module, bound to `module_as`
     (`from pkg import m`), or everything (`from m import *`, or `import a.b`,
-    which binds the top package)."""
+    which binds the top package).  A NamedTuple: one is made per import edge."""
 
     pairs: tuple[tuple[str, str], ...] = ()
     module_as: str | None = None
@@ -82,6 +82,7 @@ class ModuleIndex:
         self.parts: dict[str, tuple[str, ...]] = {}
         self.by_suffix: dict[str, list[str]] = {}
         self._package_dirs: dict[str, bool] = {}
+        self._absolute: dict[ImportRef, list[tuple[str, Taken]]] = {}
         paths = list(paths)
         for path in paths:
             if _is_init(path):
@@ -119,6 +120,14 @@ class ModuleIndex:
 
     def edges(self, importer: str, ref: ImportRef) -> list[tuple[str, Taken]]:
         """The project files an import reaches, each with what it takes from them."""
+        if not ref.level:  # the same wherever it is written: computed once per import
+            found = self._absolute.get(ref)
+            if found is None:
+                found = self._absolute[ref] = self._edges(importer, ref)
+            return [edge for edge in found if edge[0] != importer]
+        return [edge for edge in self._edges(importer, ref) if edge[0] != importer]
+
+    def _edges(self, importer: str, ref: ImportRef) -> list[tuple[str, Taken]]:
         base = self._base(importer, ref)
         if not base:
             return []
@@ -132,7 +141,7 @@ class ModuleIndex:
         if from_base or not ref.names:
             taken = Taken(pairs=tuple(from_base))
             found.extend((path, taken) for path in self.by_suffix.get(".".join(base), ()))
-        return [(path, taken) for path, taken in found if path != importer]
+        return found
 
 
 def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Names:
