@@ -46,6 +46,7 @@ from jax_cudnn_lint.project_lint import (
     LintResult,
     describe,
     file_error,
+    gc_paused,
     lint_components,
     merged,
     raise_internal,
@@ -308,6 +309,11 @@ class Analysis:
 
 def analyse(options: Options) -> Analysis:
     """Discover, scan, select the project set, then lint it (or take it from the cache)."""
+    with gc_paused():
+        return _analyse(options)
+
+
+def _analyse(options: Options) -> Analysis:
     files = discover(options.paths, options.exclude)
     scanned = scan_all(files, options.jobs, options.max_file_mb)
     errors: list[Finding] = []
