@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.discovery import SourceError, read_source
 from jax_cudnn_lint.finding import Finding
-from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.lint_rules.registry import RULES, one_per_place
 from jax_cudnn_lint.project_set import Component, Names, ProjectSet
 
 RAISE_ENV = "JCD_RAISE_INTERNAL_ERRORS"
@@ -95,12 +95,13 @@ def lint_components(
 
 
 def merged(parts: Iterable[LintResult], entries: Sequence[str]) -> LintResult:
-    """One result: findings sorted, `partial` in the order of `entries`."""
+    """One result, in the order of `parts`: one finding per place (shards of a
+    component can both reach a file), sorted; `partial` in the order of `entries`."""
     result = LintResult()
     for part in parts:
         result.add(part)
     order = {path: i for i, path in enumerate(entries)}
-    result.findings.sort(key=Finding.sort_key)
+    result.findings = one_per_place(result.findings)
     result.partial.sort(key=lambda path: order.get(path, len(order)))
     return result
 

