@@ -1,13 +1,14 @@
-"""Lint a project set, one import component at a time, inline or in worker processes.
+"""Lint a project set, one unit at a time, inline or in worker processes.
 
 The entry files of a large tree (a monorepo, a folder of vendored packages, the
-benchmark corpus) fall into components that share no file (`project_set.Component`).
-Each component is analysed from a fresh state, knowing only its own files, so the
-components can run in parallel and nothing depends on `-j` or on which worker ran
-what: `-j1` runs the same components one after another, in the same process.
+benchmark corpus) fall into components that share no file, and a large component into
+shards (`project_set.Component`).  Each unit is analysed from a fresh state, knowing
+only the files its entries reach, so the units can run in parallel and nothing
+depends on `-j` or on which worker ran what: `-j1` runs the same units one after
+another, in the same process.
 
-A component is parsed where it is analysed: the workers parse their own entry files,
-so parsing, the other large cost, is parallel too.
+A unit is parsed where it is analysed: the workers parse their own entry files, so
+parsing, the other large cost, is parallel too.
 """
 
 from __future__ import annotations

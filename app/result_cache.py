@@ -1,5 +1,6 @@
-"""The command's result cache: the findings of each import component of the project set
-(`project_set.Component`), keyed by everything they depend on.
+"""The command's result cache: the findings of each unit of analysis of the project set
+(`project_set.Component`: an import component, or a shard of a large one), keyed by
+everything they depend on.
 
 One JSON file per key (never pickle: a cache file is data, not code) under
 `$XDG_CACHE_HOME/jax-cudnn-lint/` (default `~/.cache/jax-cudnn-lint/`).  The key is the
