@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from jax_cudnn_lint.shape_inference import argparse_seeds
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
@@ -915,6 +916,7 @@ class Interpreter:
     ) -> Value:
         node = func.node
         if ctx.depth > MAX_DEPTH or id(node) in self.active:
+            argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
         memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic)
@@ -925,6 +927,7 @@ class Interpreter:
         mark = len(self.events)
         state = self.bind_params(func, args, kwargs, generic)
         if state is None:
+            argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         local_names = func.module.facts.locals_of(node)
         frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import shapes as S
+from jax_cudnn_lint.shape_inference import argparse_seeds
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
@@ -804,6 +805,10 @@ def _is_static(func: FunctionV) -> bool:
 def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node: ast.AST, fr: Frame) -> Value:
     if is_linen_class(inst.cls) and name in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
         return BoundMethodV(ExternalV(f"flax.linen.Module.{name}"), inst)
+    if argparse_seeds.is_parser(inst):
+        bound = argparse_seeds.method(inst, name)
+        if bound is not None:
+            return bound
     if inst.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN

@@ -194,3 +194,22 @@ def test_module_names_start_below_folders_that_cannot_be_packages() -> None:
     analysis = analyse(trees, lambda q: q == "builtins.reveal_type", root=root)
     (event,) = analysis.events
     assert isinstance(event.args[0], IntV) and event.args[0].dim.value == 64
+
+
+def test_argparse_defaults_are_seeds() -> None:
+    src = P + (
+        "import argparse\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--seq-len', type=int, default=511)\n"
+        "parser.add_argument('--heads', default='8', type=int)\n"  # argparse converts string defaults
+        "group = parser.add_argument_group('model')\n"
+        "group.add_argument('-d', '--head-dim', dest='hd', default=64)\n"
+        "parser.add_argument('--flag', action='store_true')\n"
+        "parser.set_defaults(batch=4)\n"
+        "args = parser.parse_args()\n"
+        "reveal_type(args.seq_len)\nreveal_type(args.heads)\nreveal_type(args.hd)\nreveal_type(args.flag)\nreveal_type(args.batch)\n"
+        "known, rest = parser.parse_known_args([])\nreveal_type(known.seq_len)\n"
+    )
+    seq, heads, hd, flag, batch, known = reveal(src)
+    assert (seq.int, heads.int, hd.int, flag.const, batch.int, known.int) == (511, 8, 64, False, 4, 511)
+    assert any("default of --seq-len (argparse)" in w for w in seq.why())

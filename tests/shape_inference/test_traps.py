@@ -77,3 +77,32 @@ def test_star_args_that_cannot_be_resolved() -> None:
 def test_incompatible_broadcast_is_unknown_not_a_guess() -> None:
     src = P + "reveal_type((jnp.zeros((2, 3)) + jnp.zeros((2, 5))).shape[1])\n"
     assert one(src).int is None
+
+
+def test_argparse_values_that_are_not_certain_stay_unknown() -> None:
+    src = P + (
+        "import argparse\n"
+        "def build(c, helper):\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--req', type=int, default=3, required=True)\n"
+        "    parser.add_argument('pos', type=int, default=5)\n"
+        "    parser.add_argument('--no-default', type=int)\n"
+        "    parser.add_argument('--ratio', type=float, default='0.5')\n"
+        "    if c:\n"
+        "        parser.add_argument('--seq-len', type=int, default=511)\n"
+        "    else:\n"
+        "        parser.add_argument('--seq-len', type=int, default=512)\n"
+        "    args = parser.parse_args()\n"
+        "    reveal_type(args.req)\n    reveal_type(args.pos)\n    reveal_type(args.no_default)\n"
+        "    reveal_type(args.ratio)\n    reveal_type(args.seq_len)\n"
+        "    reveal_type(parser.parse_args(['--req', '7']).req)\n"
+        "    helper(parser)\n"  # code we cannot see may add or change defaults
+        "    parser.add_argument('--t', type=int, default=63)\n"
+        "    reveal_type(parser.parse_args().t)\n"
+        "    parser.add_subparsers()\n"
+        "    reveal_type(parser.parse_args())\n"
+    )
+    found = reveal(src, contextual_only=False)
+    assert len(found) == 8
+    # the last two: after helper(parser), whose set_defaults would win over any default
+    assert all(r.int is None and r.const == "<not a constant>" for r in found), [(r.line, r.value) for r in found]

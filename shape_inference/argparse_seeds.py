@@ -1,0 +1,193 @@
+"""argparse defaults as seeds (SHAPES.md): after
+
+    parser.add_argument("--seq-len", type=int, default=511)
+    args = parser.parse_args()
+
+`args.seq_len` is 511, with the add_argument line as its provenance.  A default is what
+the code sees when the option is not given, so a finding built on it says where the
+value came from and holds for the run without that option.
+
+The parser is an instance of a stand-in class whose hidden attributes (keys that are
+no identifier) record each option's default.  Certain only when every option is seen:
+an option whose destination cannot be resolved, sub-commands, parents we cannot read,
+an explicit non-empty argument list or a namespace passed in make `parse_args()`
+Unknown as a whole.  An option without an explicit default (or a required one, or a
+positional) is simply absent, so reading it gives Unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference.dims import Step
+
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    BoundMethodV,
+    ConstV,
+    ExternalV,
+    InstanceV,
+    IntV,
+    TupleV,
+    Value,
+    make_int,
+)
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+
+PARSER = "argparse.ArgumentParser"
+NAMESPACE = "argparse.Namespace"
+_DEFAULT = "\0default:"  # + dest: the default of an option
+_PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win (argparse docs)
+_BLIND = "\0blind"  # something was added that we cannot follow
+# True while no code we cannot see has had the parser: Interpreter.escape turns every
+# attribute Unknown, this one too (such code may have called set_defaults, which wins)
+_INTACT = "\0intact"
+METHODS = frozenset(
+    {"add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
+     "add_subparsers", "parse_args", "parse_known_args", "parse_intermixed_args"}
+)
+
+
+def is_parser(value: Value) -> bool:
+    return isinstance(value, InstanceV) and value.cls.qualname == PARSER
+
+
+def not_followed(values: Iterable[Value]) -> None:
+    """A call the analysis does not enter (too deep, recursive) may have changed these
+    parsers (a `set_defaults` wins over every default): none is certain any more."""
+    for value in values:
+        if is_parser(value):
+            assert isinstance(value, InstanceV)
+            value.attrs[_INTACT] = UNKNOWN
+
+
+def method(inst: InstanceV, name: str) -> Value | None:
+    """`parser.add_argument` and the like, bound to the parser; None for other names."""
+    if name in METHODS:
+        return BoundMethodV(ExternalV(f"{PARSER}.{name}"), inst)
+    return None
+
+
+def new_parser(interp: Interpreter, kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    parser = layers.make_namespace(interp, PARSER, [], {}, node, fr)
+    if not isinstance(parser, InstanceV):
+        return UNKNOWN
+    parser.attrs[_INTACT] = ConstV(True)
+    parents = kwargs.get("parents")
+    if parents is not None:
+        if isinstance(parents, TupleV) and all(is_parser(p) for p in parents.items):
+            for parent in parents.items:
+                assert isinstance(parent, InstanceV)
+                parser.attrs.update(parent.attrs)
+        else:
+            parser.attrs[_BLIND] = UNKNOWN
+    return parser
+
+
+def call_method(interp: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    """`name` called on the parser `args[0]`."""
+    if not args or not isinstance(args[0], InstanceV):
+        return UNKNOWN
+    parser, rest = args[0], args[1:]
+    if name in ("add_argument_group", "add_mutually_exclusive_group"):
+        return parser  # their options land in the parser's namespace
+    if name == "add_argument":
+        _add_argument(parser, rest, kwargs, lambda flag: interp.step(fr, node, f"default of {flag} (argparse)"))
+        return UNKNOWN
+    if name == "set_defaults":
+        if rest:
+            parser.attrs[_BLIND] = UNKNOWN
+        for dest, value in kwargs.items():
+            key = _PARSER_DEFAULT + dest
+            parser.attrs[key] = UNKNOWN if key in parser.attrs else value  # two branches
+        return ConstV(None)
+    if name == "add_subparsers":
+        parser.attrs[_BLIND] = UNKNOWN
+        return UNKNOWN
+    namespace = _parsed(interp, parser, rest, kwargs, node, fr)
+    if name == "parse_known_args":
+        return TupleV((namespace, UNKNOWN)) if namespace is not UNKNOWN else UNKNOWN
+    return namespace
+
+
+def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value], step: Callable[[str], Step]) -> None:
+    names = [f.value for f in flags if isinstance(f, ConstV) and isinstance(f.value, str)]
+    if len(names) != len(flags) or not names:
+        parser.attrs[_BLIND] = UNKNOWN
+        return
+    dest = _dest(names, kwargs.get("dest"))
+    if dest is None:
+        parser.attrs[_BLIND] = UNKNOWN
+        return
+    if not names[0].startswith("-"):
+        return  # a positional: given on every run, no default to rely on
+    required = kwargs.get("required")
+    if required is not None and not (isinstance(required, ConstV) and required.value is False):
+        return
+    default = kwargs.get("default")
+    action = kwargs.get("action")
+    if default is None and isinstance(action, ConstV) and action.value in ("store_true", "store_false"):
+        default = ConstV(action.value == "store_false")
+    if default is None:
+        return
+    converted = _converted(default, kwargs.get("type"))
+    if isinstance(converted, IntV):
+        converted = IntV(converted.dim.with_why(step(names[0])))
+    key = _DEFAULT + dest
+    # argparse rejects an option added twice: seen twice, it was added on two branches
+    parser.attrs[key] = UNKNOWN if converted is None or key in parser.attrs else converted
+
+
+def _dest(names: list[str], dest: Value | None) -> str | None:
+    """argparse's rule: `dest=`, else the first long option, else the first short one,
+    with dashes turned into underscores."""
+    if dest is not None:
+        return dest.value if isinstance(dest, ConstV) and isinstance(dest.value, str) else None
+    if not names[0].startswith("-"):
+        return names[0]
+    longs = [n for n in names if n.startswith("--")]
+    chosen = (longs or names)[0].lstrip("-")
+    return chosen.replace("-", "_") or None
+
+
+def _converted(default: Value, kind: Value | None) -> Value | None:
+    """A string default goes through `type` (argparse converts it); others are kept."""
+    if not (isinstance(default, ConstV) and isinstance(default.value, str)) or kind is None:
+        return default
+    if isinstance(kind, ExternalV) and kind.qualname == "builtins.int":
+        try:
+            return make_int(int(default.value), default.why)
+        except ValueError:
+            return None
+    if isinstance(kind, ExternalV) and kind.qualname == "builtins.str":
+        return default
+    return None  # float, a custom parser: not worth guessing
+
+
+def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    argv = rest[0] if rest else kwargs.get("args")
+    empty_list = isinstance(argv, TupleV) and not argv.items
+    from_command_line = argv is None or (isinstance(argv, ConstV) and argv.value is None)
+    intact = parser.attrs.get(_INTACT)
+    if not (isinstance(intact, ConstV) and intact.value is True) or _BLIND in parser.attrs:
+        return UNKNOWN
+    if not (empty_list or from_command_line) or "namespace" in kwargs or len(rest) > 1:
+        return UNKNOWN
+    values: dict[str, Value] = {}
+    for key, value in parser.attrs.items():
+        if key.startswith(_DEFAULT):
+            values[key[len(_DEFAULT):]] = value
+    for key, value in parser.attrs.items():
+        if key.startswith(_PARSER_DEFAULT):
+            values[key[len(_PARSER_DEFAULT):]] = value
+    return layers.make_namespace(interp, NAMESPACE, [], values, node, fr)
+
+
