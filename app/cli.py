@@ -8,8 +8,9 @@ The command analyses the whole project, not one file at a time: every file that
 passes the substring gate, the project files that import what leads to those and
 differentiate (`project_set`), and, on demand, the project files that any of them
 import.  Reading, decoding and gating run in worker processes (`-j`); so does the
-analysis, one independent import component of the project set at a time
-(`project_lint`).  Output is sorted by `Finding.sort_key`, so it does not depend on `-j`.
+analysis, one unit of the project set at a time (an import component, or a shard of a
+large one: `project_lint`).  Output is sorted by `Finding.sort_key`, and the units do not
+depend on `-j`, so neither does the output.
 
 Exit status: 0 clean, 1 findings (or a file that could not be read or parsed,
 JCD900), 2 usage error or internal error (JCD901, reported per file; the run goes on).
