@@ -21,7 +21,8 @@ math`), and imports of the libraries the analysis models (jax, flax, ...) and of
 standard library never resolve to project files, as in `shape_inference.modules.Project.find`.
 
 Entries that can reach a common file form one component; components share nothing, so
-each is analysed on its own (`project_lint`), in parallel where there are several.
+each is analysed on its own (`project_lint`), in parallel where there are several, and a
+large one in shards (SHARD_CHARS).
 """
 
 from __future__ import annotations
@@ -253,7 +254,6 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     return ProjectSet(entry_list, reachable_list, importer_names, components)
 
 
-
 class _UnionFind:
     """Disjoint sets of paths (path halving)."""
 
@@ -298,17 +298,19 @@ def _components(
 def _shards(
     component: Component, imports: dict[str, set[str]], by_path: dict[str, ScannedFile], order: dict[str, int]
 ) -> list[Component]:
-    """`component` itself, or shards of it whose entries hold about SHARD_CHARS."""
-    chunks: list[list[str]] = [[]]
-    chunk_chars = 0
-    for path in component.entries:
-        if chunk_chars >= SHARD_CHARS:
-            chunks.append([])
-            chunk_chars = 0
-        chunks[-1].append(path)
-        chunk_chars += by_path[path].size
-    if len(chunks) == 1:
+    """`component` itself, or shards of it whose entries hold about SHARD_CHARS each
+    (as many as the entries' source holds SHARD_CHARS, rounded, cut evenly)."""
+    total = sum(by_path[path].size for path in component.entries)
+    count = round(total / SHARD_CHARS)
+    if count <= 1 or len(component.entries) < 2:
         return [component]
+    chunks: list[list[str]] = [[]]
+    done = 0
+    for path in component.entries:
+        if chunks[-1] and done >= total * len(chunks) / count:
+            chunks.append([])
+        chunks[-1].append(path)
+        done += by_path[path].size
     shards: list[Component] = []
     for chunk in chunks:
         members = set(chunk)
