@@ -34,10 +34,36 @@ class Value:
         return self
 
 
-@dataclass(frozen=True, eq=False)
-class UnknownV(Value):
-    diff: bool = False
-    why: Why = ()
+_set = object.__setattr__
+
+
+class FrozenValue(Value):
+    """An immutable value: attributes are set once, by `__init__`.
+
+    Written out by hand rather than as frozen dataclasses: creating the generated
+    methods of ~16 dataclasses was a fifth of the analysis import, which every flake8
+    run that meets a gated file pays (benchmarks/editor.py).  Equality is identity
+    (as with `eq=False`); `key()` is what compares values.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+class UnknownV(FrozenValue):
+    diff: bool
+    why: Why
+
+    def __init__(self, diff: bool = False, why: Why = ()) -> None:
+        _set(self, "diff", diff)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("?", self.diff)
@@ -50,11 +76,13 @@ UNKNOWN = UnknownV()
 UNKNOWN_DIFF = UnknownV(True)
 
 
-@dataclass(frozen=True, eq=False)
-class IntV(Value):
+class IntV(FrozenValue):
     """A Python int (a size, an axis, a shape entry)."""
 
     dim: Dim
+
+    def __init__(self, dim: Dim) -> None:
+        _set(self, "dim", dim)
 
     @property
     def why(self) -> Why:  # type: ignore[override]
@@ -64,36 +92,47 @@ class IntV(Value):
         return ("int", self.dim.key())
 
 
-@dataclass(frozen=True, eq=False)
-class ConstV(Value):
+class ConstV(FrozenValue):
     """A Python constant other than an int: str, float, bool, None, complex, bytes."""
 
     value: object
-    why: Why = ()
+    why: Why
+
+    def __init__(self, value: object, why: Why = ()) -> None:
+        _set(self, "value", value)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("const", type(self.value).__name__, repr(self.value))
 
 
-@dataclass(frozen=True, eq=False)
-class DTypeV(Value):
+class DTypeV(FrozenValue):
     """A dtype: jnp.float32, 'bfloat16', np.dtype('int32')."""
 
     name: str
-    why: Why = ()
+    why: Why
+
+    def __init__(self, name: str, why: Why = ()) -> None:
+        _set(self, "name", name)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("dtype", self.name)
 
 
-@dataclass(frozen=True, eq=False)
-class TupleV(Value):
+class TupleV(FrozenValue):
     """A tuple or list of known length (shapes are tuples of IntV)."""
 
     items: tuple[Value, ...]
-    is_list: bool = False
-    why: Why = ()
-    diff: bool = False
+    is_list: bool
+    why: Why
+    diff: bool
+
+    def __init__(self, items: tuple[Value, ...], is_list: bool = False, why: Why = (), diff: bool = False) -> None:
+        _set(self, "items", items)
+        _set(self, "is_list", is_list)
+        _set(self, "why", why)
+        _set(self, "diff", diff)
 
     def key(self) -> object:
         return ("tuple", tuple(i.key() for i in self.items), self.diff)
@@ -102,13 +141,17 @@ class TupleV(Value):
         return TupleV(tuple(i.tainted(diff) for i in self.items), self.is_list, self.why, diff)
 
 
-@dataclass(frozen=True, eq=False)
-class DictV(Value):
+class DictV(FrozenValue):
     """A dict with constant keys, all of them known."""
 
     items: tuple[tuple[object, Value], ...]
-    why: Why = ()
-    diff: bool = False
+    why: Why
+    diff: bool
+
+    def __init__(self, items: tuple[tuple[object, Value], ...], why: Why = (), diff: bool = False) -> None:
+        _set(self, "items", items)
+        _set(self, "why", why)
+        _set(self, "diff", diff)
 
     def get(self, k: object) -> Value | None:
         for key, value in self.items:
@@ -123,16 +166,23 @@ class DictV(Value):
         return DictV(tuple((k, v.tainted(diff)) for k, v in self.items), self.why, diff)
 
 
-@dataclass(frozen=True, eq=False)
-class ArrayV(Value):
+class ArrayV(FrozenValue):
     """An array: shape (None = unknown rank), dtype (None = unknown)."""
 
     shape: tuple[Dim, ...] | None
-    dtype: str | None = None
-    diff: bool = False
-    why: Why = ()
-    name: str = ""  # a symbol base for the dims of an unknown shape (x.shape[i])
-    stopped: bool = False  # certainly carries no tangent (jax.lax.stop_gradient)
+    dtype: str | None
+    diff: bool
+    why: Why
+    name: str  # a symbol base for the dims of an unknown shape (x.shape[i])
+    stopped: bool  # certainly carries no tangent (jax.lax.stop_gradient)
+
+    def __init__(self, shape: tuple[Dim, ...] | None, dtype: str | None = None, diff: bool = False, why: Why = (), name: str = '', stopped: bool = False) -> None:
+        _set(self, "shape", shape)
+        _set(self, "dtype", dtype)
+        _set(self, "diff", diff)
+        _set(self, "why", why)
+        _set(self, "name", name)
+        _set(self, "stopped", stopped)
 
     @property
     def rank(self) -> int | None:
@@ -156,26 +206,35 @@ class ArrayV(Value):
         return f"({inner},)" if len(self.shape) == 1 else f"({inner})"
 
 
-@dataclass(frozen=True, eq=False)
-class ExternalV(Value):
+class ExternalV(FrozenValue):
     """Something from outside the analysed project, known by its qualified name."""
 
     qualname: str
-    why: Why = ()
+    why: Why
+
+    def __init__(self, qualname: str, why: Why = ()) -> None:
+        _set(self, "qualname", qualname)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("ext", self.qualname)
 
 
-@dataclass(frozen=True, eq=False)
-class ExtObjectV(Value):
+class ExtObjectV(FrozenValue):
     """An object built by calling an external class we model (a flax layer, a config)."""
 
     qualname: str
     args: tuple[Value, ...]
     kwargs: tuple[tuple[str, Value], ...]
-    why: Why = ()
-    diff: bool = False
+    why: Why
+    diff: bool
+
+    def __init__(self, qualname: str, args: tuple[Value, ...], kwargs: tuple[tuple[str, Value], ...], why: Why = (), diff: bool = False) -> None:
+        _set(self, "qualname", qualname)
+        _set(self, "args", args)
+        _set(self, "kwargs", kwargs)
+        _set(self, "why", why)
+        _set(self, "diff", diff)
 
     def kwarg(self, name: str) -> Value | None:
         for k, v in self.kwargs:
@@ -190,44 +249,63 @@ class ExtObjectV(Value):
         return ExtObjectV(self.qualname, self.args, self.kwargs, self.why, diff)
 
 
-@dataclass(frozen=True, eq=False)
-class FunctionV(Value):
+class FunctionV(FrozenValue):
     """A function or lambda defined in the analysed code, with its defining scope."""
 
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     module: ModuleInfo
     closure: tuple[dict[str, Value], ...]  # enclosing function scopes, innermost first
-    defaults: tuple[Value, ...] = ()
-    kw_defaults: tuple[tuple[str, Value], ...] = ()
-    qualname: str = ""
-    decorators: tuple[Value, ...] = ()
-    owner: ClassV | None = None
+    defaults: tuple[Value, ...]
+    kw_defaults: tuple[tuple[str, Value], ...]
+    qualname: str
+    decorators: tuple[Value, ...]
+    owner: ClassV | None
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, module: ModuleInfo, closure: tuple[dict[str, Value], ...], defaults: tuple[Value, ...] = (), kw_defaults: tuple[tuple[str, Value], ...] = (), qualname: str = '', decorators: tuple[Value, ...] = (), owner: ClassV | None = None) -> None:
+        _set(self, "node", node)
+        _set(self, "module", module)
+        _set(self, "closure", closure)
+        _set(self, "defaults", defaults)
+        _set(self, "kw_defaults", kw_defaults)
+        _set(self, "qualname", qualname)
+        _set(self, "decorators", decorators)
+        _set(self, "owner", owner)
 
     def key(self) -> object:
         return ("fn", id(self.node), tuple(id(c) for c in self.closure))
 
 
-@dataclass(frozen=True, eq=False)
-class PartialV(Value):
+class PartialV(FrozenValue):
     """functools.partial(func, *args, **kwargs)."""
 
     func: Value
     args: tuple[Value, ...]
     kwargs: tuple[tuple[str, Value], ...]
-    why: Why = ()
+    why: Why
+
+    def __init__(self, func: Value, args: tuple[Value, ...], kwargs: tuple[tuple[str, Value], ...], why: Why = ()) -> None:
+        _set(self, "func", func)
+        _set(self, "args", args)
+        _set(self, "kwargs", kwargs)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("partial", self.func.key(), tuple(a.key() for a in self.args), tuple((k, v.key()) for k, v in self.kwargs))
 
 
-@dataclass(frozen=True, eq=False)
-class TransformV(Value):
+class TransformV(FrozenValue):
     """A JAX transform applied to a function: grad, value_and_grad, vjp, jit, vmap, ..."""
 
     kind: str  # canonical qualified name of the transform
     func: Value
-    params: tuple[tuple[str, Value], ...] = ()
-    why: Why = ()
+    params: tuple[tuple[str, Value], ...]
+    why: Why
+
+    def __init__(self, kind: str, func: Value, params: tuple[tuple[str, Value], ...] = (), why: Why = ()) -> None:
+        _set(self, "kind", kind)
+        _set(self, "func", func)
+        _set(self, "params", params)
+        _set(self, "why", why)
 
     def param(self, name: str) -> Value | None:
         for k, v in self.params:
@@ -303,20 +381,25 @@ class InstanceV(Value):
         return InstanceV(self.cls, self.attrs, diff, self.why, self.ready)
 
 
-@dataclass(frozen=True, eq=False)
-class BoundMethodV(Value):
+class BoundMethodV(FrozenValue):
     func: Value
     self_value: Value
+
+    def __init__(self, func: Value, self_value: Value) -> None:
+        _set(self, "func", func)
+        _set(self, "self_value", self_value)
 
     def key(self) -> object:
         return ("bound", self.func.key(), self.self_value.key())
 
 
-@dataclass(frozen=True, eq=False)
-class ModuleV(Value):
+class ModuleV(FrozenValue):
     """A module of the analysed project (its namespace is evaluated lazily)."""
 
     info: ModuleInfo
+
+    def __init__(self, info: ModuleInfo) -> None:
+        _set(self, "info", info)
 
     def key(self) -> object:
         return ("module", self.info.name)
@@ -424,20 +507,22 @@ def same(a: Value, b: Value) -> bool:
     return a is b or a.key() == b.key()
 
 
-@dataclass(frozen=True, eq=False)
-class LazyImportV(Value):
+class LazyImportV(FrozenValue):
     """`from pkg.mod import name` before pkg.mod has run: resolved on first use, so a
     module is evaluated only if something the analysis follows needs it."""
 
     info: ModuleInfo
     name: str
 
+    def __init__(self, info: ModuleInfo, name: str) -> None:
+        _set(self, "info", info)
+        _set(self, "name", name)
+
     def key(self) -> object:
         return ("lazy", self.info.name, self.name)
 
 
-@dataclass(frozen=True, eq=False)
-class OpaqueV(Value):
+class OpaqueV(FrozenValue):
     """A value known only by name (a parameter analysed without a caller).
 
     Used as an int it is a symbol; used as an array its dimensions are symbols
@@ -445,8 +530,13 @@ class OpaqueV(Value):
     """
 
     name: str
-    diff: bool = False
-    why: Why = ()
+    diff: bool
+    why: Why
+
+    def __init__(self, name: str, diff: bool = False, why: Why = ()) -> None:
+        _set(self, "name", name)
+        _set(self, "diff", diff)
+        _set(self, "why", why)
 
     def key(self) -> object:
         return ("opaque", self.name, self.diff)
