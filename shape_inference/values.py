@@ -41,7 +41,7 @@ class FrozenValue(Value):
     """An immutable value: attributes are set once, by `__init__`.
 
     Written out by hand rather than as frozen dataclasses: creating the generated
-    methods of ~16 dataclasses was a fifth of the analysis import, which every flake8
+    methods of 16 dataclasses was a third of the analysis import, which every flake8
     run that meets a gated file pays (benchmarks/editor.py).  Equality is identity
     (as with `eq=False`); `key()` is what compares values.
     """
