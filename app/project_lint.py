@@ -254,15 +254,10 @@ def _lint(
 
 
 def _enabled(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    """The findings of enabled rules (one per place is `merged`'s job)."""
     out: list[Finding] = []
-    seen: set[tuple[str, str, int, int, str]] = set()
     for f in findings:
         rule = RULES.get(f.code)
-        key = (f.code, f.path, f.line, f.col, f.message)  # a Finding holds a dict: unhashable
-        if (
-            config.enabled(f.code, rule.default_on if rule is not None else True)
-            and key not in seen
-        ):
-            seen.add(key)
+        if config.enabled(f.code, rule.default_on if rule is not None else True):
             out.append(f)
-    return sorted(out, key=Finding.sort_key)
+    return out

@@ -9,6 +9,7 @@ import ast
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference import argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -823,17 +824,14 @@ _register(["Namespace"], ["argparse"], h_namespace)
 
 
 def h_argument_parser(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    from jax_cudnn_lint.shape_inference import argparse_seeds
-
     if q == argparse_seeds.PARSER:
         return argparse_seeds.new_parser(interp, kwargs, node, fr)
     return argparse_seeds.call_method(interp, q.rsplit(".", 1)[-1], list(args), kwargs, node, fr)
 
 
-HANDLERS["argparse.ArgumentParser"] = h_argument_parser
-for _m in ("add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
-           "add_subparsers", "parse_args", "parse_known_args", "parse_intermixed_args"):
-    HANDLERS[f"argparse.ArgumentParser.{_m}"] = h_argument_parser
+HANDLERS[argparse_seeds.PARSER] = h_argument_parser
+for _m in argparse_seeds.METHODS:
+    HANDLERS[f"{argparse_seeds.PARSER}.{_m}"] = h_argument_parser
 for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
     HANDLERS[f"flax.linen.Module.{_m}"] = h_linen_method
 
