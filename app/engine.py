@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules.analysis import analyse_modules
+from jax_cudnn_lint.shape_inference.lazy_defs import skeleton
 
 from jax_cudnn_lint.gate import might_matter  # noqa: E402 - re-exported: the cheap test
 
@@ -20,6 +21,12 @@ from jax_cudnn_lint.gate import might_matter  # noqa: E402 - re-exported: the ch
 def parse(text: str, path: str) -> ast.Module:
     """Parse without executing anything; raises SyntaxError (or ValueError for NUL bytes)."""
     return ast.parse(text, filename=path)
+
+
+def parse_reached(text: str, path: str) -> ast.Module:
+    """A module reached through an import: its top-level definitions are parsed on first
+    use (shape_inference/lazy_defs.py)."""
+    return skeleton(text, path)
 
 
 def lint_tree(tree: ast.Module, path: str, config: Config | None = None) -> list[Finding]:

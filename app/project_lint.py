@@ -174,7 +174,7 @@ def lint_component(task: ComponentTask) -> LintResult:
         tree = _parse_entry(engine.parse, path, task.texts.get(path), result.parse_errors)
         if tree is not None:
             trees[path] = tree
-    lazy = {path: functools.partial(_parse_quietly, engine.parse, path) for path in task.component.reachable}
+    lazy = {path: functools.partial(_parse_quietly, engine.parse_reached, path) for path in task.component.reachable}
     result.findings = _lint(
         engine.lint_project, engine.lint_tree, trees, task, result.internal, lazy, result.partial
     )

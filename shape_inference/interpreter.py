@@ -19,6 +19,7 @@ from typing import Any
 from jax_cudnn_lint.shape_inference import argparse_seeds
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
@@ -32,6 +33,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
+    LazyDefV,
     LazyImportV,
     ModuleV,
     OpaqueV,
@@ -132,6 +134,7 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
         self.active: list[int] = []
         self.analysed_generic: set[object] = set()
+        self.materialized: dict[int, Value] = {}  # id(LazyDef) -> the value its definition gave
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -662,16 +665,49 @@ class Interpreter:
         return self.api.builtin(name)
 
     def resolved(self, scope: State, name: str) -> Value:
-        """A name's value, running the module a lazy import points to if need be."""
+        """A name's value, running the module a lazy import points to, or the lazy
+        definition it names, if need be."""
         value = scope[name]
         if isinstance(value, LazyImportV):
             namespace = self.module_namespace(value.info) if value.info.state != "running" else value.info.namespace
             found = namespace.get(value.name)
+            if isinstance(found, LazyDefV):
+                found = self.materialize(found)
             if isinstance(found, LazyImportV) or found is None:
                 sub = self.project.find(f"{value.info.name}.{value.name}")
                 found = ModuleV(sub) if sub is not None else UNKNOWN
             scope[name] = found
             value = found
+        elif isinstance(value, LazyDefV):
+            value = scope[name] = self.materialize(value)
+        return value
+
+    def s_lazydef(self, stmt: LazyDef, fr: Frame) -> None:
+        self.assign_name(stmt.name, LazyDefV(fr.module, stmt), fr)
+
+    def materialize(self, lazy: LazyDefV) -> Value:
+        """Parse and run a reached module's top-level definition on its first use, in the
+        module's scope as it is now.  The parsed node replaces the placeholder in the
+        module's tree, where the rules look for enclosing functions."""
+        node, info = lazy.node, lazy.info
+        done = self.materialized.get(id(node))
+        if done is not None:
+            return done
+        self.materialized[id(node)] = UNKNOWN  # until it is done: a definition that needs itself
+        definition = node.parse(info.path)
+        value: Value = UNKNOWN
+        if definition is not None:
+            body = info.tree.body
+            for i, stmt in enumerate(body):
+                if stmt is node:
+                    body[i] = definition
+                    break
+            scope: State = {}
+            self.exec_stmt(definition, Frame(info, scope, Ctx()))
+            value = scope.get(node.name, UNKNOWN)
+        self.materialized[id(node)] = value
+        if info.namespace.get(node.name) is lazy:
+            info.namespace[node.name] = value
         return value
 
     def e_attribute(self, node: ast.Attribute, fr: Frame) -> Value:
@@ -1099,6 +1135,7 @@ _STMT_HANDLERS: dict[type, Callable[[Interpreter, ast.stmt, Frame], None]] = {
     ast.Global: Interpreter.s_global,
     ast.Nonlocal: Interpreter.s_global,
     ast.Match: Interpreter.s_match,
+    LazyDef: Interpreter.s_lazydef,  # type: ignore[dict-item]
 }
 if hasattr(ast, "TryStar"):
     _STMT_HANDLERS[ast.TryStar] = Interpreter.s_try  # type: ignore[attr-defined,assignment]

@@ -16,6 +16,7 @@ from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, const, join as j
 from jax_cudnn_lint.shape_inference.dims import unknown as unknown_dim
 
 if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
     from jax_cudnn_lint.shape_inference.modules import ModuleInfo
 
 
@@ -520,6 +521,21 @@ class LazyImportV(FrozenValue):
 
     def key(self) -> object:
         return ("lazy", self.info.name, self.name)
+
+
+class LazyDefV(FrozenValue):
+    """A top-level def or class of a reached module, not parsed yet (lazy_defs.py):
+    parsed and run the first time a lookup needs it (`Interpreter.materialize`)."""
+
+    info: ModuleInfo
+    node: LazyDef
+
+    def __init__(self, info: ModuleInfo, node: LazyDef) -> None:
+        _set(self, "info", info)
+        _set(self, "node", node)
+
+    def key(self) -> object:
+        return ("lazydef", self.info.path, self.node.lineno)
 
 
 class OpaqueV(FrozenValue):
