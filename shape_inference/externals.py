@@ -221,6 +221,20 @@ def h_np_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return UNKNOWN
 
 
+# numpy's Generator methods (np.random.default_rng(seed).integers(...)): where `size` is
+_GENERATOR_SIZE = {"integers": 2, "random": 0, "normal": 2, "uniform": 2, "standard_normal": 0}
+
+
+def h_np_generator(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`rng.integers(0, vocab, size=(B, T + 1))`, the data pipelines' token batches;
+    args[0] is the generator itself."""
+    name = q.rsplit(".", 1)[-1]
+    size = arg(args[1:], kwargs, _GENERATOR_SIZE[name], "size")
+    shape = () if size is None or (isinstance(size, ConstV) and size.value is None) else _shape_arg(size)
+    dtype = A.dtype_name(kwargs.get("dtype")) or ("int64" if name == "integers" else "float64")
+    return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
+
+
 def h_shape_dtype_struct(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     shape = _shape_arg(arg(args, kwargs, 0, "shape"))
     dtype = A.dtype_name(arg(args, kwargs, 1, "dtype"))
@@ -325,6 +339,21 @@ def h_split(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     if arr is None or sections is None:
         return UNKNOWN
     return S.split(interp, arr, sections, axis, node, fr)
+
+
+def h_unstack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.unstack(x, axis): one array per index of the axis, without it."""
+    arr = _array(arg(args, kwargs, 0, "x"))
+    axis = _axis(arg(args, kwargs, 1, "axis"), 0)
+    if arr is None or arr.shape is None or axis is None:
+        return UnknownV(arr.diff if arr is not None else False)
+    ax = S.norm_axis(axis, len(arr.shape))
+    count = arr.shape[ax].value if ax is not None else None
+    if ax is None or count is None or count > 64:
+        return UnknownV(arr.diff)
+    step = interp.step(fr, node, f"unstack {A.src(node)}")
+    item = arr.with_shape(arr.shape[:ax] + arr.shape[ax + 1 :], step)
+    return TupleV((item,) * count)
 
 
 def h_pad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -534,9 +563,14 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
 
 def h_range(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if len(args) == 1:
-        return A.RangeV(0)
-    if len(args) >= 2:
-        return A.RangeV(int_value(args[0]))
+        return A.RangeV(0, int_value(args[0]))
+    if len(args) == 2:
+        return A.RangeV(int_value(args[0]), int_value(args[1]))
+    if len(args) == 3:
+        step = int_value(args[2])
+        if step is None or step <= 0:
+            return A.RangeV(None)  # counting down: the start is no lower bound
+        return A.RangeV(int_value(args[0]), int_value(args[1]) if step == 1 else None)
     return UNKNOWN
 
 
@@ -684,6 +718,24 @@ def h_control_flow(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     return transforms.call_control_flow(interp, q, args, kwargs, node, fr)
 
 
+def h_mapping(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import transforms
+
+    return transforms.call_mapping(interp, q, args, kwargs, node, fr)
+
+
+def h_haiku_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.haiku_transform(interp, q, args, kwargs, node, fr)
+
+
+def h_haiku_apply(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.haiku_apply(interp, q, args, kwargs, node, fr)
+
+
 def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     return ExtObjectV(q, tuple(args), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
 
@@ -698,10 +750,6 @@ def h_linen_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     from jax_cudnn_lint.shape_inference import layers
 
     return layers.call_linen_method(interp, q, args, kwargs, node, fr)
-
-
-def h_unknown_pure(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    return UNKNOWN
 
 
 _PRESERVE = (
@@ -746,6 +794,7 @@ _register(["split", "array_split"], _NP, h_split)
 _register(["pad"], _NP, h_pad)
 _register(["repeat"], _NP + ["jax.Array"], h_repeat)
 _register(["tile"], _NP, h_tile)
+_register(["unstack"], _NP, h_unstack)
 _register(["einsum"], _NP, h_einsum)
 _register(["matmul", "dot"], _NP, h_matmul)
 _register(["dot_general"], ["jax.lax"], h_dot_general)
@@ -762,6 +811,8 @@ _register(["convert_element_type"], ["jax.lax"], h_astype)
 _register(["one_hot"], ["jax.nn"], h_one_hot)
 _register(["normal", "uniform", "truncated_normal", "bernoulli", "randint", "split", "PRNGKey", "key", "fold_in", "categorical", "permutation", "choice", "orthogonal", "gumbel", "laplace", "rademacher", "exponential"], ["jax.random"], h_random)
 _register(["randn", "rand", "normal", "uniform", "standard_normal", "random", "randint"], ["jax.numpy.random"], h_np_random)
+_register(["default_rng"], ["jax.numpy.random"], h_layer)
+_register(list(_GENERATOR_SIZE), ["jax.numpy.random.default_rng"], h_np_generator)
 _register(["ShapeDtypeStruct"], ["jax"], h_shape_dtype_struct)
 _register(["dot_product_attention"], ["jax.nn", "jax._src.cudnn.fused_attention_stablehlo", "flax.linen", "flax.nnx"], h_attention)
 _register(["lstm", "lstm_ref"], ["jax.experimental.rnn"], h_lstm)
@@ -787,6 +838,16 @@ _register(["field"], ["dataclasses"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
+
+
+def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """The findings are about runs on the target, an NVIDIA GPU, where
+    `jax.default_backend()` is "gpu": code that picks `implementation="cudnn"` there
+    (`"cudnn" if jax.default_backend() == "gpu" else None`) is judged as it runs there."""
+    return ConstV("gpu", (interp.step(fr, node, f"{A.src(node)} is 'gpu' on the target GPU"),))
+
+
+HANDLERS["jax.default_backend"] = h_default_backend
 _register(
     [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],
     ["jax"],
@@ -799,15 +860,18 @@ HANDLERS["jax.eval_shape"] = h_primals_transform
 for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
-_register(["map", "tree_map"], ["jax.tree", "jax.tree_util"], h_unknown_pure)
+_register(["map", "tree_map"], ["jax.tree", "jax.tree_util"], h_mapping)
+_register(["map"], ["builtins"], h_mapping)
 _register(
-    ["Dense", "DenseGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention", "Einsum"],
+    ["Dense", "DenseGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention", "Einsum", "Conv"],
     ["flax.linen"],
     h_layer,
 )
-_register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum"], ["flax.nnx"], h_layer)
-_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention"], ["equinox.nn"], h_layer)
-_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention"], ["haiku"], h_layer)
+_register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv"], ["flax.nnx"], h_layer)
+_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d"], ["equinox.nn"], h_layer)
+_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
+_register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
+_register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)
 
@@ -818,6 +882,8 @@ def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 
 
 _register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState.create"], h_same_state)
+# updated parameters or models keep the structure of what they update
+_register(["apply_updates"], ["optax", "equinox"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
 _register(["SimpleNamespace"], ["types"], h_namespace)
 _register(["Namespace"], ["argparse"], h_namespace)

@@ -47,6 +47,7 @@ from jax_cudnn_lint.shape_inference.values import (
     make_int,
 )
 
+_MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
@@ -812,10 +813,15 @@ class Interpreter:
         return value
 
     def e_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, fr: Frame) -> Value:
+        first = self.ev(node.generators[0].iter, fr)  # evaluated in the enclosing scope
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            unrolled = self.unrolled_comprehension(node, first, fr)
+            if unrolled is not None:
+                return unrolled
         # evaluate the pieces for their events, with the targets unknown
         inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
-        for gen in node.generators:
-            iterable = self.ev(gen.iter, inner)
+        for i, gen in enumerate(node.generators):
+            iterable = first if i == 0 else self.ev(gen.iter, inner)
             element = self.api.iter_element(self, iterable, gen, inner)
             self.assign(gen.target, element, inner, gen)
             for cond in gen.ifs:
@@ -827,6 +833,35 @@ class Interpreter:
         else:
             self.ev(node.elt, inner)
         return UNKNOWN
+
+    def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp, iterable: Value, fr: Frame) -> Value | None:
+        """`[f(t) for t in (q, k, v)]`, `(x[:, i] for i in range(3))`: one generator over
+        a short sequence whose items are known, filtered only by conditions the analysis
+        decides, gives a tuple (or list) of the values, so that `q, k, v = ...` unpacks
+        them.  None: not that case (the caller evaluates the comprehension once, with the
+        target unknown)."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            return None
+        gen = node.generators[0]
+        items = self.api.unpack(self, iterable, None, False, gen, fr)
+        if items is None or len(items) > _MAX_UNROLLED:
+            return None
+        mark = len(self.events)
+        out: list[Value] = []
+        for item in items:
+            inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+            inner.branch_depth = 1
+            self.assign(gen.target, item, inner, gen)
+            keep = True
+            for cond in gen.ifs:
+                truth = self.api.truth(self.ev(cond, inner))
+                if truth is None:
+                    del self.events[mark:]
+                    return None
+                keep = keep and truth
+            if keep:
+                out.append(self.ev(node.elt, inner))
+        return TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
         for value in node.values:

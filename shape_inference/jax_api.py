@@ -430,6 +430,11 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
         return items
     if isinstance(value, DictV):
         return [ConstV(k) if not isinstance(k, int) else make_int(k) for k, _ in value.items]
+    if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
+        count = max(value.stop - value.start, 0)
+        if count > 64 or (n is not None and not has_star and count != n):
+            return None
+        return [make_int(i) for i in range(value.start, value.stop)]
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
         return [UNKNOWN.tainted(True)] * n
     return None
@@ -471,13 +476,15 @@ def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame)
 
 
 class RangeV(Value):
-    """range(...) as iterated by a for loop."""
+    """range(...): a for loop knows its first value; unpacking and comprehensions know
+    every value when the range is short and its bounds are known (`stop`, step 1)."""
 
-    def __init__(self, start: int | None) -> None:
+    def __init__(self, start: int | None, stop: int | None = None) -> None:
         self.start = start
+        self.stop = stop
 
     def key(self) -> object:
-        return ("range", self.start)
+        return ("range", self.start, self.stop)
 
 
 # -- contexts -------------------------------------------------------------------------

@@ -144,6 +144,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
             return ArrayV(None, _out_dtype(obj, x), diff)
         dtype = A.dtype_name(obj.kwarg("dtype")) or ("float32" if q.startswith("flax") else None)
         return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
+    if short.startswith("Conv") and not short.startswith("ConvTranspose"):
+        return _conv(obj, x, step, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
         return ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
     if short == "Dropout":
@@ -151,6 +153,133 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+# Where each library's convolution takes its arguments: (features, kernel size, strides,
+# padding, dilation) as (position, keyword), and whether the channels come first.
+_CONV_ARGS = {
+    "flax.linen": ((0, "features"), (1, "kernel_size"), (2, "strides"), (3, "padding"), (5, "kernel_dilation")),
+    "flax.nnx": ((1, "out_features"), (2, "kernel_size"), (3, "strides"), (-1, "padding"), (-1, "kernel_dilation")),
+    "equinox.nn": ((1, "out_channels"), (2, "kernel_size"), (3, "stride"), (4, "padding"), (5, "dilation")),
+    "haiku": ((0, "output_channels"), (1, "kernel_shape"), (2, "stride"), (-1, "padding"), (3, "rate")),
+}
+
+
+def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
+    """A convolution's output: each spatial axis from its kernel, stride and padding (a
+    patch embedding makes the sequence: 224 / 16 -> 14 x 14 = 196 tokens).
+
+    flax (linen, nnx) and haiku convolve channels-last inputs with any batch axes in
+    front; equinox takes one unbatched channels-first example (`eqx.nn.Conv` takes the
+    number of spatial axes first).  Dilated kernels, input dilation, haiku's
+    channels-first `data_format` and an unresolved argument leave the shape unknown.
+    """
+    library = next(lib for lib in _CONV_ARGS if obj.qualname.startswith(lib))
+    short = obj.qualname.rsplit(".", 1)[-1]
+    (f_at, f_name), (k_at, k_name), (s_at, s_name), (p_at, p_name), (d_at, d_name) = _CONV_ARGS[library]
+    offset = 0
+    if library == "equinox.nn" and short == "Conv":
+        offset = 1  # Conv(num_spatial_dims, in_channels, out_channels, ...)
+    spatial = _conv_rank(library, short, obj, k_at + offset, k_name)
+    unknown = ArrayV(None, _out_dtype(obj, x), diff)
+    data_format = obj.kwarg("data_format")
+    if spatial is None or x.shape is None or (data_format is not None and not (isinstance(data_format, ConstV) and isinstance(data_format.value, str) and data_format.value.endswith("C"))):
+        return unknown
+    kernel = _per_axis(_conv_get(obj, k_at + offset, k_name), spatial, library != "flax.linen" and library != "flax.nnx")
+    strides = _per_axis(_conv_get(obj, s_at + offset, s_name), spatial, True, default=1)
+    dilation = _per_axis(_conv_get(obj, d_at + offset, d_name), spatial, True, default=1)
+    input_dilation = obj.kwarg("input_dilation") if library.startswith("flax") else None
+    if kernel is None or strides is None or dilation is None or any(d != 1 for d in dilation):
+        return unknown
+    if input_dilation is not None and _per_axis(input_dilation, spatial, True) != [1] * spatial:
+        return unknown
+    padding = _conv_get(obj, p_at + offset, p_name)
+    default_padding = "VALID_ZERO" if library == "equinox.nn" else "SAME"
+    channels_first = library == "equinox.nn"
+    shape = x.shape
+    if channels_first:
+        if len(shape) != spatial + 1:
+            return unknown
+        axes = shape[1:]
+    else:
+        if len(shape) < spatial + 1:
+            return unknown
+        axes = shape[-spatial - 1 : -1]
+    out_axes: list[Dim] = []
+    for i, n in enumerate(axes):
+        pads = _conv_padding(padding, i, spatial, kernel[i], default_padding)
+        if pads is None:
+            return unknown
+        if isinstance(pads, str):  # "SAME"
+            out = D.floordiv(D.add(n, D.const(strides[i] - 1)), D.const(strides[i]))
+        else:
+            lo, hi = pads
+            out = D.add(D.floordiv(D.add(n, D.const(lo + hi - kernel[i])), D.const(strides[i])), D.const(1))
+        out_axes.append(out.with_why(step))
+    feats = _conv_get(obj, f_at + offset, f_name)
+    channels = feats.dim.with_why(step) if isinstance(feats, IntV) else D.unknown()
+    if channels_first:
+        return ArrayV((channels, *out_axes), x.dtype, diff, x.why)
+    return ArrayV((*shape[: -spatial - 1], *out_axes, channels), _out_dtype(obj, x), diff, x.why)
+
+
+def _conv_get(obj: ExtObjectV, at: int, name: str) -> Value | None:
+    return obj.kwarg(name) if at < 0 else _get(obj, at, name)
+
+
+def _conv_rank(library: str, short: str, obj: ExtObjectV, k_at: int, k_name: str) -> int | None:
+    """How many spatial axes: from the class name (Conv2d, Conv2D), equinox's
+    num_spatial_dims, or the length of flax's kernel_size (an int is one axis)."""
+    if short[-2:-1].isdigit():
+        return int(short[-2])
+    if library == "equinox.nn":
+        return int_value(obj.args[0]) if obj.args else int_value(obj.kwarg("num_spatial_dims") or UNKNOWN)
+    if library.startswith("flax"):
+        kernel = _conv_get(obj, k_at, k_name)
+        if isinstance(kernel, IntV):
+            return 1
+        if isinstance(kernel, TupleV):
+            return len(kernel.items)
+    return None
+
+
+def _per_axis(v: Value | None, spatial: int, broadcast: bool, default: int | None = None) -> list[int] | None:
+    """An int or a sequence of ints, one per spatial axis (an int broadcasts where the
+    library broadcasts it)."""
+    if v is None or (isinstance(v, ConstV) and v.value is None):
+        return None if default is None else [default] * spatial
+    single = int_value(v)
+    if single is not None:
+        return [single] * spatial if broadcast or spatial == 1 else None
+    if isinstance(v, TupleV) and len(v.items) == spatial:
+        items = [int_value(i) for i in v.items]
+        if all(i is not None and i > 0 for i in items):
+            return items  # type: ignore[return-value]
+    return None
+
+
+def _conv_padding(v: Value | None, axis: int, spatial: int, kernel: int, default: str) -> str | tuple[int, int] | None:
+    """"SAME" (output ceil(n / stride)) or (low, high) padding of one spatial axis."""
+    if v is None:
+        return "SAME" if default == "SAME" else (0, 0)
+    if isinstance(v, ConstV) and isinstance(v.value, str):
+        mode = v.value.upper()
+        if mode in ("SAME", "SAME_LOWER", "CIRCULAR", "CAUSAL"):
+            return "SAME"
+        return (0, 0) if mode == "VALID" else None
+    single = int_value(v)
+    if single is not None:
+        return (single, single)
+    if isinstance(v, TupleV) and len(v.items) == spatial:
+        item = v.items[axis]
+        one = int_value(item)
+        if one is not None:
+            return (one, one)
+        if isinstance(item, TupleV) and len(item.items) == 2:
+            lo, hi = int_value(item.items[0]), int_value(item.items[1])
+            if lo is not None and hi is not None:
+                return (lo, hi)
+    return None
 
 
 _NNX_ATTENTION_KWARGS = ("dropout_rng", "dropout_rate", "broadcast_dropout", "deterministic", "dtype", "precision", "module", "is_causal")
@@ -282,3 +411,59 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
     return UNKNOWN
 
 
+
+
+# -- haiku: hk.transform(f) gives init / apply that call f -----------------------------------------
+def haiku_transform(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """hk.transform(f), hk.transform_with_state(f), hk.without_apply_rng(t): an object
+    that remembers f, whether apply takes a state and whether it takes an rng."""
+    name = q.rsplit(".", 1)[-1]
+    step = interp.step(fr, node, A.src(node))
+    if name == "without_apply_rng":
+        inner = args[0] if args else None
+        if not isinstance(inner, ExtObjectV) or inner.qualname not in _HAIKU_TRANSFORMS:
+            return UNKNOWN
+        return ExtObjectV(inner.qualname, inner.args, (*inner.kwargs, ("apply_rng", ConstV(False))), (step,))
+    if not args:
+        return UNKNOWN
+    return ExtObjectV(q, (args[0],), (), (step,))
+
+
+_HAIKU_TRANSFORMS = ("haiku.transform", "haiku.transform_with_state")
+
+
+def haiku_apply(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`model.apply(params, [state,] [rng,] *inputs)` calls f on the inputs; with
+    differentiated params every haiku layer in f computes with differentiated weights.
+    `model.init(rng, *inputs)` calls f too (its events count; the params are unknown)."""
+    if not args or not isinstance(args[0], ExtObjectV):
+        return UNKNOWN
+    transformed, rest = args[0], list(args[1:])
+    func = transformed.args[0]
+    with_state = transformed.qualname == "haiku.transform_with_state"
+    apply_rng = transformed.kwarg("apply_rng")
+    takes_rng = not (isinstance(apply_rng, ConstV) and apply_rng.value is False)
+    kwargs = {k: v for k, v in kwargs.items() if k != "rng"}
+    if q.endswith(".init"):
+        if not rest:
+            return UNKNOWN
+        interp.call(func, rest[1:], kwargs, False, node, fr)
+        return UNKNOWN
+    skip = 1 + int(with_state) + int(takes_rng and "rng" not in kwargs)
+    if len(rest) < skip:
+        return UNKNOWN
+    params, inputs = rest[0], rest[skip:]
+    out = _call_with_params(interp, func, inputs, kwargs, contains_diff(params), node, fr)
+    return TupleV((out, UNKNOWN)) if with_state else out
+
+
+def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, params_diff: bool, node: ast.AST, fr: Frame) -> Value:
+    """Call a model function whose parameters are (or are not) being differentiated."""
+    ctx = fr.ctx
+    why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
+    saved = fr.ctx
+    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision)
+    try:
+        return interp.call(func, args, kwargs, False, node, fr)
+    finally:
+        fr.ctx = saved

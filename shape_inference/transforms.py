@@ -3,7 +3,8 @@
 grad-like transforms mark the differentiated arguments (their values become
 `diff`) and push the transform onto the context; jit-like ones are transparent;
 vmap removes the mapped axis from each argument and records the vmap; lax control
-flow calls its bodies with the carried values.
+flow calls its bodies with the carried values; `map` and `jax.tree.map` call their
+function on each item or leaf they can see.
 """
 
 from __future__ import annotations
@@ -264,3 +265,52 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         interp.call(args[0], [_leading_slice(args[1])], {}, False, node, fr)
         return UNKNOWN
     return UNKNOWN
+
+
+_MAX_MAPPED = 64  # items or leaves a map calls its function on one by one
+
+
+def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`map(f, xs, ...)` and `jax.tree.map(f, tree, ...)` (`jax.tree_util.tree_map`):
+    `f` is called on each item (leaf) the analysis can see, and the results keep the
+    structure, so `q, k, v = map(lambda t: t.reshape(...), (q, k, v))` unpacks them.
+    Where the items or the tree are not known, `f` is not called and the result is
+    unknown."""
+    if len(args) < 2 or kwargs and not (set(kwargs) <= {"is_leaf"} and isinstance(kwargs["is_leaf"], ConstV) and kwargs["is_leaf"].value is None):
+        return UnknownV(any(a.diff for a in args))
+    func, sequences = args[0], args[1:]
+    if q == "builtins.map":
+        unpacked = [A.unpack(interp, seq, None, False, node, fr) for seq in sequences]
+        if any(items is None for items in unpacked):
+            return UnknownV(any(a.diff for a in sequences))
+        count = min(len(items) for items in unpacked if items is not None)
+        if count > _MAX_MAPPED:
+            return UnknownV(any(a.diff for a in sequences))
+        return TupleV(tuple(interp.call(func, [items[i] for items in unpacked if items is not None], {}, False, node, fr) for i in range(count)))
+    budget = [_MAX_MAPPED]
+    return _tree_map(interp, func, sequences, node, fr, budget)
+
+
+def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: Frame, budget: list[int]) -> Value:
+    """One level of jax.tree.map: tuples, lists and dicts are nodes, None an empty
+    subtree, arrays and numbers leaves; anything else may be a node we cannot see."""
+    first = trees[0]
+    diff = any(t.diff for t in trees)
+    if isinstance(first, TupleV):
+        if not all(isinstance(t, TupleV) and len(t.items) == len(first.items) for t in trees):
+            return UnknownV(diff)
+        rows = [t.items for t in trees if isinstance(t, TupleV)]
+        return TupleV(tuple(_tree_map(interp, func, [row[i] for row in rows], node, fr, budget) for i in range(len(first.items))), first.is_list)
+    if isinstance(first, DictV):
+        keys = [k for k, _ in first.items]
+        if not all(isinstance(t, DictV) and [k for k, _ in t.items] == keys for t in trees):
+            return UnknownV(diff)
+        rows = [[v for _, v in t.items] for t in trees if isinstance(t, DictV)]
+        return DictV(tuple((k, _tree_map(interp, func, [row[i] for row in rows], node, fr, budget)) for i, k in enumerate(keys)))
+    if isinstance(first, ConstV) and first.value is None:
+        return first
+    leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
+    if not leaf or budget[0] <= 0:
+        return UnknownV(diff)
+    budget[0] -= 1
+    return interp.call(func, list(trees), {}, False, node, fr)
