@@ -48,6 +48,7 @@ from jax_cudnn_lint.shape_inference.values import (
 )
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
+_MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
@@ -133,6 +134,7 @@ class Interpreter:
         self.seconds = seconds = DEFAULT_SECONDS if seconds is None else seconds
         self.deadline = time.perf_counter() + seconds
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
+        self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.active: list[int] = []
         self.analysed_generic: set[object] = set()
         self.materialized: dict[int, Value] = {}  # id(LazyDef) -> the value its definition gave
@@ -290,6 +292,12 @@ class Interpreter:
 
     def assign_name(self, name: str, value: Value, fr: Frame) -> None:
         if fr.state is not None:
+            if fr.func is None and not fr.is_class:
+                old = fr.state.get(name)
+                if old is not None and old is not value:
+                    # a module-level name rebound (a loop at module level): calls
+                    # memoised before may have read the old value
+                    self.globals_epoch += 1
             fr.state[name] = value
 
     def assign(self, target: ast.expr, value: Value, fr: Frame, node: ast.AST) -> None:
@@ -443,6 +451,16 @@ class Interpreter:
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
         iterable = self.ev(stmt.iter, fr)
+        if isinstance(stmt, ast.For) and isinstance(iterable, TupleV) and 0 < len(iterable.items) <= _MAX_UNROLLED_LOOP and not _jumps(stmt.body):
+            # `for seq_len in (128, 255):` runs each item: one pass per item, in order
+            for item in iterable.items:
+                if fr.state is None:
+                    return
+                self.assign(stmt.target, item, fr, stmt)
+                self.exec_block(stmt.body, fr)
+            if stmt.orelse:
+                self.exec_block(stmt.orelse, fr)
+            return
         element = self.api.iter_element(self, iterable, stmt, fr)
 
         def bind(frame: Frame) -> None:
@@ -990,7 +1008,7 @@ class Interpreter:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
-        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic)
+        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, self.globals_epoch)
         if memo_key in self.memo:
             result, recorded = self.memo[memo_key]
             self.events.extend(recorded)
@@ -1054,6 +1072,19 @@ class Interpreter:
         elif kwargs:
             return None
         return state
+
+
+def _jumps(body: Sequence[ast.stmt]) -> bool:
+    """Does a loop body `break` or `continue` (outside nested functions and classes)?
+    Unrolled, it would run statements that the jump skips."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _worth_entering(info: ModuleInfo) -> bool:

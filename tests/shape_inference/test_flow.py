@@ -44,6 +44,26 @@ def test_loops_widen() -> None:
     assert one(src).int is None
 
 
+def test_loop_over_a_literal_runs_each_item() -> None:
+    """A literal tuple or list of at most 8 items is run item by item, in order; a loop
+    that breaks or continues, or a range, is joined as before."""
+    src = P + "n = 0\nfor k in (1, 2, 4):\n    n = n + k\n    reveal_type(k)\nreveal_type(n)\n"
+    assert [r.int for r in reveal(src)] == [1, 2, 4, 7]
+    src = P + "n = 0\nfor k in (1, 2, 4):\n    if k > 1:\n        break\n    n = n + k\nreveal_type(n)\n"
+    assert one(src).int is None
+    src = P + "n = 0\nfor k in range(3):\n    n = n + k\nreveal_type(n)\n"
+    assert one(src).int is None
+    src = P + "n = 0\nfor k in (1, 2, 3, 4, 5, 6, 7, 8, 9):\n    n = n + k\nreveal_type(n)\n"
+    assert one(src).int is None
+
+
+def test_memo_sees_a_rebound_module_name() -> None:
+    """A call memoised with one value of a module-level name is not replayed after the
+    name is rebound (here by a loop at module level)."""
+    src = P + "def show():\n    reveal_type(n)\nfor n in (3, 5):\n    show()\n"
+    assert sorted(r.int for r in reveal(src) if r.int is not None) == [3, 5]
+
+
 def test_with_and_comprehensions() -> None:
     src = P + "with open('f') as fh:\n    n = 77\nreveal_type(n)\nxs = [n for n in range(3)]\nreveal_type(xs)\nreveal_type(n)\nys = [n for n in range(99)]\nreveal_type(ys)\n"
     a, b, c, d = reveal(src)
