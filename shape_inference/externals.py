@@ -860,6 +860,16 @@ HANDLERS["jax.eval_shape"] = h_primals_transform
 for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
+
+
+def h_lift_class(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.lift_class(interp, q, args, kwargs, node, fr)
+
+
+# after the transforms' loop above: flax.linen.vmap is vmap-like once lifted, not before
+_register(["scan", "vmap"], ["flax.linen"], h_lift_class)
 _register(["map", "tree_map"], ["jax.tree", "jax.tree_util"], h_mapping)
 _register(["map"], ["builtins"], h_mapping)
 _register(

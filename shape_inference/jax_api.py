@@ -567,7 +567,7 @@ GRAD_LIKE = frozenset(
 )
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
-VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
+VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
 
 
 def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:

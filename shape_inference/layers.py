@@ -32,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     InstanceV,
     IntV,
     OpaqueV,
+    TransformV,
     TupleV,
     UnknownV,
     Value,
@@ -89,6 +90,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if star:
         return UNKNOWN
     q = obj.qualname
+    if q in _LIFTED or q.endswith("()") and q[:-2] in _LIFTED:
+        return _lifted(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
     diff = obj.diff or fr.ctx.params_diff or (x_value.diff if x_value is not None else False)
@@ -340,6 +343,63 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         return ArrayV(None, dtype, diff)
     last = out_features.dim if isinstance(out_features, IntV) else (inputs_q.shape[-1] if not nnx else (in_features.dim if isinstance(in_features, IntV) else D.unknown()))  # type: ignore[possibly-undefined]
     return ArrayV(inputs_q.shape[:-1] + (last,), dtype or promote(inputs_q.dtype, param), diff, inputs_q.why)
+
+
+# -- flax linen lifted transforms over a module class: nn.scan(Block, ...), nn.vmap(Block, ...) --
+_LIFTED = ("flax.linen.scan", "flax.linen.vmap")
+
+
+def lift_class(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`nn.scan(Block, length=N, ...)` / `nn.vmap(Block, in_axes=0, ...)`: a class whose
+    instances call Block's `__call__` per step (scan: the carry as is, the other
+    arguments without their leading axis) or per example (vmap, as jax.vmap maps).
+    Lifted functions (`nn.scan(fn)(module, ...)`) are not modelled."""
+    if not args or not isinstance(args[0], ClassV):
+        return UNKNOWN
+    return ExtObjectV(q, (args[0],), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
+
+
+def _lifted(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    if not obj.qualname.endswith("()"):
+        # constructing the lifted module: construct the wrapped one
+        inst = interp.call(obj.args[0], args, kwargs, False, node, fr)
+        if not isinstance(inst, InstanceV):
+            return UNKNOWN
+        return ExtObjectV(obj.qualname + "()", (inst,), obj.kwargs, obj.why)
+    inst = obj.args[0]
+    kind = obj.qualname[:-2]
+    step = interp.step(fr, node, f"{kind.rsplit('.', 1)[-1]} of {A.src(node)}")
+    if kind == "flax.linen.vmap":
+        params = tuple((k, v) for k, v in obj.kwargs if k in ("in_axes", "out_axes"))
+        return interp.call(TransformV(kind, inst, params, (step,)), args, kwargs, False, node, fr)
+    if not args:
+        return UNKNOWN
+    in_axes = obj.kwarg("in_axes")
+    xs: Args = []
+    for i, x in enumerate(args[1:]):
+        axis: Value | None = in_axes
+        if isinstance(in_axes, TupleV):
+            axis = in_axes.items[i] if i < len(in_axes.items) else None
+        if axis is None or int_value(axis) == 0:
+            xs.append(_without_leading_axis(x))
+        elif isinstance(axis, ExternalV) and axis.qualname == "flax.linen.broadcast":
+            xs.append(x)
+        else:
+            xs.append(UnknownV(x.diff))
+    out = interp.call(inst, [args[0], *xs], kwargs, False, node, fr)
+    if isinstance(out, TupleV) and len(out.items) == 2:
+        return TupleV((out.items[0], UnknownV(out.items[1].diff)))
+    return UnknownV(out.diff)
+
+
+def _without_leading_axis(x: Value) -> Value:
+    if isinstance(x, ConstV) and x.value is None:
+        return x
+    if isinstance(x, ArrayV) and x.shape:
+        return x.with_shape(x.shape[1:])
+    if isinstance(x, TupleV):
+        return TupleV(tuple(_without_leading_axis(i) for i in x.items), x.is_list, x.why, x.diff)
+    return UnknownV(x.diff)
 
 
 # -- namespaces (ConfigDict, SimpleNamespace) ------------------------------------------------------
