@@ -857,6 +857,8 @@ for _name in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE:
     HANDLERS[_name] = h_transform
 HANDLERS["jax.jacfwd"] = h_transform
 HANDLERS["jax.eval_shape"] = h_primals_transform
+HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
+HANDLERS["flax.nnx.eval_shape"] = h_primals_transform
 for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
@@ -886,12 +888,22 @@ _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], 
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)
 
 
+def h_returns_none(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    return ConstV(None)
+
+
 def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """state.apply_gradients(grads=...) / state.replace(...): a state of the same structure."""
     return args[0] if args else UNKNOWN
 
 
 _register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState.create"], h_same_state)
+# nnx's optimizer updates a model's parameters in place, never its structure or shapes
+_register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)
+_register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)
+# nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
+# submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)
+_register(["List", "Dict", "data", "static"], ["flax.nnx"], h_same_state)
 # updated parameters or models keep the structure of what they update
 _register(["apply_updates"], ["optax", "equinox"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
@@ -995,6 +1007,10 @@ HANDLERS["jax.config.update"] = h_config_update
 # unmodelled callables known not to change the objects they are given
 _PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.sum", "builtins.enumerate", "builtins.zip", "builtins.reversed"})
 
+# libraries whose functions never change the objects they are given (optax is functional:
+# `tx.update(grads, state, params)` returns new values)
+_PURE_LIBRARIES = ("optax.",)
+
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__"})
 
 
@@ -1007,6 +1023,10 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             _forget_receiver(interp, node, fr)
+        elif name.startswith(_PURE_LIBRARIES):
+            # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)
+            # must stay known as optax's, not as calls of unknown code
+            return ExtObjectV(name, (), (), ())
         elif name not in _PURE_UNMODELLED:
             interp.escape(args, kwargs)
         return UNKNOWN

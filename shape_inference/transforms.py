@@ -186,12 +186,16 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     return _add_axis(result, size, out_axis)
 
 
+EVAL_SHAPE = ("jax.eval_shape", "equinox.filter_eval_shape", "flax.nnx.eval_shape")
+
+
 def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
-    """jax.vjp(f, *primals), jax.jvp(f, primals, tangents), jax.linearize(f, *primals)."""
+    """jax.vjp(f, *primals), jax.jvp(f, primals, tangents), jax.linearize(f, *primals);
+    jax.eval_shape(f, *args) and its equinox and nnx twins call f on the arguments."""
     if not args:
         return UNKNOWN
     func = args[0]
-    if q == "jax.eval_shape":
+    if q in EVAL_SHAPE:
         return interp.call(func, args[1:], kwargs, False, node, fr)
     if q.endswith("jvp"):
         primals = args[1] if len(args) > 1 else kwargs.get("primals")

@@ -64,6 +64,12 @@ def test_memo_sees_a_rebound_module_name() -> None:
     assert sorted(r.int for r in reveal(src) if r.int is not None) == [3, 5]
 
 
+def test_eval_shape_and_its_twins_call_the_function() -> None:
+    for call in ("jax.eval_shape(f, x)", "eqx.filter_eval_shape(f, x)", "nnx.eval_shape(f, x)"):
+        src = P + f"def f(a):\n    reveal_type(a)\n    return a\nx = jnp.zeros((3, 7))\ny = {call}\nreveal_type(y)\n"
+        assert [r.shape for r in reveal(src)] == ["(3, 7)", "(3, 7)"], call
+
+
 def test_with_and_comprehensions() -> None:
     src = P + "with open('f') as fh:\n    n = 77\nreveal_type(n)\nxs = [n for n in range(3)]\nreveal_type(xs)\nreveal_type(n)\nys = [n for n in range(99)]\nreveal_type(ys)\n"
     a, b, c, d = reveal(src)

@@ -40,6 +40,21 @@ def test_mutation_by_code_we_cannot_see() -> None:
     assert one(src).int is None
 
 
+def test_code_known_not_to_change_structure_keeps_it() -> None:
+    """The exceptions to the rule above: optax is functional, and nnx's optimizer updates
+    parameter values in place, never a module's structure or shapes."""
+    src = P + (
+        "import optax\nfrom flax import nnx\n"
+        "class Net:\n    def __init__(self):\n        self.n = 511\n"
+        "net = Net()\ntx = optax.adamw(1e-3)\nstate = tx.init(net)\n"
+        "opt = nnx.Optimizer(net, tx, wrt=nnx.Param)\nopt.update(net, unknown())\n"
+        "reveal_type(net.n)\n"
+    )
+    assert one(src).int == 511
+    src = P + "from flax import nnx\nclass Net:\n    def __init__(self):\n        self.n = 511\nnet = Net()\nnnx.some_new_api(net)\nreveal_type(net.n)\n"
+    assert one(src).int is None
+
+
 def test_list_mutation_forgets_length() -> None:
     src = P + "xs = [1, 2]\nxs.append(3)\nreveal_type(len(xs))\n"
     assert one(src).int is None
