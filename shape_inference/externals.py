@@ -529,6 +529,13 @@ def h_lstm(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return TupleV((ArrayV(None, None, diff), ArrayV(None, None, diff), ArrayV(None, None, diff)))
 
 
+def h_unpack_lstm_weights(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """rnn.unpack_lstm_weights(...) -> (W_ih, W_hh, b_ih, b_hh): four dicts of arrays,
+    as lstm_ref takes them (`lstm_ref(x, h0, c0, *weights, ...)`)."""
+    diff = any_diff(*args, *kwargs.values())
+    return TupleV(tuple(UnknownV(diff) for _ in range(4)))
+
+
 def h_causal_mask(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     x = _array(arg(args, kwargs, 0, "x"))
     if x is None or x.shape is None or not x.shape:
@@ -816,6 +823,7 @@ _register(list(_GENERATOR_SIZE), ["jax.numpy.random.default_rng"], h_np_generato
 _register(["ShapeDtypeStruct"], ["jax"], h_shape_dtype_struct)
 _register(["dot_product_attention"], ["jax.nn", "jax._src.cudnn.fused_attention_stablehlo", "flax.linen", "flax.nnx"], h_attention)
 _register(["lstm", "lstm_ref"], ["jax.experimental.rnn"], h_lstm)
+_register(["unpack_lstm_weights"], ["jax.experimental.rnn"], h_unpack_lstm_weights)
 _register(["make_causal_mask"], ["flax.linen", "flax.nnx"], h_causal_mask)
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["len"], ["builtins"], h_len)

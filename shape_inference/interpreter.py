@@ -1014,7 +1014,7 @@ class Interpreter:
             self.events.extend(recorded)
             return result
         mark = len(self.events)
-        state = self.bind_params(func, args, kwargs, generic)
+        state = self.bind_params(func, args, kwargs, generic, caller is None)
         if state is None:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
@@ -1038,7 +1038,7 @@ class Interpreter:
         self.memo[memo_key] = (result, tuple(self.events[mark:]))
         return result
 
-    def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False) -> State | None:
+    def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False, entry: bool = True) -> State | None:
         a = func.node.args
         positional = [*a.posonlyargs, *a.args]
         state: State = {}
@@ -1055,7 +1055,10 @@ class Interpreter:
             else:
                 state[param.arg] = UNKNOWN
         if a.vararg:
-            # a caller we cannot see may pass any number of extra arguments
+            # a caller we cannot see may pass any number of extra arguments; under a
+            # generic analysis *args stay unknown even where the call site says what it
+            # passes: following them through library dispatch (keras' Layer.__call__(
+            # *args, **kwargs)) cost 15 % more analysis on the corpus for no finding
             state[a.vararg.arg] = UNKNOWN if generic else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):
             return None  # the call does not fit the signature: not ours to judge
@@ -1068,7 +1071,10 @@ class Interpreter:
             else:
                 state[param.arg] = UNKNOWN
         if a.kwarg:
-            state[a.kwarg.arg] = UNKNOWN if generic else DictV(tuple(kwargs.items()))
+            # **kwargs are what the call site passes, except for the analysis's own entry
+            # call (`entry`: no caller), whose callers we cannot see: a config forwarded
+            # as `**cfg` reaches the watched call
+            state[a.kwarg.arg] = UNKNOWN if generic and entry else DictV(tuple(kwargs.items()))
         elif kwargs:
             return None
         return state
