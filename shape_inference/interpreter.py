@@ -19,6 +19,7 @@ from typing import Any
 from jax_cudnn_lint.shape_inference import argparse_seeds
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
@@ -133,11 +134,15 @@ class Interpreter:
         self.step_budget = DEFAULT_STEP_BUDGET if step_budget is None else step_budget
         self.seconds = seconds = DEFAULT_SECONDS if seconds is None else seconds
         self.deadline = time.perf_counter() + seconds
-        self.memo: dict[object, tuple[Value, tuple[CallEvent, ...]]] = {}
+        # Keys below hold id()s of values and nodes; each entry also holds those objects,
+        # so that none is freed while its key lives and no id is recycled into a false hit.
+        self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.active: list[int] = []
-        self.analysed_generic: set[object] = set()
-        self.materialized: dict[int, Value] = {}  # id(LazyDef) -> the value its definition gave
+        self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
+        self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
+        # each def's `pytest.mark.parametrize` (args, kwargs): per run, never per process
+        self.parametrize: IdentityTable[ast.AST, list[tuple[list[Value], dict[str, Value]]]] = IdentityTable()
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -202,7 +207,7 @@ class Interpreter:
     def generic_class(self, cls: ClassV, wanted: set[str] | None = None) -> None:
         if id(cls.node) in self.analysed_generic:
             return
-        self.analysed_generic.add(id(cls.node))
+        self.analysed_generic[id(cls.node)] = cls
         for attr, member in list(cls.attrs.items()):
             func = member if isinstance(member, FunctionV) else _unwrap_function(member)
             if func is None or attr == "setup" or (wanted is not None and f"{cls.node.name}.{attr}" not in wanted):
@@ -230,7 +235,7 @@ class Interpreter:
         key = (id(func.node), id(self_value) if self_value is not None else None)
         if key in self.analysed_generic:
             return
-        self.analysed_generic.add(key)
+        self.analysed_generic[key] = (func, self_value)
         rows = self.api.parametrize_rows(self, func)
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
@@ -709,10 +714,10 @@ class Interpreter:
         module's scope as it is now.  The parsed node replaces the placeholder in the
         module's tree, where the rules look for enclosing functions."""
         node, info = lazy.node, lazy.info
-        done = self.materialized.get(id(node))
+        done = self.materialized.get(node)
         if done is not None:
             return done
-        self.materialized[id(node)] = UNKNOWN  # until it is done: a definition that needs itself
+        self.materialized[node] = UNKNOWN  # until it is done: a definition that needs itself
         definition = node.parse(info.path)
         value: Value = UNKNOWN
         if definition is not None:
@@ -724,7 +729,7 @@ class Interpreter:
             scope: State = {}
             self.exec_stmt(definition, Frame(info, scope, Ctx()))
             value = scope.get(node.name, UNKNOWN)
-        self.materialized[id(node)] = value
+        self.materialized[node] = value
         if info.namespace.get(node.name) is lazy:
             info.namespace[node.name] = value
         return value
@@ -1010,7 +1015,7 @@ class Interpreter:
         generic = generic or (caller is not None and caller.generic)
         memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, self.globals_epoch)
         if memo_key in self.memo:
-            result, recorded = self.memo[memo_key]
+            result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
             return result
         mark = len(self.events)
@@ -1035,7 +1040,7 @@ class Interpreter:
                     result = UNKNOWN
         finally:
             self.active.pop()
-        self.memo[memo_key] = (result, tuple(self.events[mark:]))
+        self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
 
     def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False, entry: bool = True) -> State | None:

@@ -635,12 +635,12 @@ class ExtCallDecoratorV(Value):
             return _transform_with(interp, name, func, self.kwargs, node, fr)
         if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
             if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):
-                _PARAMETRIZE.setdefault(id(func.node), []).append((self.args, self.kwargs))
+                marks = interp.parametrize.get(func.node)
+                if marks is None:
+                    marks = interp.parametrize[func.node] = []
+                marks.append((self.args, self.kwargs))
             return func
         return OpaqueDecoratedV(func)
-
-
-_PARAMETRIZE: dict[int, list[tuple[Args, Kwargs]]] = {}
 
 
 def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -649,7 +649,7 @@ def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs,
 
 def parametrize_rows(interp: Interpreter, func: FunctionV) -> list[dict[str, Value]] | None:
     """The rows of `pytest.mark.parametrize` decorators, crossed, when resolvable."""
-    marks = _PARAMETRIZE.get(id(func.node))
+    marks = interp.parametrize.get(func.node)
     if not marks:
         return None
     rows: list[dict[str, Value]] = [{}]

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
+from jax_cudnn_lint.shape_inference.identity import IdentityTable
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -95,14 +96,14 @@ class ScopeFacts:
 
     def __init__(self, tree: ast.Module | None = None) -> None:
         self.tree = tree
-        self._locals: dict[int, frozenset[str]] = {}
-        self._generators: dict[int, bool] = {}
-        self._self_attrs: dict[int, tuple[str, ...]] = {}
-        self._names: dict[int, frozenset[str]] = {}
+        self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
+        self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
+        self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
+        self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
-        found = self._locals.get(id(func))
+        found = self._locals.get(func)
         if found is None:
             names = _params(func.args)
             declared: set[str] = set()
@@ -112,11 +113,11 @@ class ScopeFacts:
                         declared.update(stmt.names)
                     else:
                         _bound_by(stmt, names)
-            found = self._locals[id(func)] = frozenset(names - declared)
+            found = self._locals[func] = frozenset(names - declared)
         return found
 
     def is_generator(self, func: FunctionNode) -> bool:
-        found = self._generators.get(id(func))
+        found = self._generators.get(func)
         if found is None:
             found = False
             if not isinstance(func, ast.Lambda):
@@ -125,11 +126,11 @@ class ScopeFacts:
                     if isinstance(value, (ast.Yield, ast.YieldFrom)):
                         found = True
                         break
-            self._generators[id(func)] = found
+            self._generators[func] = found
         return found
 
     def self_attrs(self, cls: ast.ClassDef) -> tuple[str, ...]:
-        found = self._self_attrs.get(id(cls))
+        found = self._self_attrs.get(cls)
         if found is None:
             names: set[str] = set()
             for member in cls.body:
@@ -145,7 +146,7 @@ class ScopeFacts:
                         for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
                             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
                                 names.add(node.attr)
-            found = self._self_attrs[id(cls)] = tuple(sorted(names))
+            found = self._self_attrs[cls] = tuple(sorted(names))
         return found
 
     def global_names(self) -> frozenset[str]:
@@ -187,9 +188,9 @@ class ScopeFacts:
 
     def names_used(self, func: FunctionNode | ast.stmt) -> frozenset[str]:
         """Every name and attribute name the function (nested scopes included) mentions."""
-        found = self._names.get(id(func))
+        found = self._names.get(func)
         if found is None:
-            found = self._names[id(func)] = _names_in(func)
+            found = self._names[func] = _names_in(func)
         return found
 
 
