@@ -21,6 +21,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ConstV,
     DictV,
     ExtObjectV,
+    InstanceV,
     IntV,
     OpaqueV,
     PartialV,
@@ -536,6 +537,15 @@ def h_unpack_lstm_weights(interp: Interpreter, args: Args, kwargs: Kwargs, node:
     return TupleV(tuple(UnknownV(diff) for _ in range(4)))
 
 
+def h_vars(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`cfg = vars(parser.parse_args())`: a namespace's attributes as a dict (only for
+    the namespaces the analysis builds whole: argparse's and SimpleNamespace)."""
+    ns = args[0] if len(args) == 1 and not kwargs else None
+    if not isinstance(ns, InstanceV) or ns.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
+        return UNKNOWN
+    return DictV(tuple((k, v) for k, v in ns.attrs.items() if k.isidentifier()), ns.why)
+
+
 def h_causal_mask(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     x = _array(arg(args, kwargs, 0, "x"))
     if x is None or x.shape is None or not x.shape:
@@ -828,6 +838,7 @@ _register(["make_causal_mask"], ["flax.linen", "flax.nnx"], h_causal_mask)
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["len"], ["builtins"], h_len)
 _register(["range"], ["builtins"], h_range)
+_register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
 _register(["float"], ["builtins"], h_float)
 _register(["bool"], ["builtins"], h_bool)
@@ -1013,7 +1024,7 @@ HANDLERS["jax.config.update"] = h_config_update
 
 
 # unmodelled callables known not to change the objects they are given
-_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.sum", "builtins.enumerate", "builtins.zip", "builtins.reversed"})
+_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.sum", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
 
 # libraries whose functions never change the objects they are given (optax is functional:
 # `tx.update(grads, state, params)` returns new values)

@@ -105,7 +105,7 @@ def np_twin(qualname: str) -> str:
 _BUILTINS = frozenset(
     "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
     "isinstance getattr setattr hasattr print super type object property staticmethod classmethod "
-    "round divmod map filter any all iter next reveal_type".split()
+    "round divmod map filter any all iter next reveal_type vars repr id hash callable format set frozenset".split()
 )
 
 

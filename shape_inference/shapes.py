@@ -224,9 +224,16 @@ def reshape(interp: Interpreter, arr: ArrayV, target: Sequence[Value], node: ast
             for d in dims:
                 if d is not None:
                     known = D.mul(known, d)
-            inferred = D.floordiv(total, known).replace_why(merge_why(*(d.why for d in arr.shape), (step,)))
+            inferred = D.floordiv(total, known)
             if inferred.poly is None:
                 inferred = D.unknown((step,))
+            else:
+                # the derivation's own arithmetic step comes last, so that a message
+                # names it rather than a factor that cancelled out
+                own = step
+                if inferred.value is not None and total.value is not None and known.value is not None:
+                    own = Step(step.path, step.line, f"{inferred.value} = {total.value} / {known.value}, the -1 of {step.text}")
+                inferred = inferred.replace_why(merge_why(*(d.why for d in arr.shape), (own,)))
         dims[minus_one] = inferred
     return ArrayV(tuple(d if d is not None else D.unknown() for d in dims), arr.dtype, arr.diff, arr.why)
 
