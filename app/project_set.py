@@ -161,10 +161,12 @@ def _names_taken(taken: Taken, target: ScannedFile, leads_through: Names) -> Nam
 # A component whose entry files hold more source than this is analysed in shards of
 # about this size, contiguous in scan (path) order so that a folder's files stay
 # together.  Each shard knows only the files its own entries can reach and evaluates
-# again what it shares with the others (on the corpus: 1.2x the work, 5.1 s of
-# analysis in one process, 2.4 s and 3.0 s in two), so the shards can run in parallel.
-# A constant, not derived from -j: the output must not depend on -j.
-SHARD_CHARS = 2_000_000
+# again what it shares with the others (on the corpus: 1.3x the work in three shards),
+# so the shards can run in parallel.  More shards than two workers, because an entry's
+# cost is not its size: the pool hands the third to whichever worker is free first
+# (docs/DESIGN-NOTES.md, "Components and shards").  A constant, not derived from -j:
+# the output must not depend on -j.
+SHARD_CHARS = 1_500_000
 
 
 @dataclass(frozen=True)
