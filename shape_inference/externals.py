@@ -9,7 +9,7 @@ import ast
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference import argparse_seeds
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -937,6 +937,20 @@ def h_argument_parser(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 
 HANDLERS[argparse_seeds.PARSER] = h_argument_parser
+
+
+def h_absl_define(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    return absl_flags.define(interp, q, list(args), kwargs, node, fr)
+
+
+def h_absl_change(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    return absl_flags.call(interp, q, list(args), kwargs)
+
+
+for _q in absl_flags.DEFINES:
+    HANDLERS[_q] = h_absl_define
+for _q in (*absl_flags.SAVERS, *absl_flags.REQUIRED):
+    HANDLERS[_q] = h_absl_change
 for _m in argparse_seeds.METHODS:
     HANDLERS[f"{argparse_seeds.PARSER}.{_m}"] = h_argument_parser
 for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
@@ -1037,6 +1051,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
     if star:
         return UnknownV(any_diff(*args, *kwargs.values()))
     name = A.canonical(qualname)
+    if name.startswith(absl_flags.FLAGS) and (name == absl_flags.FLAGS or name[len(absl_flags.FLAGS)] == "."):
+        return absl_flags.call(interp, name, args, kwargs)
     handler = HANDLERS.get(name) or HANDLERS.get(A.np_twin(name))
     if handler is None:
         short = name.rsplit(".", 1)[-1]

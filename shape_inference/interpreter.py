@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import argparse_seeds
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
@@ -143,6 +143,7 @@ class Interpreter:
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
         # each def's `pytest.mark.parametrize` (args, kwargs): per run, never per process
         self.parametrize: IdentityTable[ast.AST, list[tuple[list[Value], dict[str, Value]]]] = IdentityTable()
+        self.absl_flags = absl_flags.FlagTable()
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -312,7 +313,9 @@ class Interpreter:
             self.assign_unpack(target.elts, value, fr, node)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, fr)
-            if isinstance(base, InstanceV):
+            if isinstance(base, ExternalV) and base.qualname == absl_flags.FLAGS:
+                self.absl_flags.forget(target.attr)
+            elif isinstance(base, InstanceV):
                 if fr.branch_depth:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
@@ -740,6 +743,10 @@ class Interpreter:
 
     def getattr_(self, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
         if isinstance(base, ExternalV):
+            if base.qualname == absl_flags.FLAGS:
+                flag = self.absl_flags.read(name, fr.module.path)
+                if flag is not None:
+                    return flag
             return self.external(f"{base.qualname}.{name}")
         if isinstance(base, ModuleV):
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
@@ -1013,7 +1020,7 @@ class Interpreter:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
-        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, self.globals_epoch)
+        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, self.globals_epoch, self.absl_flags.changes)
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)

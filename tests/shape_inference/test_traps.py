@@ -121,3 +121,53 @@ def test_argparse_values_that_are_not_certain_stay_unknown() -> None:
     assert len(found) == 8
     # the last two: after helper(parser), whose set_defaults would win over any default
     assert all(r.int is None and r.const == "<not a constant>" for r in found), [(r.line, r.value) for r in found]
+
+
+# -- absl flags: a default holds only where nothing we see may have changed it -------------
+A = P + "from absl import flags\nfrom absl.testing import flagsaver\nFLAGS = flags.FLAGS\n"
+
+
+def test_absl_flag_default_in_its_module_and_through_its_holder() -> None:
+    src = A + (
+        "flags.DEFINE_integer('seq_len', 511, 'tokens')\nWIN = flags.DEFINE_integer('win', '0x7f', 'hex')\n"
+        "def main(argv):\n    reveal_type(FLAGS.seq_len)\n    reveal_type(flags.FLAGS.seq_len)\n    reveal_type(WIN.value)\n"
+    )
+    seq, seq_again, win = reveal(src)
+    assert (seq.int, seq_again.int, win.int) == (511, 511, 127)
+    assert any("default of --seq_len (absl flags)" in w for w in seq.why())
+
+
+def test_absl_flag_read_in_another_module_is_unknown() -> None:
+    files = {"lib.py": "from absl import flags\nFLAGS = flags.FLAGS\ndef length():\n    return FLAGS.seq_len\n"}
+    src = A + "from lib import length\nflags.DEFINE_integer('seq_len', 511, 'tokens')\nreveal_type(length())\n"
+    assert one(src, files=files).int is None
+
+
+def test_absl_flag_changed_or_uncertain_is_unknown() -> None:
+    cases = {
+        "assigned": "FLAGS.n = 512\n",
+        "flagsaver": "with flagsaver.flagsaver(n=512):\n    pass\n",
+        "flagsaver by holder": "with flagsaver.flagsaver((N, 512)):\n    pass\n",
+        "parsed from a list": "FLAGS(['prog', '--n=512'])\n",
+        "set_default": "FLAGS.set_default('n', 512)\n",
+        "required": "flags.mark_flag_as_required('n')\n",
+        "defined twice": "flags.DEFINE_integer('n', 513, '')\n",
+    }
+    for what, change in cases.items():
+        src = A + "N = flags.DEFINE_integer('n', 511, '')\n" + change + "reveal_type(FLAGS.n)\nreveal_type(N.value)\n"
+        by_name, by_holder = reveal(src)
+        assert (by_name.int, by_holder.int) == (None, None), what
+
+
+def test_absl_flag_parsed_from_sys_argv_keeps_its_default() -> None:
+    src = A + "import sys\nflags.DEFINE_integer('n', 511, '')\nFLAGS(sys.argv)\nFLAGS.mark_as_parsed()\nreveal_type(FLAGS.n)\n"
+    assert one(src).int == 511
+
+
+def test_absl_flag_memoised_call_is_not_reused_after_a_change() -> None:
+    src = A + (
+        "flags.DEFINE_integer('n', 511, '')\ndef length():\n    return FLAGS.n\n"
+        "reveal_type(length())\nwith flagsaver.flagsaver(n=512):\n    reveal_type(length())\n"
+    )
+    before, after = reveal(src)
+    assert (before.int, after.int) == (511, None)
