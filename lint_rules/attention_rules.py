@@ -49,6 +49,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue
         if not (_odd(call.T) or _odd(call.S)):
             continue
+        if not call.differentiated and call.T.value == 1:
+            continue  # one query token against a cache: a decode step, which nobody trains
         has_bias = call.has_bias_or_mask
         if has_bias is None:
             continue
