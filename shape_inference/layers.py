@@ -174,8 +174,9 @@ def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
 
     flax (linen, nnx) and haiku convolve channels-last inputs with any batch axes in
     front; equinox takes one unbatched channels-first example (`eqx.nn.Conv` takes the
-    number of spatial axes first).  Dilated kernels, input dilation, haiku's
-    channels-first `data_format` and an unresolved argument leave the shape unknown.
+    number of spatial axes first).  A dilated kernel spans (k - 1) * d + 1 inputs, as in
+    lax.conv_general_dilated.  Input dilation, haiku's channels-first `data_format` and
+    an unresolved argument leave the shape unknown.
     """
     library = next(lib for lib in _CONV_ARGS if obj.qualname.startswith(lib))
     short = obj.qualname.rsplit(".", 1)[-1]
@@ -192,8 +193,9 @@ def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
     strides = _per_axis(_conv_get(obj, s_at + offset, s_name), spatial, True, default=1)
     dilation = _per_axis(_conv_get(obj, d_at + offset, d_name), spatial, True, default=1)
     input_dilation = obj.kwarg("input_dilation") if library.startswith("flax") else None
-    if kernel is None or strides is None or dilation is None or any(d != 1 for d in dilation):
+    if kernel is None or strides is None or dilation is None:
         return unknown
+    kernel = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
     if input_dilation is not None and _per_axis(input_dilation, spatial, True) != [1] * spatial:
         return unknown
     padding = _conv_get(obj, p_at + offset, p_name)
