@@ -6,6 +6,7 @@ the flax / equinox / haiku layers we model (which become `ExtObjectV`s).
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference.dims import Dim
+from jax_cudnn_lint.shape_inference.dims import Dim, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -32,6 +33,7 @@ from jax_cudnn_lint.shape_inference.values import (
     any_diff,
     const_value,
     int_value,
+    join,
     make_int,
     shape_of,
 )
@@ -604,6 +606,55 @@ def h_int(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     return UNKNOWN
 
 
+def h_rounding(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """math.ceil, math.floor and round() of a known number: an int (`math.ceil(1021 / 2)` is 511)."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN  # round(x, ndigits) is a float
+    value = args[0]
+    if isinstance(value, IntV):
+        return value
+    ok, py = const_value(value)
+    if not ok or not isinstance(py, float) or not math.isfinite(py):
+        return UNKNOWN
+    short = q.rsplit(".", 1)[-1]
+    rounded = math.ceil(py) if short == "ceil" else math.floor(py) if short == "floor" else round(py)
+    return make_int(rounded, merge_why(value.why, (interp.step(fr, node, f"{rounded} = {short}({py!r})"),)))
+
+
+def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """setattr(obj, "name", value) and object.__setattr__ (a frozen dataclass's
+    __post_init__): the attribute, as `obj.name = value` sets it."""
+    name = args[1] if len(args) == 3 else None
+    obj = args[0] if args else None
+    if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
+        interp.escape(args, kwargs)
+        if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it
+            for attr in obj.attrs:
+                obj.attrs[attr] = UNKNOWN
+        return UNKNOWN
+    value = args[2]
+    if fr.branch_depth:
+        old = obj.attrs.get(name.value)
+        value = join(old, value) if old is not None else UNKNOWN
+    obj.attrs[name.value] = value
+    return ConstV(None)
+
+
+def h_replace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """dataclasses.replace(obj, **changes), and `.replace` / `._replace` of flax struct,
+    chex and NamedTuple instances: the class built again from obj's fields and the
+    changes, as dataclasses.replace does (so __post_init__ runs again)."""
+    obj = args[0] if len(args) == 1 else None
+    if not isinstance(obj, InstanceV) or not A.is_dataclass_like(obj.cls) or A.is_linen_class(obj.cls) or A.is_nnx_class(obj.cls):
+        interp.escape(args, kwargs)
+        return UNKNOWN
+    names = [name for name, _default, _annotation in obj.cls.all_fields()]
+    if any(key not in names for key in kwargs) or any(name not in kwargs and name not in obj.attrs for name in names):
+        return UNKNOWN
+    fields = {name: kwargs[name] if name in kwargs else obj.attrs[name] for name in names}
+    return A.instantiate(interp, obj.cls, [], fields, node, fr)
+
+
 def h_float(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return ConstV(0.0)
@@ -697,8 +748,11 @@ def h_decorator_factory(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
 
 
 def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    if q == "dataclasses.field":
-        return A.CallResultV(q, DictV(tuple(kwargs.items())))
+    if q in ("dataclasses.field", "flax.struct.field", "equinox.field"):
+        # flax's and equinox's pass their keywords to dataclasses.field; a converter
+        # (equinox) changes the default, which is then not known
+        known = tuple((k, v) for k, v in kwargs.items() if "converter" not in kwargs or k not in ("default", "default_factory"))
+        return A.CallResultV("dataclasses.field", DictV(known))
     if q == "pytest.param":
         return A.CallResultV(q, TupleV(tuple(args)))
     if q == "jax.default_matmul_precision":
@@ -841,6 +895,10 @@ _register(["range"], ["builtins"], h_range)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
 _register(["float"], ["builtins"], h_float)
+_register(["round"], ["builtins"], h_rounding)
+_register(["ceil", "floor"], ["math"], h_rounding)
+_register(["replace"], ["dataclasses"], h_replace)
+_register(["setattr", "object.__setattr__"], ["builtins"], h_setattr)
 _register(["bool"], ["builtins"], h_bool)
 _register(["tuple", "list"], ["builtins"], h_tuple)
 _register(["max", "min"], ["builtins"], h_minmax)
@@ -853,7 +911,7 @@ _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "
 _register(["given", "settings", "example"], ["hypothesis"], h_decorator_factory)
 _register(["fixture"], ["pytest"], h_decorator_factory)
 _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_factory)
-_register(["field"], ["dataclasses"], h_call_result)
+_register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
@@ -927,6 +985,19 @@ _register(["List", "Dict", "data", "static"], ["flax.nnx"], h_same_state)
 _register(["apply_updates"], ["optax", "equinox"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
 _register(["SimpleNamespace"], ["types"], h_namespace)
+
+
+def h_omegaconf_create(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """OmegaConf.create({...}): a DictConfig; from a list, a YAML string or a dataclass: Unknown."""
+    from jax_cudnn_lint.shape_inference import layers
+
+    if len(args) != 1 or kwargs or not isinstance(args[0], DictV):
+        interp.escape(args, kwargs)
+        return UNKNOWN
+    return layers.make_namespace(interp, "omegaconf.DictConfig", list(args), {}, node, fr)
+
+
+_register(["create"], ["omegaconf.OmegaConf"], h_omegaconf_create)
 _register(["Namespace"], ["argparse"], h_namespace)
 
 

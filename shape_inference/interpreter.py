@@ -321,7 +321,17 @@ class Interpreter:
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
         elif isinstance(target, ast.Subscript):
-            self.ev(target.value, fr)
+            container_v = self.ev(target.value, fr)
+            if isinstance(container_v, InstanceV) and self.api.is_mapping_namespace(container_v):
+                # cfg["seq"] = n on a ConfigDict / DictConfig: its attribute
+                ok, key = const_value(self.ev(target.slice, fr))
+                if not ok or not isinstance(key, str):
+                    for name in container_v.attrs:
+                        container_v.attrs[name] = UNKNOWN
+                else:
+                    old = container_v.attrs.get(key)
+                    container_v.attrs[key] = (join(old, value) if old is not None else UNKNOWN) if fr.branch_depth else value
+                return
             # item assignment on a dict or list: forget what we knew of the container
             if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
                 container = fr.state[target.value.id]

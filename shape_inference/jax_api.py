@@ -194,7 +194,12 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
                 step = interp.step(fr, node, f"{result.render()} = {a.render()} {text} {b.render()}" + (f" ({source})" if source else ""))
                 return IntV(result.with_why(step))
     if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
-        return UNKNOWN
+        a_int, b_int = left.dim.value, right.dim.value
+        if a_int is None or b_int is None or b_int == 0 or max(abs(a_int), abs(b_int)) > 2**53:
+            return UNKNOWN  # (beyond 2**53 a float is not exact, and may overflow)
+        # a float, which int(), round() and math.ceil/floor turn back into a size
+        step = interp.step(fr, node, f"{a_int / b_int!r} = {a_int} / {b_int}")
+        return ConstV(a_int / b_int, merge_why(left.why, right.why, (step,)))
     okl, pl = const_value(left)
     okr, pr = const_value(right)
     if okl and okr and isinstance(pl, (int, float, str, tuple, list)) and isinstance(pr, (int, float, str, tuple, list)):
@@ -702,7 +707,7 @@ def is_eqx_class(cls: ClassV) -> bool:
     return "equinox.Module" in cls.external_bases()
 
 
-def _is_dataclass_like(cls: ClassV) -> bool:
+def is_dataclass_like(cls: ClassV) -> bool:
     if is_linen_class(cls) or is_eqx_class(cls):
         return True
     names = {d.qualname for d in cls.decorators if isinstance(d, ExternalV)}
@@ -711,6 +716,21 @@ def _is_dataclass_like(cls: ClassV) -> bool:
         return True
     bases = cls.external_bases()
     return bool(bases & {"typing.NamedTuple", "flax.struct.PyTreeNode", "pydantic.BaseModel", "chex.dataclass"})
+
+
+# methods of ConfigDict and OmegaConf's DictConfig that change their values
+_NAMESPACE_MUTATORS = frozenset(
+    {"update", "update_from_flattened_dict", "merge_with", "merge_with_cli", "merge_with_dotlist",
+     "setdefault", "pop", "popitem", "clear", "__setitem__", "__setattr__", "__delattr__", "__delitem__"}
+)
+# classes whose instances have a `.replace(**changes)` that works as dataclasses.replace
+_REPLACE_METHOD_CLASSES = frozenset({"flax.struct.dataclass", "flax.struct.PyTreeNode", "chex.dataclass"})
+
+
+def _class_marks(cls: ClassV) -> set[str]:
+    """The qualified names of a class's library decorators and bases."""
+    names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))}
+    return names | cls.external_bases()
 
 
 def is_frozen_class(cls: ClassV) -> bool:
@@ -731,7 +751,7 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
     init = cls.lookup("__init__")
     if isinstance(init, FunctionV):
         interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr)
-    elif _is_dataclass_like(cls) or is_nnx_class(cls):
+    elif is_dataclass_like(cls) or is_nnx_class(cls):
         fields = cls.all_fields()
         linen = is_linen_class(cls)
         kw = dict(kwargs)
@@ -816,6 +836,14 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         bound = argparse_seeds.method(inst, name)
         if bound is not None:
             return bound
+    if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
+        for attr in inst.attrs:  # cfg.update(...), cfg.merge_with(...): values we cannot follow
+            inst.attrs[attr] = UNKNOWN
+        return UNKNOWN
+    if (name == "replace" and _REPLACE_METHOD_CLASSES & _class_marks(inst.cls)) or (
+        name == "_replace" and "typing.NamedTuple" in inst.cls.external_bases()
+    ):
+        return BoundMethodV(ExternalV("dataclasses.replace"), inst)
     if inst.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN
@@ -913,12 +941,25 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, ConstV) and isinstance(base.value, str):
         return UNKNOWN
     if isinstance(base, InstanceV):
+        from jax_cudnn_lint.shape_inference import layers
+
+        index = interp.ev(index_node, fr)
+        ok, key = const_value(index)
+        item = layers.namespace_item(base, key) if ok else None
+        if item is not None:
+            return item.tainted(True) if base.diff and not item.diff else item
         getitem = base.cls.lookup("__getitem__")
         if isinstance(getitem, FunctionV):
-            return interp.call(BoundMethodV(getitem, base), [interp.ev(index_node, fr)], {}, False, node, fr)
+            return interp.call(BoundMethodV(getitem, base), [index], {}, False, node, fr)
         return UNKNOWN.tainted(base.diff)
     interp.ev(index_node, fr)
     return UNKNOWN.tainted(base.diff)
+
+
+def is_mapping_namespace(inst: InstanceV) -> bool:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return inst.cls.qualname in layers.MAPPING_NAMESPACES
 
 
 def jaxtyping_or_generic(base: ExternalV, node: ast.Subscript) -> Value:

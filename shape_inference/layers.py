@@ -404,8 +404,15 @@ def _without_leading_axis(x: Value) -> Value:
     return UnknownV(x.diff)
 
 
-# -- namespaces (ConfigDict, SimpleNamespace) ------------------------------------------------------
+# -- namespaces (ConfigDict, OmegaConf, SimpleNamespace) ------------------------------------------
 _NAMESPACE_CLASSES: dict[str, ClassV] = {}
+# Namespaces that are also mappings: a nested dict becomes one of them (`cfg.model.seq`)
+# and `cfg["model"]` reads an attribute.  SimpleNamespace keeps a dict a dict.
+MAPPING_NAMESPACES = frozenset(
+    f"{module}.{name}"
+    for module in ("ml_collections", "ml_collections.config_dict")
+    for name in ("ConfigDict", "FrozenConfigDict")
+) | {"omegaconf.DictConfig"}
 
 
 def make_namespace(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -414,15 +421,29 @@ def make_namespace(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node
         cls = ClassV(ast.ClassDef(name=q.rsplit(".", 1)[-1], bases=[], keywords=[], body=[], decorator_list=[]), fr.module, (), {}, [], q)
         _NAMESPACE_CLASSES[q] = cls
     inst = InstanceV(cls, {}, False, (interp.step(fr, node, A.src(node)),))
+    nested = q in MAPPING_NAMESPACES
     if args and isinstance(args[0], DictV):
         for k, v in args[0].items:
             if isinstance(k, str):
-                inst.attrs[k] = v
+                inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and _str_keyed(v) else v
+            else:
+                return UNKNOWN if nested else inst
     elif args:
         return UNKNOWN
     for k, v in kwargs.items():
-        inst.attrs[k] = v
+        inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and _str_keyed(v) else v
     return inst
+
+
+def _str_keyed(v: Value) -> bool:
+    return isinstance(v, DictV) and all(isinstance(k, str) for k, _ in v.items)
+
+
+def namespace_item(inst: InstanceV, key: object) -> Value | None:
+    """`cfg["seq"]` of a mapping namespace; None: not one."""
+    if inst.cls.qualname not in MAPPING_NAMESPACES or not isinstance(key, str):
+        return None
+    return inst.attrs.get(key, UNKNOWN)
 
 
 # -- flax linen Module methods ---------------------------------------------------------------------

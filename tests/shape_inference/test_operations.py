@@ -122,8 +122,12 @@ def test_dense_dtype_promotes_with_float32_params() -> None:
         ("eqx.nn.Conv2d(3, 64, 16, stride=16, key=k)(jnp.zeros((3, 224, 224)))", "(64, 14, 14)"),
         ("eqx.nn.Conv2d(3, 64, 3, stride=2, padding=1, key=k)(jnp.zeros((3, 33, 33)))", "(64, 17, 17)"),
         ("eqx.nn.Conv(1, 3, 8, 5, padding='SAME', key=k)(jnp.zeros((3, 33)))", "(8, 33)"),
-        # not modelled: dilated kernels, a kernel the analysis cannot see
-        ("nn.Conv(32, (3, 3), kernel_dilation=2)(jnp.zeros((2, 33, 33, 3)))", "(?)"),
+        # a dilated kernel spans (k - 1) * d + 1 inputs; SAME padding does not depend on it
+        ("nn.Conv(32, (3, 3), kernel_dilation=2)(jnp.zeros((2, 33, 33, 3)))", "(2, 33, 33, 32)"),
+        ("nn.Conv(32, (3, 3), kernel_dilation=(2, 3), padding='VALID')(jnp.zeros((2, 33, 33, 3)))", "(2, 29, 27, 32)"),
+        ("eqx.nn.Conv1d(3, 8, 3, dilation=4, key=k)(jnp.zeros((3, 33)))", "(8, 25)"),
+        # not modelled: input dilation, a kernel the analysis cannot see
+        ("nn.Conv(32, (3, 3), input_dilation=2, padding=((0, 0), (0, 0)))(jnp.zeros((2, 33, 33, 3)))", "(?)"),
         ("nn.Conv(32, ks)(jnp.zeros((2, 33, 33, 3)))", "(?)"),
     ],
 )

@@ -171,3 +171,49 @@ def test_absl_flag_memoised_call_is_not_reused_after_a_change() -> None:
     )
     before, after = reveal(src)
     assert (before.int, after.int) == (511, None)
+
+
+# -- configs: mapping namespaces, replace, setattr ------------------------------------------
+C = P + "import dataclasses\nimport ml_collections\nfrom omegaconf import OmegaConf\n"
+
+
+def test_nested_config_dicts_by_attribute_and_by_key() -> None:
+    src = C + (
+        "cfg = ml_collections.ConfigDict({'model': {'seq': 511}})\nreveal_type(cfg.model.seq)\nreveal_type(cfg['model']['seq'])\n"
+        "oc = OmegaConf.create({'data': {'seq': 255}})\nreveal_type(oc.data['seq'])\n"
+    )
+    assert [r.int for r in reveal(src)] == [511, 511, 255]
+
+
+def test_config_changes_are_followed_or_forgotten() -> None:
+    cases = {
+        "cfg['seq'] = 512\n": 512,
+        "cfg.model['seq'] = 512\n": None,  # another key of another namespace: seq unchanged
+        "cfg.update(seq=512)\n": None,
+        "cfg = OmegaConf.merge(cfg, OmegaConf.from_cli())\n": None,
+        "def f(c):\n    if c:\n        cfg['seq'] = 512\nf(input())\n": None,
+        "def f(k):\n    cfg[k] = 4\nf(input())\n": None,
+    }
+    for change, expected in cases.items():
+        src = C + "cfg = OmegaConf.create({'seq': 511, 'model': {'seq': 3}})\n" + change + "reveal_type(cfg.seq)\n"
+        value = one(src).int
+        assert value == (511 if change.startswith("cfg.model") else expected), change
+
+
+def test_setattr_and_object_setattr_set_the_attribute() -> None:
+    src = C + (
+        "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    ctx: int = 512\n"
+        "    def __post_init__(self):\n        object.__setattr__(self, 'seq', self.ctx - 1)\n"
+        "c = Cfg()\nreveal_type(c.seq)\nsetattr(c, 'seq', 256)\nreveal_type(c.seq)\n"
+        "def g(name):\n    setattr(c, name, 7)\n    reveal_type(c.ctx)\ng(name=input())\n"
+    )
+    assert [r.int for r in reveal(src)] == [511, 256, None]
+
+
+def test_replace_rebuilds_or_gives_up() -> None:
+    src = C + (
+        "@dataclasses.dataclass\nclass Cfg:\n    ctx: int = 512\n    heads: int = 4\n"
+        "c = Cfg(heads=8)\nd = dataclasses.replace(c, ctx=255)\nreveal_type(d.ctx)\nreveal_type(d.heads)\n"
+        "reveal_type(dataclasses.replace(c, missing=1))\nreveal_type(c.ctx)\n"
+    )
+    assert [r.int for r in reveal(src)] == [255, 8, None, 512]
