@@ -1,7 +1,8 @@
 """Rules for cuDNN attention under JAX transforms (catalog section 3, FA-19..FA-21).
 
-* JCD208: forward-mode autodiff (`jax.jvp`, `jax.jacfwd`, `jax.hessian`) of cuDNN
-  attention.  The cuDNN path is a `custom_vjp`, which has no forward-mode rule.
+* JCD208: forward-mode autodiff (`jax.jvp`, `jax.jacfwd`, `jax.hessian`), or reverse
+  over reverse, of cuDNN attention.  The cuDNN path is a `custom_vjp`, which has no
+  forward-mode rule, and its passes' primitives have no differentiation rule.
 * JCD209: `jax.vmap` (or `nnx.vmap`, `eqx.filter_vmap`) over cuDNN attention in the
   ways its batching rules reject: a
   batch axis other than 0 on query/key/value (FA-19), query batched while key/value are
@@ -27,13 +28,14 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_ca
 from jax_cudnn_lint.lint_rules.attention_dtype_rules import attention_finding
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
+from jax_cudnn_lint.shape_inference import transforms
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
 from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, IntV, TupleV, Value
 
 JCD208 = rule(
     "JCD208",
     "cudnn-attention-forward-mode",
-    "cuDNN attention under forward-mode autodiff (jvp, jacfwd, hessian): its custom_vjp has no forward-mode rule",
+    "cuDNN attention under forward-mode autodiff (jvp, jacfwd, hessian) or reverse over reverse: its custom_vjp has no forward-mode rule, its passes no differentiation rule",
     confirmable=False,
 )
 JCD209 = rule(
@@ -44,16 +46,10 @@ JCD209 = rule(
 )
 
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "flax.linen.jvp", "flax.nnx.jvp"})
-# Transforms that differentiate in reverse mode: with one of them around the call, the
-# differentiated values may come from it rather than from the forward-mode transform.
-REVERSE_MODE = frozenset(
-    {
-        "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.vjp", "jax.linearize",
-        "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vjp", "equinox.filter_grad",
-        "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
-        "flax.linen.value_and_grad", "flax.linen.vjp",
-    }
-)
+# Transforms that differentiate in reverse mode (and linearize): with one of them around
+# the call, the differentiated values may come from it rather than from the forward-mode
+# transform.
+REVERSE_MODE = transforms.REVERSE_MODE | {"jax.linearize"}
 CUSTOM_VJP_JVP = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
 HESSIAN = "Differentiation rule for 'dot_product_attention_fwd_wrapper' not implemented"
 
@@ -69,12 +65,34 @@ def _forward_mode(call: AttentionCall) -> tuple[str, int] | None:
     return None
 
 
+def _second_order(call: AttentionCall, config: Config) -> Finding:
+    outer, inner = call.event.ctx.second_order
+    names = [kind.rsplit(".", 1)[-1] for kind, step in call.event.ctx.transforms if step in (outer, inner)]
+    outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a reverse-mode transform", "another")
+    note = C.first_note(call, config, C.TRACE_END)
+    message = (
+        f"cuDNN attention is differentiated twice in reverse mode ({inner_name} at line {inner.line} inside {outer_name} "
+        f"at line {outer.line}, through the same values): the cuDNN path's forward and backward passes have no "
+        f'differentiation rule, so JAX raises NotImplementedError("{HESSIAN}") while tracing{note}; '
+        'use implementation="xla" where second derivatives are needed'
+    )
+    evidence = [
+        f"outer reverse-mode transform: {outer_name} (line {outer.line})",
+        f"inner reverse-mode transform: {inner_name} (line {inner.line}); each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated",
+        "differentiated: query/key/value/bias depend on those arguments",
+    ]
+    return attention_finding(call, JCD208.code, message, evidence, None)
+
+
 def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for call in attention_calls(events, config):
         if not call.is_cudnn or not call.differentiated or call.never_differentiated:
             continue
         if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
+            continue
+        if call.event.ctx.second_order:
+            findings.append(_second_order(call, config))
             continue
         found = _forward_mode(call)
         if found is None:

@@ -37,10 +37,15 @@ class Ctx:
     depth: int = 0
     x64: bool = False
     precision: Value | None = None  # ambient jax.default_matmul_precision
+    # (outer, inner) reverse-mode transform steps when every differentiated value here is
+    # differentiated by both: the inner one's differentiated arguments all came in
+    # differentiated by the outer one, and nothing else did (transforms.second_order)
+    second_order: tuple[Step, ...] = ()
 
     def key(self) -> object:
         return (
             self.params_diff,
+            bool(self.second_order),
             tuple(t for t, _ in self.transforms),
             tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None) for v in self.vmaps),
             self.x64,

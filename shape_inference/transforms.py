@@ -20,6 +20,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
     ConstV,
     DictV,
+    FunctionV,
     IntV,
     TransformV,
     TupleV,
@@ -36,7 +37,9 @@ Args = list[Value]
 Kwargs = dict[str, Value]
 
 
-def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = None) -> Ctx:
+def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = None, second_order: tuple[Step, ...] = ()) -> Ctx:
+    """Under one more transform.  A differentiating one marks new values as
+    differentiated, so what `second_order` said of the old ones says nothing of them."""
     return Ctx(
         ctx.chain,
         ctx.transforms + ((kind, step),),
@@ -46,7 +49,42 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.depth,
         ctx.x64,
         ctx.precision,
+        second_order,
     )
+
+
+# Transforms that differentiate in reverse mode (jax.hessian is jacfwd of jacrev: forward outside).
+REVERSE_MODE = frozenset(
+    {
+        "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.vjp",
+        "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vjp", "equinox.filter_grad",
+        "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
+        "flax.linen.value_and_grad", "flax.linen.vjp",
+    }
+)
+
+
+def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
+    """(outer step, this step) when a reverse-mode transform differentiates, inside
+    another, only values the other differentiates: each of its differentiated arguments
+    came in differentiated (by the other: params of a flax apply aside), and no other
+    argument, keyword or closure value of `func` did.  Then whatever is differentiated
+    inside is differentiated twice, and cuDNN attention's backward pass, which has no
+    differentiation rule, is differentiated by the outer transform."""
+    outer = [s for k, s in ctx.transforms if k in REVERSE_MODE]
+    if kind not in REVERSE_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
+        return ()
+    if not all(args[i].diff for i in nums):
+        return ()
+    if any(a.diff for i, a in enumerate(args) if i not in nums) or any(v.diff for v in kwargs.values()):
+        return ()
+    while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
+        func = func.func  # jit and the like
+    if not isinstance(func, FunctionV) or any(v.diff for state in func.closure for v in state.values()):
+        return ()
+    if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
+        return ()
+    return (outer[-1], step)
 
 
 def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame) -> Value:
@@ -94,7 +132,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
             # we cannot tell which arguments are differentiated: none is marked
             nums = []
         marked = [mark_differentiated(a) if i in nums else a for i, a in enumerate(args)]
-        ctx = _with_transform(fr.ctx, kind, step)
+        ctx = _with_transform(fr.ctx, kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         if kind.endswith("value_and_grad"):
             return TupleV((result, UNKNOWN))
@@ -177,7 +215,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             size = size or s
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size)
     ctx = fr.ctx
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
@@ -205,7 +243,8 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     else:
         call_args = [mark_differentiated(p) for p in args[1:]]
     step = interp.step(fr, node, A.src(node))
-    ctx = _with_transform(fr.ctx, q, step)
+    vjp_primals = list(args[1:]) if not q.endswith(("jvp", "linearize")) else []
+    ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, vjp_primals, kwargs, list(range(len(vjp_primals))), step))
     result = call_in_ctx(interp, func, call_args, {}, ctx, node, fr)
     return TupleV((result, UNKNOWN))
 
