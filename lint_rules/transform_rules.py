@@ -68,16 +68,16 @@ def _forward_mode(call: AttentionCall) -> tuple[str, int] | None:
 def _second_order(call: AttentionCall, config: Config) -> Finding:
     outer, inner = call.event.ctx.second_order
     names = [kind.rsplit(".", 1)[-1] for kind, step in call.event.ctx.transforms if step in (outer, inner)]
-    outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a reverse-mode transform", "another")
+    outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "a reverse-mode one")
     note = C.first_note(call, config, C.TRACE_END)
     message = (
-        f"cuDNN attention is differentiated twice in reverse mode ({inner_name} at line {inner.line} inside {outer_name} "
-        f"at line {outer.line}, through the same values): the cuDNN path's forward and backward passes have no "
+        f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
+        f"at line {outer.line}, through the same values: the cuDNN path's forward and backward passes have no "
         f'differentiation rule, so JAX raises NotImplementedError("{HESSIAN}") while tracing{note}; '
         'use implementation="xla" where second derivatives are needed'
     )
     evidence = [
-        f"outer reverse-mode transform: {outer_name} (line {outer.line})",
+        f"outer differentiating transform: {outer_name} (line {outer.line})",
         f"inner reverse-mode transform: {inner_name} (line {inner.line}); each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated",
         "differentiated: query/key/value/bias depend on those arguments",
     ]

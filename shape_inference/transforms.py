@@ -64,14 +64,18 @@ REVERSE_MODE = frozenset(
 )
 
 
+# ... and in forward mode: jvp of grad (a Hessian-vector product) fails the same way.
+_FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp"})
+
+
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
     """(outer step, this step) when a reverse-mode transform differentiates, inside
-    another, only values the other differentiates: each of its differentiated arguments
+    another differentiating transform (either mode), only values the other differentiates: each of its differentiated arguments
     came in differentiated (by the other: params of a flax apply aside), and no other
     argument, keyword or closure value of `func` did.  Then whatever is differentiated
-    inside is differentiated twice, and cuDNN attention's backward pass, which has no
-    differentiation rule, is differentiated by the outer transform."""
-    outer = [s for k, s in ctx.transforms if k in REVERSE_MODE]
+    inside is differentiated twice, and cuDNN attention's passes, which have no
+    differentiation rule, are differentiated by the outer transform."""
+    outer = [s for k, s in ctx.transforms if k in REVERSE_MODE or k in _FORWARD_MODE]
     if kind not in REVERSE_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
         return ()
     if not all(args[i].diff for i in nums):
