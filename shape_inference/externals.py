@@ -14,7 +14,7 @@ from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference.dims import Dim, merge_why
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -317,6 +317,146 @@ def h_broadcast_to(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     shape = _shape_arg(arg(args, kwargs, 1, "shape"))
     step = interp.step(fr, node, A.src(node))
     return ArrayV(tuple(d.with_why(step) for d in shape) if shape is not None else None, arr.dtype if arr else None, arr.diff if arr else False)
+
+
+def h_at_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """x.at[idx].set(v) (add, multiply, min, ...): x's shape and dtype; differentiated if
+    x or v is."""
+    at = args[0] if args else None
+    arr = _array(at.args[0]) if isinstance(at, ExtObjectV) and at.args else None
+    if arr is None:
+        return UNKNOWN
+    return ArrayV(arr.shape, arr.dtype, any_diff(arr, *args[1:], *kwargs.values()), arr.why)
+
+
+def _sized_axis(arr: ArrayV, axis: int | None, size: Dim, step: Step) -> Value:
+    """`arr` with the size of one axis replaced."""
+    if arr.shape is None or axis is None or not -len(arr.shape) <= axis < len(arr.shape):
+        return ArrayV(None, arr.dtype, arr.diff)
+    shape = list(arr.shape)
+    shape[axis] = size.with_why(step)
+    return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
+
+
+def h_dynamic_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.dynamic_slice(x, starts, sizes): shaped `sizes`; dynamic_slice_in_dim(x, start,
+    size, axis=0): `size` on that axis (the starts move the window, never its size)."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    if arr is None:
+        return UNKNOWN
+    step = interp.step(fr, node, A.src(node))
+    if q.endswith("_in_dim"):
+        size = arg(args, kwargs, 2, "slice_size")
+        axis = _axis(arg(args, kwargs, 3, "axis"), 0)
+        return _sized_axis(arr, axis, size.dim, step) if isinstance(size, IntV) else ArrayV(None, arr.dtype, arr.diff)
+    sizes = _shape_arg(arg(args, kwargs, 2, "slice_sizes"))
+    if sizes is None or (arr.shape is not None and len(sizes) != len(arr.shape)):
+        return ArrayV(None, arr.dtype, arr.diff)
+    return ArrayV(tuple(d.with_why(step) for d in sizes), arr.dtype, arr.diff, arr.why)
+
+
+def h_static_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.slice(x, starts, limits, strides) and lax.slice_in_dim(x, start, limit, stride, axis):
+    (limit - start) / stride, rounded up, per axis; known non-negative ints only."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    if arr is None or arr.shape is None:
+        return ArrayV(None, arr.dtype, arr.diff) if arr is not None else UNKNOWN
+    step = interp.step(fr, node, A.src(node))
+    if q.endswith("_in_dim"):
+        axis = _axis(arg(args, kwargs, 4, "axis"), 0)
+        if axis is None or not -len(arr.shape) <= axis < len(arr.shape):
+            return ArrayV(None, arr.dtype, arr.diff)
+        start = _index_or(arg(args, kwargs, 1, "start_index"), 0)
+        limit = _index_or(arg(args, kwargs, 2, "limit_index"), arr.shape[axis].value)
+        stride = _index_or(arg(args, kwargs, 3, "stride"), 1)
+        if start is None or limit is None or not stride or limit < start:
+            return ArrayV(None, arr.dtype, arr.diff)
+        return _sized_axis(arr, axis, D.const(-(-(limit - start) // stride)), step)
+    starts = _shape_arg(arg(args, kwargs, 1, "start_indices"))
+    limits = _shape_arg(arg(args, kwargs, 2, "limit_indices"))
+    strides_v = arg(args, kwargs, 3, "strides")
+    strides = _shape_arg(strides_v) if strides_v is not None and not (isinstance(strides_v, ConstV) and strides_v.value is None) else tuple(D.const(1) for _ in arr.shape)
+    if starts is None or limits is None or strides is None or not len(starts) == len(limits) == len(strides) == len(arr.shape):
+        return ArrayV(None, arr.dtype, arr.diff)
+    shape: list[Dim] = []
+    for lo, hi, st in zip(starts, limits, strides):
+        if lo.value is None or hi.value is None or not st.value or lo.value < 0 or hi.value < lo.value:
+            return ArrayV(None, arr.dtype, arr.diff)
+        shape.append(D.const(-(-(hi.value - lo.value) // st.value)).with_why(step))
+    return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
+
+
+def _index_or(v: Value | None, default: int | None) -> int | None:
+    """A non-negative int index, `default` where it is left out (None: unknown)."""
+    if v is None or (isinstance(v, ConstV) and v.value is None):
+        return default
+    n = int_value(v)
+    return n if n is not None and n >= 0 else None
+
+
+def h_dynamic_update_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.dynamic_update_slice(x, update, starts): x's shape; differentiated if either is."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    if arr is None:
+        return UNKNOWN
+    return ArrayV(arr.shape, arr.dtype, any_diff(*args, *kwargs.values()), arr.why)
+
+
+def h_linspace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.linspace(start, stop, num=50): (num,), unless other keywords change the result's form."""
+    if set(kwargs) - {"num", "endpoint", "dtype"} or len(args) > 4:
+        return UNKNOWN  # retstep (5th) returns a tuple; axis goes with array endpoints
+    ends = [arg(args, kwargs, 0, "start"), arg(args, kwargs, 1, "stop")]
+    if any(isinstance(e, (ArrayV, OpaqueV, TupleV)) for e in ends):
+        return UNKNOWN  # array endpoints add their axes
+    num = arg(args, kwargs, 2, "num")
+    size = num.dim if isinstance(num, IntV) else D.const(50) if num is None else None
+    if size is None:
+        return UNKNOWN
+    dtype = A.dtype_name(kwargs.get("dtype")) or _default_float(q)
+    return ArrayV((size.with_why(interp.step(fr, node, A.src(node))),), dtype, False)
+
+
+def h_image_resize(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jax.image.resize(image, shape, method): shaped `shape`."""
+    arr = _array(arg(args, kwargs, 0, "image"))
+    shape = _shape_arg(arg(args, kwargs, 1, "shape"))
+    if arr is None:
+        return UNKNOWN
+    if shape is None or (arr.shape is not None and len(shape) != len(arr.shape)):
+        return ArrayV(None, arr.dtype, arr.diff)
+    step = interp.step(fr, node, A.src(node))
+    return ArrayV(tuple(d.with_why(step) for d in shape), arr.dtype, arr.diff, arr.why)
+
+
+def h_top_k(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.top_k(x, k): (values, indices), each x's shape with k last."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    k = arg(args, kwargs, 1, "k")
+    if arr is None or not isinstance(k, IntV) or arr.shape is None or not arr.shape:
+        return UNKNOWN
+    step = interp.step(fr, node, A.src(node))
+    shape = (*arr.shape[:-1], k.dim.with_why(step))
+    return TupleV((ArrayV(shape, arr.dtype, arr.diff, arr.why), ArrayV(shape, "int32", False, arr.why)))
+
+
+def h_take(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.take(a, indices, axis): a's axis replaced by the indices' shape (axis None:
+    the indices' shape, of a flattened a)."""
+    arr = _array(arg(args, kwargs, 0, "a"))
+    indices = _array(arg(args, kwargs, 1, "indices"))
+    if arr is None or indices is None or indices.shape is None or set(kwargs) - {"indices", "axis", "mode", "fill_value"}:
+        return UNKNOWN
+    axis_v = arg(args, kwargs, 2, "axis")
+    step = interp.step(fr, node, A.src(node))
+    picked = tuple(d.with_why(step) for d in indices.shape)
+    if axis_v is None or (isinstance(axis_v, ConstV) and axis_v.value is None):
+        return ArrayV(picked, arr.dtype, arr.diff, arr.why)
+    axis = _axis(axis_v, None)
+    if arr.shape is None or axis is None or not -len(arr.shape) <= axis < len(arr.shape):
+        return ArrayV(None, arr.dtype, arr.diff)
+    axis %= len(arr.shape)
+    return ArrayV((*arr.shape[:axis], *picked, *arr.shape[axis + 1 :]), arr.dtype, arr.diff, arr.why)
 
 
 def h_concatenate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -898,6 +1038,14 @@ _register(["float"], ["builtins"], h_float)
 _register(["round"], ["builtins"], h_rounding)
 _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)
+_register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)
+_register(["dynamic_slice", "dynamic_slice_in_dim"], ["jax.lax"], h_dynamic_slice)
+_register(["slice", "slice_in_dim"], ["jax.lax"], h_static_slice)
+_register(["dynamic_update_slice", "dynamic_update_slice_in_dim"], ["jax.lax"], h_dynamic_update_slice)
+_register(["linspace"], _NP, h_linspace)
+_register(["resize"], ["jax.image"], h_image_resize)
+_register(["top_k"], ["jax.lax"], h_top_k)
+_register(["take"], _NP, h_take)
 _register(["setattr", "object.__setattr__"], ["builtins"], h_setattr)
 _register(["bool"], ["builtins"], h_bool)
 _register(["tuple", "list"], ["builtins"], h_tuple)

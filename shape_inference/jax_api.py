@@ -872,8 +872,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
                     total = D.mul(total, d)
                 return IntV(total)
             return UNKNOWN
-        if name in ("at",):
-            return UNKNOWN
+        if name == "at":  # x.at[idx].set(v): the result has x's shape and dtype
+            return ExtObjectV("jax.Array.at", (base,), (), (), base.diff)
         return BoundMethodV(ExternalV(f"jax.Array.{name}"), base)
     if isinstance(base, ExtObjectV):
         value = base.kwarg(name)
@@ -909,6 +909,9 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
+    if isinstance(base, ExtObjectV) and base.qualname == "jax.Array.at":
+        interp.ev(index_node, fr)
+        return base
     if isinstance(base, TupleV):
         if isinstance(index_node, ast.Slice):
             bounds = [interp.ev(b, fr) if b is not None else None for b in (index_node.lower, index_node.upper, index_node.step)]

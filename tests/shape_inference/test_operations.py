@@ -49,6 +49,40 @@ def test_slicing(expr: str, shape: str) -> None:
     assert shape_of(expr, "t = jnp.zeros((8, 512), jnp.int32)\nemb = jnp.zeros((1000, 32))") == shape
 
 
+@pytest.mark.parametrize(
+    "expr, shape",
+    [
+        ("jax.lax.dynamic_slice(x, (0, i, 0), (2, 255, 64))", "(2, 255, 64)"),
+        ("jax.lax.dynamic_slice_in_dim(x, i, 255, axis=1)", "(2, 255, 64)"),
+        ("jax.lax.slice_in_dim(x, 1, 256, axis=1)", "(2, 255, 64)"),
+        ("jax.lax.slice_in_dim(x, 1, None, 2, 1)", "(2, 256, 64)"),
+        ("jax.lax.slice(x, (0, 0, 0), (2, 511, 64), (1, 2, 1))", "(2, 256, 64)"),
+        ("jax.lax.dynamic_update_slice(x, x[:, :3], (0, i, 0))", "(2, 512, 64)"),
+        ("x.at[:, 0].set(1.0)", "(2, 512, 64)"),
+        ("x.at[:, :3].add(x[:, :3])[:, :-1]", "(2, 511, 64)"),
+        ("jnp.take(x, jnp.arange(255), axis=1)", "(2, 255, 64)"),
+        ("jnp.take(x, jnp.arange(7))", "(7,)"),
+        ("jnp.linspace(0.0, 1.0, 255)", "(255,)"),
+        ("jax.image.resize(x, (2, 255, 64), 'linear')", "(2, 255, 64)"),
+        ("jax.lax.top_k(x, 5)[1]", "(2, 512, 5)"),
+        # not known: negative or unknown bounds, an index we cannot read, retstep
+        ("jax.lax.slice_in_dim(x, -255, None, axis=1)", "(?)"),
+        ("jax.lax.dynamic_slice_in_dim(x, 0, i, axis=1)", "(?)"),
+        ("jnp.linspace(0.0, 1.0, 255, True, True)", "?"),
+    ],
+)
+def test_lax_slices_updates_and_gathers(expr: str, shape: str) -> None:
+    assert shape_of(expr, "x = jnp.zeros((2, 512, 64))\ni = unknown()") == shape
+
+
+def test_updates_keep_the_differentiation_of_either_operand() -> None:
+    src = PRELUDE + (
+        "def f(x, u):\n    reveal_type(x.at[0].set(u))\n    reveal_type(jax.lax.dynamic_update_slice(u, x, (0,)))\n    return x.sum()\n"
+        "jax.grad(f)(jnp.zeros((4,)), jnp.zeros((4,)))\n"
+    )
+    assert [r.diff for r in reveal(src)] == [True, True]
+
+
 def test_slice_provenance_names_the_operation() -> None:
     r = one(PRELUDE + "t = jnp.zeros((8, 512), jnp.int32)\nx = t[:, :-1]\nreveal_type(x.shape[1])\n")
     assert r.int == 511
