@@ -769,8 +769,7 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
         interp.escape(args, kwargs)
         if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it
-            for attr in obj.attrs:
-                obj.attrs[attr] = UNKNOWN
+            obj.forget()
         return UNKNOWN
     value = args[2]
     if fr.branch_depth:

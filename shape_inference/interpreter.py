@@ -326,8 +326,7 @@ class Interpreter:
                 # cfg["seq"] = n on a ConfigDict / DictConfig: its attribute
                 ok, key = const_value(self.ev(target.slice, fr))
                 if not ok or not isinstance(key, str):
-                    for name in container_v.attrs:
-                        container_v.attrs[name] = UNKNOWN
+                    container_v.forget()
                 else:
                     old = container_v.attrs.get(key)
                     container_v.attrs[key] = (join(old, value) if old is not None else UNKNOWN) if fr.branch_depth else value
@@ -994,8 +993,7 @@ class Interpreter:
         """A mutable object handed to code we cannot see may be changed by it."""
         for value in (*args, *kwargs.values()):
             if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
-                for name in list(value.attrs):
-                    value.attrs[name] = UNKNOWN
+                value.forget()
 
     def record(
         self,

@@ -837,8 +837,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         if bound is not None:
             return bound
     if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
-        for attr in inst.attrs:  # cfg.update(...), cfg.merge_with(...): values we cannot follow
-            inst.attrs[attr] = UNKNOWN
+        inst.forget()  # cfg.update(...), cfg.merge_with(...): values we cannot follow
         return UNKNOWN
     if (name == "replace" and _REPLACE_METHOD_CLASSES & _class_marks(inst.cls)) or (
         name == "_replace" and "typing.NamedTuple" in inst.cls.external_bases()

@@ -376,6 +376,11 @@ class InstanceV(Value):
     def key(self) -> object:
         return ("inst", id(self), self.diff)
 
+    def forget(self) -> None:
+        """Code we cannot follow may have changed any attribute: each is Unknown."""
+        for name in self.attrs:
+            self.attrs[name] = UNKNOWN
+
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:
             return self
