@@ -459,6 +459,43 @@ def h_take(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return ArrayV((*arr.shape[:axis], *picked, *arr.shape[axis + 1 :]), arr.dtype, arr.diff, arr.why)
 
 
+def h_lax_pad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.pad(x, value, ((lo, hi, interior), ...)): lo + n + hi (+ (n - 1) * interior,
+    for a known n) per axis; negative lo/hi crop."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    config = arg(args, kwargs, 2, "padding_config")
+    if arr is None:
+        return UNKNOWN
+    if arr.shape is None or not isinstance(config, TupleV) or len(config.items) != len(arr.shape):
+        return ArrayV(None, arr.dtype, any_diff(*args))
+    step = interp.step(fr, node, A.src(node))
+    shape: list[Dim] = []
+    for n, item in zip(arr.shape, config.items):
+        triple = [int_value(i) for i in item.items] if isinstance(item, TupleV) and len(item.items) == 3 else None
+        if triple is None or any(t is None for t in triple):
+            return ArrayV(None, arr.dtype, any_diff(*args))
+        lo, hi, interior = triple
+        assert lo is not None and hi is not None and interior is not None
+        if interior < 0 or (interior and n.value is None):
+            return ArrayV(None, arr.dtype, any_diff(*args))
+        size = D.add(n, D.const(lo + hi + (interior * max(n.value - 1, 0) if interior and n.value is not None else 0)))
+        shape.append(size if lo == hi == interior == 0 else size.with_why(step))
+    return ArrayV(tuple(shape), arr.dtype, any_diff(*args), arr.why)
+
+
+def h_prod(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """math.prod / np.prod of a tuple of ints (a shape's product, `np.prod(x.shape[1:])`):
+    their product; of anything else, Unknown (jnp.prod of an array is an array)."""
+    items = args[0] if len(args) == 1 and not kwargs else None
+    if not isinstance(items, TupleV) or not all(isinstance(i, IntV) for i in items.items):
+        return UNKNOWN
+    total = D.const(1)
+    for item in items.items:
+        assert isinstance(item, IntV)
+        total = D.mul(total, item.dim)
+    return IntV(total.with_why(interp.step(fr, node, f"{total.render()} = {A.src(node)}")))
+
+
 def h_concatenate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     parts = arg(args, kwargs, 0, "arrays")
     axis = _axis(arg(args, kwargs, 1, "axis" if not q.startswith("jax.lax") else "dimension"), 0)
@@ -1045,6 +1082,8 @@ _register(["linspace"], _NP, h_linspace)
 _register(["resize"], ["jax.image"], h_image_resize)
 _register(["top_k"], ["jax.lax"], h_top_k)
 _register(["take"], _NP, h_take)
+_register(["pad"], ["jax.lax"], h_lax_pad)
+_register(["prod"], ["math", "jax.numpy"], h_prod)
 _register(["setattr", "object.__setattr__"], ["builtins"], h_setattr)
 _register(["bool"], ["builtins"], h_bool)
 _register(["tuple", "list"], ["builtins"], h_tuple)

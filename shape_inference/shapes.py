@@ -120,6 +120,8 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
     shape = list(arr.shape)
     out: list[Dim] = []
     pos = 0
+    scalars = 0  # integer indices
+    gathers: list[ArrayV] = []  # integer-array indices
     n_real = sum(1 for p in parts if not _is_none(p) and not _is_ellipsis(p))
     desc = _src(node)
     for p in parts:
@@ -165,20 +167,23 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
             continue
         value = _eval_index_part(interp, p, fr)
         if isinstance(value, IntV):
+            scalars += 1
             pos += 1  # an integer index drops the axis
             continue
-        if (
-            len(parts) == 1
-            and isinstance(value, ArrayV)
-            and value.shape is not None
-            and value.dtype is not None
-            and value.dtype.startswith(("int", "uint"))
-        ):
-            # a gather along the first axis: embedding[ids] has shape ids.shape + row shape
-            return ArrayV(value.shape + tuple(shape[1:]), arr.dtype, arr.diff, merge_why(arr.why, value.why))
+        if isinstance(value, ArrayV) and value.shape is not None and value.dtype is not None and value.dtype.startswith(("int", "uint")):
+            # a gather: the index array's axes take the place of the axis it indexes
+            # (embedding[ids] is ids.shape + the row shape; x[:, pos] keeps x's first axis)
+            gathers.append(value)
+            out.extend(value.shape)
+            pos += 1
+            continue
+        return ArrayV(None, arr.dtype, arr.diff, arr.why)
+    if len(gathers) > 1 or (gathers and scalars):
+        # several advanced indices broadcast together, and move to the front when they
+        # are not adjacent (numpy's rule): not followed
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     out.extend(shape[pos:])
-    return ArrayV(tuple(out), arr.dtype, arr.diff, arr.why)
+    return ArrayV(tuple(out), arr.dtype, arr.diff, merge_why(arr.why, *(g.why for g in gathers)))
 
 
 def _eval_index_part(interp: Interpreter, part: ast.expr, fr: Frame) -> Value:
