@@ -12,9 +12,11 @@ finding built on it holds for the run without that flag.
 
 Certain only where nothing we see may have changed it:
 
-* a read through `FLAGS` resolves only in the module that defines the flag.  A module
-  that reads a flag defined elsewhere is run by whichever program defines it, which we
-  may not see (a holder is tied to its definition: `.value` resolves anywhere);
+* a read through `FLAGS` resolves only in the module that defines the flag or in one
+  that imports that module: every program that runs the reader then runs that
+  definition, and absl allows one definition per name.  A module that reads a flag
+  defined elsewhere is run by whichever program defines it, which we may not see (a
+  holder is tied to its definition: `.value` resolves anywhere);
 * `FLAGS.x = v` makes x Unknown (the code that sets it, a test, is rarely the program
   whose default we report); `flagsaver.flagsaver(x=v)` (decorator or context) makes x
   Unknown, and makes every flag Unknown when it names them by holder; `FLAGS(argv)` with an argv other than `sys.argv`, and any method of
@@ -27,6 +29,7 @@ Certain only where nothing we see may have changed it:
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,10 +81,11 @@ class FlagTable:
         self.flags: dict[str, AbslFlag] = {}
         self.changes = 0
 
-    def read(self, name: str, module_path: str) -> Value | None:
-        """`FLAGS.name` in the module at `module_path`; None: not a flag we may resolve there."""
+    def read(self, name: str, module_path: str, imported: Callable[[], frozenset[str]]) -> Value | None:
+        """`FLAGS.name` in the module at `module_path`, which imports the modules at
+        `imported()`; None: not a flag we may resolve there."""
         flag = self.flags.get(name)
-        if flag is None or flag.module_path != module_path:
+        if flag is None or (flag.module_path != module_path and flag.module_path not in imported()):
             return None
         return flag.value
 

@@ -144,6 +144,7 @@ class Interpreter:
         # each def's `pytest.mark.parametrize` (args, kwargs): per run, never per process
         self.parametrize: IdentityTable[ast.AST, list[tuple[list[Value], dict[str, Value]]]] = IdentityTable()
         self.absl_flags = absl_flags.FlagTable()
+        self._imported: dict[str, frozenset[str]] = {}  # module path -> project modules it imports
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -595,6 +596,26 @@ class Interpreter:
             return ModuleV(sub)
         return self.external(f"{base}.{name}" if base else name)
 
+    def imported_paths(self, info: ModuleInfo) -> frozenset[str]:
+        """The project modules that `info`'s import statements name, at any depth (those
+        of definitions not parsed yet aside): where a flag it reads may be defined."""
+        found = self._imported.get(info.path)
+        if found is None:
+            paths: set[str] = set()
+            for node in ast.walk(info.tree):
+                names: list[str] = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = self.project.resolve_relative(info, node.module, node.level) if node.level else (node.module or "")
+                    names = [base, *(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")]
+                for dotted in names:
+                    target = self.project.find(dotted) if dotted else None
+                    if target is not None:
+                        paths.add(target.path)
+            found = self._imported[info.path] = frozenset(paths)
+        return found
+
     def external(self, qualname: str) -> Value:
         """A name from outside the project.  `typing.TYPE_CHECKING` is False, as when the
         code runs: an `if TYPE_CHECKING:` block is not analysed (in transformers such
@@ -753,7 +774,7 @@ class Interpreter:
     def getattr_(self, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
         if isinstance(base, ExternalV):
             if base.qualname == absl_flags.FLAGS:
-                flag = self.absl_flags.read(name, fr.module.path)
+                flag = self.absl_flags.read(name, fr.module.path, lambda: self.imported_paths(fr.module))
                 if flag is not None:
                     return flag
             return self.external(f"{base.qualname}.{name}")

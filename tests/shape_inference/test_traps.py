@@ -143,6 +143,17 @@ def test_absl_flag_read_in_another_module_is_unknown() -> None:
     assert one(src, files=files).int is None
 
 
+def test_absl_flag_read_in_a_module_that_imports_its_definition() -> None:
+    files = {
+        "cfg.py": "from absl import flags\nflags.DEFINE_integer('seq_len', 511, 'tokens')\nFLAGS = flags.FLAGS\n",
+        "other.py": "from absl import flags\nflags.DEFINE_integer('heads', 3, '')\n",
+    }
+    src = A + "from cfg import FLAGS as F\nimport other\nreveal_type(F.seq_len)\nreveal_type(FLAGS.heads)\n"
+    seq, heads = reveal(src, files=files)
+    # other.py is imported but never used, so never run: its flag is not known
+    assert (seq.int, heads.int) == (511, None)
+
+
 def test_absl_flag_changed_or_uncertain_is_unknown() -> None:
     cases = {
         "assigned": "FLAGS.n = 512\n",
