@@ -349,10 +349,14 @@ def h_dynamic_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         size = arg(args, kwargs, 2, "slice_size")
         axis = _axis(arg(args, kwargs, 3, "axis"), 0)
         return _sized_axis(arr, axis, size.dim, step) if isinstance(size, IntV) else ArrayV(None, arr.dtype, arr.diff)
-    sizes = _shape_arg(arg(args, kwargs, 2, "slice_sizes"))
-    if sizes is None or (arr.shape is not None and len(sizes) != len(arr.shape)):
+    return _reshaped_as(arr, _shape_arg(arg(args, kwargs, 2, "slice_sizes")), step)
+
+
+def _reshaped_as(arr: ArrayV, shape: tuple[Dim, ...] | None, step: Step) -> ArrayV:
+    """`arr` given a shape of the same rank (a slice's sizes, a resize's target)."""
+    if shape is None or (arr.shape is not None and len(shape) != len(arr.shape)):
         return ArrayV(None, arr.dtype, arr.diff)
-    return ArrayV(tuple(d.with_why(step) for d in sizes), arr.dtype, arr.diff, arr.why)
+    return ArrayV(tuple(d.with_why(step) for d in shape), arr.dtype, arr.diff, arr.why)
 
 
 def h_static_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -420,13 +424,9 @@ def h_linspace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
 def h_image_resize(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jax.image.resize(image, shape, method): shaped `shape`."""
     arr = _array(arg(args, kwargs, 0, "image"))
-    shape = _shape_arg(arg(args, kwargs, 1, "shape"))
     if arr is None:
         return UNKNOWN
-    if shape is None or (arr.shape is not None and len(shape) != len(arr.shape)):
-        return ArrayV(None, arr.dtype, arr.diff)
-    step = interp.step(fr, node, A.src(node))
-    return ArrayV(tuple(d.with_why(step) for d in shape), arr.dtype, arr.diff, arr.why)
+    return _reshaped_as(arr, _shape_arg(arg(args, kwargs, 1, "shape")), interp.step(fr, node, A.src(node)))
 
 
 def h_top_k(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -707,15 +707,23 @@ def is_eqx_class(cls: ClassV) -> bool:
     return "equinox.Module" in cls.external_bases()
 
 
+def _class_marks(cls: ClassV) -> set[str]:
+    """The qualified names of a class's library decorators and bases."""
+    names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))}
+    return names | cls.external_bases()
+
+
+# decorators and bases that make a class's fields its constructor's parameters
+_DATACLASS_MARKS = frozenset(
+    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "attr.s", "attrs.define", "attrs.frozen",
+     "pydantic.dataclasses.dataclass", "typing.NamedTuple", "flax.struct.PyTreeNode", "pydantic.BaseModel"}
+)
+
+
 def is_dataclass_like(cls: ClassV) -> bool:
     if is_linen_class(cls) or is_eqx_class(cls):
         return True
-    names = {d.qualname for d in cls.decorators if isinstance(d, ExternalV)}
-    names |= {d.qualname for d in cls.decorators if isinstance(d, ExtCallDecoratorV)}
-    if names & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "attr.s", "attrs.define", "attrs.frozen", "pydantic.dataclasses.dataclass"}:
-        return True
-    bases = cls.external_bases()
-    return bool(bases & {"typing.NamedTuple", "flax.struct.PyTreeNode", "pydantic.BaseModel", "chex.dataclass"})
+    return bool(_class_marks(cls) & _DATACLASS_MARKS)
 
 
 # methods of ConfigDict and OmegaConf's DictConfig that change their values
@@ -725,12 +733,6 @@ _NAMESPACE_MUTATORS = frozenset(
 )
 # classes whose instances have a `.replace(**changes)` that works as dataclasses.replace
 _REPLACE_METHOD_CLASSES = frozenset({"flax.struct.dataclass", "flax.struct.PyTreeNode", "chex.dataclass"})
-
-
-def _class_marks(cls: ClassV) -> set[str]:
-    """The qualified names of a class's library decorators and bases."""
-    names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))}
-    return names | cls.external_bases()
 
 
 def is_frozen_class(cls: ClassV) -> bool:

@@ -64,18 +64,19 @@ REVERSE_MODE = frozenset(
 )
 
 
-# ... and in forward mode: jvp of grad (a Hessian-vector product) fails the same way.
-_FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp"})
+# Transforms that differentiate in forward mode (jax.hessian: forward outside).
+FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp"})
 
 
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
-    """(outer step, this step) when a reverse-mode transform differentiates, inside
-    another differentiating transform (either mode), only values the other differentiates: each of its differentiated arguments
-    came in differentiated (by the other: params of a flax apply aside), and no other
-    argument, keyword or closure value of `func` did.  Then whatever is differentiated
-    inside is differentiated twice, and cuDNN attention's passes, which have no
-    differentiation rule, are differentiated by the outer transform."""
-    outer = [s for k, s in ctx.transforms if k in REVERSE_MODE or k in _FORWARD_MODE]
+    """(outer step, this step) when a reverse-mode transform, inside another
+    differentiating transform (either mode: jvp of grad is a Hessian-vector product),
+    differentiates only values the other differentiates: each of its differentiated
+    arguments came in differentiated, and no other argument, keyword, closure value or
+    default of `func` did (nor flax params, nor a vmap in between).  Then whatever is
+    differentiated inside is differentiated twice, and cuDNN attention's passes, which
+    have no differentiation rule, are differentiated by the outer transform."""
+    outer = [s for k, s in ctx.transforms if k in REVERSE_MODE or k in FORWARD_MODE]
     if kind not in REVERSE_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
         return ()
     if not all(args[i].diff for i in nums):
