@@ -15,11 +15,12 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import promote
+from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
     ConstV,
+    DTypeV,
     DictV,
     ExtObjectV,
     InstanceV,
@@ -81,51 +82,53 @@ def _default_float(qualname: str) -> str:
 
 def h_zeros(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     shape = _shape_arg(arg(args, kwargs, 0, "shape"))
-    dtype = A.dtype_name(arg(args, kwargs, 1, "dtype")) or _default_float(q)
+    dtype = A.dtype_or(arg(args, kwargs, 1, "dtype"), _default_float(q))
     step = interp.step(fr, node, f"{q.rsplit('.', 1)[-1]}{A.src(node)[A.src(node).find('('):]}")
     return ArrayV(shape, dtype, False, (step,))
 
 
 def h_full(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     shape = _shape_arg(arg(args, kwargs, 0, "shape"))
-    dtype = A.dtype_name(arg(args, kwargs, 2, "dtype"))
     fill = arg(args, kwargs, 1, "fill_value")
-    if dtype is None and isinstance(fill, ConstV) and isinstance(fill.value, bool):
-        dtype = "bool"
-    elif dtype is None and isinstance(fill, ConstV) and isinstance(fill.value, float):
-        dtype = _default_float(q)
-    elif dtype is None and isinstance(fill, ArrayV):
-        dtype = fill.dtype
+    inferred: str | None = None
+    if isinstance(fill, ConstV) and isinstance(fill.value, bool):
+        inferred = "bool"
+    elif isinstance(fill, ConstV) and isinstance(fill.value, float):
+        inferred = _default_float(q)
+    elif isinstance(fill, ArrayV):
+        inferred = fill.dtype
+    dtype = A.dtype_or(arg(args, kwargs, 2, "dtype"), inferred)
     return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
 
 
 def h_like(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     base = _array(arg(args, kwargs, 0, "a"))
     dtype_pos = 2 if q.endswith("full_like") else 1
-    dtype = A.dtype_name(arg(args, kwargs, dtype_pos, "dtype"))
+    dtype = A.dtype_or(arg(args, kwargs, dtype_pos, "dtype"), base.dtype if base else None)
     shape_v = kwargs.get("shape")
     shape = _shape_arg(shape_v) if shape_v is not None else (base.shape if base is not None else None)
-    return ArrayV(shape, dtype or (base.dtype if base else None), False, base.why if base else ())
+    return ArrayV(shape, dtype, False, base.why if base else ())
 
 
 def h_arange(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    dtype = A.dtype_name(kwargs.get("dtype"))
+    given = kwargs.get("dtype")
+    dtype = A.dtype_or(given, "int32")
     values = [int_value(a) for a in args[:3]]
     step_node = interp.step(fr, node, A.src(node))
     if len(args) == 1 and isinstance(args[0], IntV):
-        return ArrayV((args[0].dim.with_why(step_node),), dtype or "int32", False)
+        return ArrayV((args[0].dim.with_why(step_node),), dtype, False)
     if values and all(v is not None for v in values):
-        return ArrayV((D.const(len(range(*[v for v in values if v is not None])), (step_node,)),), dtype or "int32", False)
+        return ArrayV((D.const(len(range(*[v for v in values if v is not None])), (step_node,)),), dtype, False)
     if len(args) == 2 and isinstance(args[0], IntV) and isinstance(args[1], IntV) and args[0].dim.value == 0:
-        return ArrayV((args[1].dim,), dtype or "int32", False)
-    return ArrayV(None if len(args) > 1 else None, dtype, False)
+        return ArrayV((args[1].dim,), dtype, False)
+    return ArrayV(None, A.dtype_or(given, None), False)
 
 
 def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     n = arg(args, kwargs, 0, "N")
     m = arg(args, kwargs, 1, "M")
     if isinstance(n, IntV):
-        return ArrayV((n.dim, m.dim if isinstance(m, IntV) else n.dim), A.dtype_name(kwargs.get("dtype")) or _default_float(q), False)
+        return ArrayV((n.dim, m.dim if isinstance(m, IntV) else n.dim), A.dtype_or(kwargs.get("dtype"), _default_float(q)), False)
     return ArrayV(None, None, False)
 
 
@@ -158,9 +161,10 @@ def _nested_shape(v: Value) -> tuple[tuple[Dim, ...], str | None] | None:
 
 def h_array(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     src = arg(args, kwargs, 0, "object")
-    dtype = A.dtype_name(arg(args, kwargs, 1, "dtype"))
+    given = arg(args, kwargs, 1, "dtype")
+    dtype = A.dtype_or(given, None)
     if isinstance(src, ArrayV):
-        return ArrayV(src.shape, dtype or src.dtype, src.diff if dtype is None or dtype.startswith(("float", "bfloat")) else False, src.why, src.name)
+        return ArrayV(src.shape, A.dtype_or(given, src.dtype), src.diff if dtype is None or dtype.startswith(("float", "bfloat")) else False, src.why, src.name)
     if src is None:
         return UNKNOWN
     nested = _nested_shape(src)
@@ -171,7 +175,7 @@ def h_array(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         inferred = "float64"
     if inferred == "int32" and q.startswith("numpy."):
         inferred = "int64"
-    return ArrayV(shape, dtype or inferred, src.diff, (interp.step(fr, node, A.src(node)),))
+    return ArrayV(shape, A.dtype_or(given, inferred), src.diff, (interp.step(fr, node, A.src(node)),))
 
 
 def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -190,17 +194,17 @@ def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return ArrayV(shape, "bool", False, (step,))
     if name in ("randint",):
         shape = _shape_arg(arg(args, kwargs, 1, "shape"))
-        return ArrayV(shape, A.dtype_name(arg(args, kwargs, 4, "dtype")) or "int32", False, (step,))
+        return ArrayV(shape, A.dtype_or(arg(args, kwargs, 4, "dtype"), "int32"), False, (step,))
     if name in ("categorical", "permutation", "choice"):
         return ArrayV(None, None, False)
     if name in ("uniform", "normal", "truncated_normal", "orthogonal", "gumbel", "laplace", "rademacher", "exponential"):
         if name == "truncated_normal":
             shape = _shape_arg(arg(args, kwargs, 3, "shape"))
-            dtype = A.dtype_name(arg(args, kwargs, 4, "dtype"))
+            dtype = A.dtype_or(arg(args, kwargs, 4, "dtype"), "float32")
         else:
             shape = _shape_arg(arg(args, kwargs, 1, "shape"))
-            dtype = A.dtype_name(arg(args, kwargs, 2, "dtype"))
-        return ArrayV(shape, dtype or "float32", False, (step,))
+            dtype = A.dtype_or(arg(args, kwargs, 2, "dtype"), "float32")
+        return ArrayV(shape, dtype, False, (step,))
     return UNKNOWN
 
 
@@ -234,7 +238,7 @@ def h_np_generator(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     name = q.rsplit(".", 1)[-1]
     size = arg(args[1:], kwargs, _GENERATOR_SIZE[name], "size")
     shape = () if size is None or (isinstance(size, ConstV) and size.value is None) else _shape_arg(size)
-    dtype = A.dtype_name(kwargs.get("dtype")) or ("int64" if name == "integers" else "float64")
+    dtype = A.dtype_or(kwargs.get("dtype"), ("int64" if name == "integers" else "float64"))
     return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
 
 
@@ -417,7 +421,7 @@ def h_linspace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     size = num.dim if isinstance(num, IntV) else D.const(50) if num is None else None
     if size is None:
         return UNKNOWN
-    dtype = A.dtype_name(kwargs.get("dtype")) or _default_float(q)
+    dtype = A.dtype_or(kwargs.get("dtype"), _default_float(q))
     return ArrayV((size.with_why(interp.step(fr, node, A.src(node))),), dtype, False)
 
 
@@ -607,7 +611,31 @@ def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     arr = _array(first)
     if arr is None:
         return UnknownV(first.diff) if first is not None else UNKNOWN
-    return ArrayV(arr.shape, arr.dtype, arr.diff, arr.why, arr.name)
+    return ArrayV(arr.shape, _result_dtype(q.rsplit(".", 1)[-1], arr.dtype, fr), arr.diff, arr.why, arr.name)
+
+
+# what these give for boolean and integer inputs (JAX's promotion): a float, or the
+# default integer for a sum of booleans or small integers
+_FLOAT_VALUED = frozenset(
+    "exp log log2 log10 log1p expm1 tanh sinh cosh sin cos tan arctan arcsin arccos sqrt rsqrt cbrt erf erfc "
+    "logaddexp2 gelu silu swish sigmoid softplus softmax log_softmax elu celu selu leaky_relu hard_tanh "
+    "hard_sigmoid hard_swish mish soft_sign standardize normalize logistic mean std var nanmean median "
+    "logsumexp reciprocal".split()
+)
+_ACCUMULATING = frozenset({"sum", "nansum", "prod", "cumsum", "cumprod"})
+_SMALL_INTS = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32"}
+
+
+def _result_dtype(name: str, dtype: str | None, fr: Frame) -> str | None:
+    """The dtype `name` gives for an input of `dtype` (None: unknown)."""
+    if dtype is None or is_float(dtype) or dtype.startswith("complex"):
+        return dtype
+    if name in _FLOAT_VALUED:
+        return "float64" if x64_enabled(fr) else "float32"
+    if name in _ACCUMULATING and dtype in _SMALL_INTS:
+        wide = _SMALL_INTS[dtype]
+        return _X64_WIDE.get(wide, wide) if x64_enabled(fr) else wide
+    return dtype
 
 
 def h_bool_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -665,9 +693,10 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     keep = kwargs.get("keepdims")
     keepdims = A.truth(keep) is True if keep is not None else False
     name = q.rsplit(".", 1)[-1]
-    dtype = "int32" if name in ("argmax", "argmin") else ("bool" if name in ("any", "all") else None)
+    fixed = "int32" if name in ("argmax", "argmin") else ("bool" if name in ("any", "all") else None)
+    dtype = fixed or A.dtype_or(kwargs.get("dtype"), _result_dtype(name, arr.dtype, fr))
     out = S.reduce(arr, axis, keepdims, dtype)
-    if dtype is not None:
+    if fixed is not None:
         return ArrayV(out.shape, out.dtype, False)
     return out
 
@@ -684,7 +713,7 @@ def h_astype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 def h_one_hot(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(arg(args, kwargs, 0, "x"))
     n = arg(args, kwargs, 1, "num_classes")
-    dtype = A.dtype_name(kwargs.get("dtype")) or "float32"
+    dtype = A.dtype_or(kwargs.get("dtype"), "float32")
     if arr is None or arr.shape is None or not isinstance(n, IntV):
         return ArrayV(None, dtype, False)
     return ArrayV(arr.shape + (n.dim,), dtype, False)
@@ -913,6 +942,28 @@ def h_dict_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return args[2] if len(args) > 2 else ConstV(None)
 
 
+def h_np_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.dtype("bfloat16"), np.dtype(cfg.dtype): the dtype, when its name is known."""
+    name = A.dtype_name(arg(args, kwargs, 0, "dtype"))
+    return DTypeV(name) if name is not None else UNKNOWN
+
+
+def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """getattr(jnp, "bfloat16"), getattr(cfg, "seq_len"): as `jnp.bfloat16` would read;
+    with a default, only an attribute the instance certainly has."""
+    if len(args) not in (2, 3) or kwargs:
+        return UNKNOWN
+    ok, name = const_value(args[1])
+    if not ok or not isinstance(name, str) or not name.isidentifier():
+        return UNKNOWN
+    base = args[0]
+    if len(args) == 2:
+        return interp.getattr_(base, name, node, fr)
+    if isinstance(base, InstanceV) and name in base.attrs:
+        return interp.getattr_(base, name, node, fr)
+    return UNKNOWN
+
+
 def h_partial(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return UNKNOWN
@@ -1091,6 +1142,8 @@ _register(["max", "min"], ["builtins"], h_minmax)
 _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
+_register(["getattr"], ["builtins"], h_getattr)
+_register(["dtype"], _NP, h_np_dtype)
 _register(["partial"], ["functools"], h_partial)
 _register(["wraps"], ["functools"], h_decorator_factory)
 _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "gpu"], ["pytest.mark"], h_decorator_factory)

@@ -678,6 +678,28 @@ class Interpreter:
         for target in stmt.targets:
             if isinstance(target, ast.Name) and fr.state is not None:
                 fr.state.pop(target.id, None)
+            elif isinstance(target, ast.Subscript):
+                self._delete_item(target, fr)
+            elif isinstance(target, ast.Attribute):
+                base = self.ev(target.value, fr)
+                if isinstance(base, InstanceV):
+                    base.attrs[target.attr] = UNKNOWN
+
+    def _delete_item(self, target: ast.Subscript, fr: Frame) -> None:
+        """`del cfg["key"]`: a known dict loses the key (`.get(key, default)` then gives
+        the default); anything else is forgotten."""
+        container = self.ev(target.value, fr)
+        if isinstance(container, InstanceV):
+            container.forget()
+            return
+        if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
+            return
+        ok, key = const_value(self.ev(target.slice, fr))
+        if isinstance(container, DictV) and ok and not fr.branch_depth:
+            items = tuple((k, v) for k, v in container.items if not (k == key and type(k) is type(key)))
+            fr.state[target.value.id] = DictV(items, container.why, container.diff)
+        else:
+            fr.state[target.value.id] = UNKNOWN
 
     def s_global(self, stmt: ast.stmt, fr: Frame) -> None:
         return

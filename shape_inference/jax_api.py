@@ -1042,6 +1042,15 @@ def _dtype_name(value: Value | None) -> str | None:
     return None
 
 
+def _dtype_or(value: Value | None, default: str | None) -> str | None:
+    """The dtype a `dtype=` argument names: `default` when it is left out or None, and
+    None (unknown) when it is given but not resolved; never the default then, or
+    `dtype=jnp.dtype(cfg.dtype)` would read as float32."""
+    if value is None or (isinstance(value, ConstV) and value.value is None):
+        return default
+    return _dtype_name(value)
+
+
 # -- calls to external things ----------------------------------------------------------------
 def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
     from jax_cudnn_lint.shape_inference import transforms
@@ -1071,4 +1080,5 @@ def _src(node: ast.AST) -> str:
 
 src = _src
 dtype_name = _dtype_name
+dtype_or = _dtype_or
 arr = _arr

@@ -69,11 +69,11 @@ def _arr(v: Value | None) -> ArrayV | None:
 
 
 def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
-    explicit = A.dtype_name(obj.kwarg("dtype"))
-    if explicit is not None:
-        return explicit
+    given = obj.kwarg("dtype")
+    if given is not None and not (isinstance(given, ConstV) and given.value is None):
+        return A.dtype_name(given)  # None when given but not resolved
     if obj.qualname.startswith(("flax.", "haiku.")):
-        param = A.dtype_name(obj.kwarg("param_dtype")) or "float32"
+        param = A.dtype_or(obj.kwarg("param_dtype"), "float32")
         return promote(x.dtype, param)
     return x.dtype
 
@@ -145,7 +145,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
             feats = obj.kwarg("embed_dim")
         if x.shape is None or not isinstance(feats, IntV):
             return ArrayV(None, _out_dtype(obj, x), diff)
-        dtype = A.dtype_name(obj.kwarg("dtype")) or ("float32" if q.startswith("flax") else None)
+        dtype = A.dtype_or(obj.kwarg("dtype"), "float32" if q.startswith("flax") else None)
         return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
@@ -312,8 +312,11 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         qkv = qkv if qkv is not None else (_get(obj, 2, "qkv_features") if len(obj.args) > 2 else in_features)
     elif qkv is None and inputs_q is not None and inputs_q.shape:
         qkv = IntV(inputs_q.shape[-1])
-    dtype = A.dtype_name(obj.kwarg("dtype"))
-    param = A.dtype_name(obj.kwarg("param_dtype")) or "float32"
+    param = A.dtype_or(obj.kwarg("param_dtype"), "float32")
+
+    def out_dtype(x: ArrayV | None) -> str | None:
+        return A.dtype_or(obj.kwarg("dtype"), promote(x.dtype, param) if x else None)
+
     step = Step(fr.module.path, getattr(node, "lineno", 0), f"{q.rsplit('.', 1)[-1]}(num_heads=..., attention_fn=...) projects to heads")
     head_dim: Dim | None = None
     if isinstance(num_heads, IntV) and isinstance(qkv, IntV):
@@ -322,8 +325,8 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
 
     def project(x: ArrayV | None) -> ArrayV:
         if x is None or x.shape is None or head_dim is None or not isinstance(num_heads, IntV):
-            return ArrayV(None, dtype or (promote(x.dtype, param) if x else None), diff)
-        return ArrayV(x.shape[:-1] + (num_heads.dim.with_why(step), head_dim.with_why(step)), dtype or promote(x.dtype, param), diff, x.why)
+            return ArrayV(None, out_dtype(x), diff)
+        return ArrayV(x.shape[:-1] + (num_heads.dim.with_why(step), head_dim.with_why(step)), out_dtype(x), diff, x.why)
 
     query, key, value = project(inputs_q), project(inputs_k), project(inputs_v)
     fn = obj.kwarg("attention_fn")
@@ -342,9 +345,9 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         interp.call(fn, [query, key, value], call_kwargs, False, node, fr, via)
     out_features = obj.kwarg("out_features")
     if inputs_q is None or inputs_q.shape is None:
-        return ArrayV(None, dtype, diff)
+        return ArrayV(None, A.dtype_or(obj.kwarg("dtype"), None), diff)
     last = out_features.dim if isinstance(out_features, IntV) else (inputs_q.shape[-1] if not nnx else (in_features.dim if isinstance(in_features, IntV) else D.unknown()))  # type: ignore[possibly-undefined]
-    return ArrayV(inputs_q.shape[:-1] + (last,), dtype or promote(inputs_q.dtype, param), diff, inputs_q.why)
+    return ArrayV(inputs_q.shape[:-1] + (last,), out_dtype(inputs_q), diff, inputs_q.why)
 
 
 # -- flax linen lifted transforms over a module class: nn.scan(Block, ...), nn.vmap(Block, ...) --
@@ -489,8 +492,8 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         shape = None
         if len(rest) >= 3:
             shape = shape_of(rest[2])
-        dtype = A.dtype_name(rest[3]) if len(rest) >= 4 else None
-        return ArrayV(shape, dtype or "float32", fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),))
+        dtype = A.dtype_or(rest[3] if len(rest) >= 4 else None, "float32")
+        return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),))
     return UNKNOWN
 
 

@@ -621,8 +621,8 @@ def repeat(interp: Interpreter, arr: ArrayV, repeats: Value, axis: int | None, n
     return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
 
 
-def reduce(arr: ArrayV, axis: Value | None, keepdims: bool, dtype: str | None = None) -> ArrayV:
-    out_dtype = dtype or arr.dtype
+def reduce(arr: ArrayV, axis: Value | None, keepdims: bool, out_dtype: str | None) -> ArrayV:
+    """`arr` reduced over `axis`; `out_dtype` is the result's (None: unknown)."""
     if axis is None or (isinstance(axis, ConstV) and axis.value is None):
         return ArrayV(tuple(D.const(1) for _ in arr.shape) if keepdims and arr.shape is not None else (() if not keepdims else None), out_dtype, arr.diff)
     if arr.shape is None:
