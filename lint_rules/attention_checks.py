@@ -256,7 +256,8 @@ Check = Callable[[AttentionCall, Config], "Failure | None"]
 
 
 def nn_generic(call: AttentionCall, config: Config) -> Failure | None:
-    """NN-2 / NN-4: jax.nn's own shape and dtype checks (no rule reports them yet)."""
+    """NN-2 / NN-4: jax.nn's own shape and dtype checks, in its order (JCD212 reports a
+    mask that is not boolean; the others raise on every host and only appear in notes)."""
     if not call.api_is_nn:
         return None
     q, k, v = call.query, call.key, call.value
@@ -280,7 +281,8 @@ def nn_generic(call: AttentionCall, config: Config) -> Failure | None:
         return Failure("NN-2", None, "ValueError", f"query shape should be [B, -1, -1, H] of the key's {k.render_shape()}, got {q.render_shape()}", None, exact=False)
     mask = array(call.arg("mask"))
     if mask is not None and mask.dtype is not None and mask.dtype != "bool":
-        return Failure("NN-2", None, "ValueError", f"mask dtype should be bool, but got {mask.dtype}", None)
+        seen, seen_regex, _ = dtype_as_seen(call, mask.dtype)
+        return Failure("NN-2", "JCD212", "ValueError", f"mask dtype should be bool, but got {seen}", f"mask dtype should be bool, but got {seen_regex}$")
     for name in ("bias", "mask"):
         arr = array(call.arg(name))
         if arr is not None and arr.rank is not None and arr.rank > 4:

@@ -1,4 +1,6 @@
-"""JCD203: cuDNN attention with inputs cuDNN does not take (catalog FA-5, FA-8, FA-24b).
+"""Dtype rules of dot-product attention.
+
+JCD203: cuDNN attention with inputs cuDNN does not take (catalog FA-5, FA-8, FA-24b).
 
 `check_layout` accepts float16, bfloat16 and the two fp8 types for Q (float32 is the
 usual failure); a boolean mask is turned into a bias of the query's dtype first, which
@@ -11,6 +13,7 @@ from __future__ import annotations
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules import attention_checks as C
+from jax_cudnn_lint.lint_rules import versions
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
 from jax_cudnn_lint.lint_rules.evidence import (
     context_lines,
@@ -26,6 +29,12 @@ JCD203 = rule(
     "JCD203",
     "cudnn-attention-dtype",
     "cuDNN attention with query/key/value that are not float16/bfloat16 (or a boolean mask with non-16-bit inputs)",
+)
+
+JCD212 = rule(
+    "JCD212",
+    "attention-mask-not-bool",
+    "jax.nn.dot_product_attention with a mask that is not boolean (flax's mask helpers make float32 masks): JAX raises ValueError on every implementation",
 )
 
 FIX = 'cast query, key and value to jnp.bfloat16 (or float16) for the cuDNN call, or use implementation="xla"'
@@ -90,4 +99,29 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
     return findings
 
 
-CHECKS = (check_jcd203,)
+# -- JCD212: a mask that is not boolean (NN-2) ---------------------------------------------------
+def check_jcd212(events: list[CallEvent], config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    if versions.before(config, (0, 4, 32)):
+        return findings  # 0.4.31 said "Mask must be boolean dtype"; not modelled
+    for call in attention_calls(events, config):
+        failure = C.nn_generic(call, config)
+        mask = C.array(call.arg("mask"))
+        if failure is None or failure.code != JCD212.code or mask is None:
+            continue
+        here = call.event.module.path
+        origin = origin_phrase(mask.why, here)
+        shown = C.dtype_as_seen(call, mask.dtype or "")[0]
+        message = (
+            f"dot_product_attention gets a {shown} mask {mask.render_shape()}" + (f" (from {origin})" if origin else "")
+            + f": jax.nn takes boolean masks only and raises {failure.quoted()} on every implementation (xla, cudnn, None), "
+            "on every host; pass mask.astype(bool) (flax's make_attention_mask / make_causal_mask return float32 unless "
+            "given dtype=jnp.bool_), or pass an additive float mask as bias="
+        )
+        evidence = [*evidence_lines("mask", mask.why, here), f"mask dtype: {mask.dtype}"]
+        repro = C.repro_for(call, config, failure, JCD212.code, differentiated=False)
+        findings.append(attention_finding(call, JCD212.code, message, evidence, repro, mask.why))
+    return findings
+
+
+CHECKS = (check_jcd203, check_jcd212)

@@ -14,7 +14,7 @@ from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -754,20 +754,48 @@ def h_vars(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return DictV(tuple((k, v) for k, v in ns.attrs.items() if k.isidentifier()), ns.why)
 
 
+def _flax_mask(mask_shape: tuple[Dim, ...] | None, extra: Value | None, dtype: Value | None, why: Why) -> ArrayV:
+    """flax's mask helpers: `extra_batch_dims` leading 1s, and float32 unless told
+    otherwise (their default dtype is jnp.float32, which jax.nn's attention rejects)."""
+    out_dtype = A.dtype_or(dtype, "float32")
+    n_extra = 0 if extra is None else int_value(extra)
+    if mask_shape is None or n_extra is None or not 0 <= n_extra <= 8:
+        return ArrayV(None, out_dtype, False, why)
+    return ArrayV((D.const(1),) * n_extra + mask_shape, out_dtype, False, why)
+
+
 def h_causal_mask(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """make_causal_mask(x, extra_batch_dims=0, dtype=jnp.float32): x.shape[:-1] + (1, L, L)."""
     x = _array(arg(args, kwargs, 0, "x"))
-    if x is None or x.shape is None or not x.shape:
-        return ArrayV(None, "bool", False)
-    L = x.shape[-1]
-    return ArrayV(x.shape[:-1] + (D.const(1), L, L), "bool", False)
+    shape = None if x is None or not x.shape else x.shape[:-1] + (D.const(1), x.shape[-1], x.shape[-1])
+    why = (interp.step(fr, node, A.src(node)),)
+    return _flax_mask(shape, arg(args, kwargs, 1, "extra_batch_dims"), arg(args, kwargs, 2, "dtype"), why)
 
 
 def h_attention_mask(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """make_attention_mask(q_in, k_in, pairwise_fn, extra_batch_dims=0, dtype=jnp.float32):
+    q_in.shape[:-1] + (1, Lq, Lk) (batch axes of q_in and k_in alike)."""
     a = _array(arg(args, kwargs, 0, "query_input"))
     b = _array(arg(args, kwargs, 1, "key_input"))
-    if a is None or b is None or a.shape is None or b.shape is None or not a.shape or not b.shape:
-        return ArrayV(None, "bool", False)
-    return ArrayV(a.shape[:-1] + (D.const(1), a.shape[-1], b.shape[-1]), "bool", False)
+    shape = None
+    if a is not None and b is not None and a.shape and b.shape:
+        shape = a.shape[:-1] + (D.const(1), a.shape[-1], b.shape[-1])
+    why = (interp.step(fr, node, A.src(node)),)
+    return _flax_mask(shape, arg(args, kwargs, 3, "extra_batch_dims"), arg(args, kwargs, 4, "dtype"), why)
+
+
+def h_combine_masks(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """combine_masks(*masks, dtype=jnp.float32): the masks given (None ones dropped)
+    and-ed together; None when all are None.  The shape only when they all agree."""
+    masks = [m for m in args if not (isinstance(m, ConstV) and m.value is None)]
+    if not masks:
+        return ConstV(None) if args else UNKNOWN
+    arrays = [_array(m) for m in masks]
+    shapes = {tuple(d.key() for d in a.shape) if a is not None and a.shape is not None else None for a in arrays}
+    first = arrays[0]
+    shape = first.shape if first is not None and len(shapes) == 1 and None not in shapes else None
+    why = (interp.step(fr, node, A.src(node)),)
+    return ArrayV(shape, A.dtype_or(kwargs.get("dtype"), "float32"), False, why)
 
 
 # -- builtins and functools --------------------------------------------------------------------------
@@ -1117,6 +1145,7 @@ _register(["lstm", "lstm_ref"], ["jax.experimental.rnn"], h_lstm)
 _register(["unpack_lstm_weights"], ["jax.experimental.rnn"], h_unpack_lstm_weights)
 _register(["make_causal_mask"], ["flax.linen", "flax.nnx"], h_causal_mask)
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
+_register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
 _register(["range"], ["builtins"], h_range)
 _register(["vars"], ["builtins"], h_vars)

@@ -26,7 +26,7 @@ ENVIRONMENT = "environment"
 COVERAGE: dict[str, tuple[str, ...] | str] = {
     # 1a. jax.nn.dot_product_attention
     "NN-1": "not yet a rule: a misspelt `implementation` raises ValueError on every host at the first call, so any CPU test run shows it",
-    "NN-2": "not reported on its own: raises on every host and every implementation (any CPU test shows it); the attention rules name it when it fires first (attention_checks.nn_generic)",
+    "NN-2": ("JCD212",),  # the mask dtype; the other NN-2 checks are named in notes when they fire first
     "NN-3": ("JCD206",),
     "NN-4": "not reported on its own: raises on every host (any CPU test shows it); the attention rules name it when it fires first",
     "NN-5": ("JCD207",),
