@@ -22,6 +22,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ConstV,
     DTypeV,
     DictV,
+    ExternalV,
     ExtObjectV,
     InstanceV,
     IntV,
@@ -888,6 +889,23 @@ def h_replace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return A.instantiate(interp, obj.cls, [], fields, node, fr)
 
 
+def h_asdict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """dataclasses.asdict(cfg): its fields as a dict (`**asdict(cfg)` hands them on as
+    keywords); nested dataclasses become dicts too, as asdict does."""
+    return _as_dict(args[0], 0) if len(args) == 1 and not kwargs else UNKNOWN
+
+
+def _as_dict(value: Value, depth: int) -> Value:
+    if not isinstance(value, InstanceV):
+        return value
+    if depth > 4 or not A.is_dataclass_like(value.cls) or A.is_linen_class(value.cls) or A.is_nnx_class(value.cls):
+        return UNKNOWN
+    names = [name for name, _default, _annotation in value.cls.all_fields()]
+    if any(name not in value.attrs for name in names):
+        return UNKNOWN
+    return DictV(tuple((name, _as_dict(value.attrs[name], depth + 1)) for name in names), value.why)
+
+
 def h_float(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return ConstV(0.0)
@@ -968,6 +986,70 @@ def h_dict_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     if found is not None:
         return found
     return args[2] if len(args) > 2 else ConstV(None)
+
+
+_PYTHON_TYPES: dict[str, type] = {
+    "builtins.int": int, "builtins.float": float, "builtins.bool": bool, "builtins.str": str,
+    "builtins.tuple": tuple, "builtins.list": list, "builtins.dict": dict,
+}
+
+
+def _python_type(value: Value) -> type | None:
+    """The Python type of a value the analysis holds exactly (None: cannot tell; an
+    array may be a NumPy scalar, and NumPy's float64 is a float)."""
+    if isinstance(value, IntV):
+        return int
+    if isinstance(value, ConstV):
+        return type(value.value)
+    if isinstance(value, TupleV):
+        return list if value.is_list else tuple
+    if isinstance(value, DictV):
+        return dict
+    return None
+
+
+def h_isinstance(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """isinstance(window, int) on a value of known Python type, against builtin types:
+    configs that accept an int or a tuple pick their branch."""
+    if len(args) != 2 or kwargs:
+        return UNKNOWN
+    classes = args[1].items if isinstance(args[1], TupleV) else (args[1],)
+    types: list[type] = []
+    for cls in classes:
+        if not isinstance(cls, ExternalV) or cls.qualname not in _PYTHON_TYPES:
+            return UNKNOWN
+        types.append(_PYTHON_TYPES[cls.qualname])
+    kind = _python_type(args[0])
+    if kind is None:
+        return UNKNOWN
+    return ConstV(issubclass(kind, tuple(types)))
+
+
+# lax.Precision's constructor: the strings and ints it takes, and the member each names
+_PRECISION_BY_VALUE: dict[object, str] = {
+    "bfloat16": "DEFAULT", "default": "DEFAULT", "fastest": "DEFAULT", 0: "DEFAULT",
+    "tensorfloat32": "HIGH", "high": "HIGH", 1: "HIGH",
+    "float32": "HIGHEST", "highest": "HIGHEST", 2: "HIGHEST",
+}
+
+
+def h_precision(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.Precision("bfloat16") is Precision.DEFAULT (and a member is itself)."""
+    value = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(value, ExternalV) and value.qualname.startswith(q + "."):
+        return value
+    ok, py = const_value(value) if value is not None else (False, None)
+    member = _PRECISION_BY_VALUE.get(py) if ok and isinstance(py, (str, int)) and not isinstance(py, bool) else None
+    return ExternalV(f"{q}.{member}") if member is not None else UNKNOWN
+
+
+def h_ahead_of_time(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.jit(f).lower(*args)` (or `.trace`, `.eval_shape`): f is traced with those
+    arguments, so JAX's trace-time checks run; the Lowered/Traced object is Unknown."""
+    if not args:
+        return UNKNOWN
+    interp.call(args[0], list(args[1:]), dict(kwargs), False, node, fr)
+    return UNKNOWN
 
 
 def h_np_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1154,6 +1236,7 @@ _register(["float"], ["builtins"], h_float)
 _register(["round"], ["builtins"], h_rounding)
 _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)
+_register(["asdict"], ["dataclasses"], h_asdict)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)
 _register(["dynamic_slice", "dynamic_slice_in_dim"], ["jax.lax"], h_dynamic_slice)
 _register(["slice", "slice_in_dim"], ["jax.lax"], h_static_slice)
@@ -1172,6 +1255,9 @@ _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
 _register(["getattr"], ["builtins"], h_getattr)
+_register(["isinstance"], ["builtins"], h_isinstance)
+_register(["Precision"], ["jax.lax"], h_precision)
+_register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["dtype"], _NP, h_np_dtype)
 _register(["partial"], ["functools"], h_partial)
 _register(["wraps"], ["functools"], h_decorator_factory)

@@ -214,6 +214,9 @@ class Interpreter:
             func = member if isinstance(member, FunctionV) else _unwrap_function(member)
             if func is None or attr == "setup" or (wanted is not None and f"{cls.node.name}.{attr}" not in wanted):
                 continue
+            if isinstance(func, FunctionV) and self.api.is_classmethod(func):
+                self.generic_call(func, cls)
+                continue
             inst = self.generic_instance(cls)
             self.generic_call(func, inst)
 
@@ -816,6 +819,8 @@ class Interpreter:
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, ClassV):
             member = base.lookup(name)
+            if isinstance(member, FunctionV) and self.api.is_classmethod(member):
+                return BoundMethodV(member, base)
             if member is not None:
                 return member
             # inherited from a library base class: that class's attribute (TrainState.create)

@@ -570,6 +570,8 @@ GRAD_LIKE = frozenset(
         "flax.linen.value_and_grad",
     }
 )
+# jitted functions whose `.lower(...)` / `.trace(...)` / `.eval_shape(...)` trace them
+AHEAD_OF_TIME = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "equinox.filter_jit"})
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
@@ -818,6 +820,8 @@ def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.A
     if isinstance(member, FunctionV):
         if _is_static(member):
             return member
+        if is_classmethod(member):
+            return BoundMethodV(member, inst.cls)
         return BoundMethodV(member, inst)
     if isinstance(member, TransformV):
         return BoundMethodV(member, inst)
@@ -825,10 +829,19 @@ def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.A
 
 
 def _is_static(func: FunctionV) -> bool:
+    return _decorated_with(func, "staticmethod")
+
+
+def is_classmethod(func: FunctionV) -> bool:
+    """`@classmethod`: its first parameter is the class (`Config.small()` presets)."""
+    return _decorated_with(func, "classmethod")
+
+
+def _decorated_with(func: FunctionV, name: str) -> bool:
     node = func.node
     if isinstance(node, ast.Lambda):
         return False
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
 def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node: ast.AST, fr: Frame) -> Value:
@@ -892,6 +905,9 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         if name == "itemsize":
             return UNKNOWN
         return UNKNOWN
+    if isinstance(base, TransformV) and base.kind in AHEAD_OF_TIME and name in ("lower", "trace", "eval_shape"):
+        # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
+        return BoundMethodV(ExternalV("jax.stages.trace"), base)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
     if isinstance(base, UnknownV) and base.diff:

@@ -156,11 +156,14 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
             step = _step(interp, fr, node, f"slice {desc}")
             new = _slice_len(dim, bounds[0], bounds[1], bounds[2], ())
             if not new.same_as(dim):
+                lo, hi, st = bounds
                 text = f"{new.render()} = {dim.render()}"
-                if bounds[1] is not None and bounds[1] < 0 and bounds[0] is None:
-                    text += f" - {-bounds[1]}"
-                elif bounds[0] is not None and bounds[0] > 0 and bounds[1] is None:
-                    text += f" - {bounds[0]}"
+                if hi is not None and hi < 0 and lo is None and st is None:
+                    text += f" - {-hi}"
+                elif lo is not None and lo > 0 and hi is None and st is None:
+                    text += f" - {lo}"
+                else:  # x[:, :255] of 1024 is 255 long: "255 = 1024 sliced to [:255]"
+                    text += f" sliced to [{'' if lo is None else lo}:{'' if hi is None else hi}{'' if st is None else f':{st}'}]"
                 new = new.with_why(dim.why, Step(step.path, step.line, f"{text}, slice {desc}"))
             out.append(new)
             pos += 1

@@ -240,3 +240,27 @@ def test_argparse_defaults_are_seeds() -> None:
     seq, heads, hd, flag, batch, known = reveal(src)
     assert (seq.int, heads.int, hd.int, flag.const, batch.int, known.int) == (511, 8, 64, False, 4, 511)
     assert any("default of --seq-len (argparse)" in w for w in seq.why())
+
+
+def test_isinstance_on_known_values_picks_the_branch() -> None:
+    src = P + "def f():\n    w = 4\n    if isinstance(w, int):\n        w = (w, w)\n    reveal_type(w[1])\n"
+    assert one(src).int == 4
+    src = P + "def f():\n    w = (4, 0)\n    if isinstance(w, int):\n        w = (w, w)\n    reveal_type(w[1])\n"
+    assert one(src).int == 0
+    # an array may be a NumPy scalar (np.float64 is a float): unknown, both branches join
+    src = P + "import numpy as np\ndef f(x):\n    w = 4 if isinstance(np.sqrt(x), float) else 6\n    reveal_type(w)\n"
+    assert one(src).int is None
+
+
+def test_classmethod_presets_build_the_class() -> None:
+    src = P + (
+        "import dataclasses\n@dataclasses.dataclass\nclass C:\n    n: int = 8\n"
+        "    @classmethod\n    def small(cls):\n        return cls(n=3)\n"
+        "def f():\n    reveal_type(C.small().n)\n    reveal_type(C().small().n)\n"
+    )
+    assert [r.int for r in reveal(src)] == [3, 3]
+
+
+def test_a_partial_slice_says_what_it_keeps() -> None:
+    src = P + "def f():\n    buf = jnp.zeros((8, 1024))\n    reveal_type(buf[:, :255])\n"
+    assert any("255 = 1024 sliced to [:255]" in line for line in one(src).why(1))
