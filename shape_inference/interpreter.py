@@ -214,7 +214,7 @@ class Interpreter:
             func = member if isinstance(member, FunctionV) else _unwrap_function(member)
             if func is None or attr == "setup" or (wanted is not None and f"{cls.node.name}.{attr}" not in wanted):
                 continue
-            if isinstance(func, FunctionV) and self.api.is_classmethod(func):
+            if self.api.is_classmethod(func):
                 self.generic_call(func, cls)
                 continue
             inst = self.generic_instance(cls)
