@@ -217,10 +217,15 @@ def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
             return unknown
         if isinstance(pads, str):  # "SAME"
             out = D.floordiv(D.add(n, D.const(strides[i] - 1)), D.const(strides[i]))
+            formula = f"ceil({n.render()} / {strides[i]})"
         else:
             lo, hi = pads
             out = D.add(D.floordiv(D.add(n, D.const(lo + hi - kernel[i])), D.const(strides[i])), D.const(1))
-        out_axes.append(out.with_why(step))
+            padded = f"{n.render()} + {lo + hi}" if lo + hi else n.render()
+            formula = f"({padded} - {kernel[i]}) // {strides[i]} + 1"
+        # the arithmetic, so that a message names the convolution that made the length
+        axis_step = Step(step.path, step.line, f"{out.render()} = {formula}, {step.text}") if out.value is not None else step
+        out_axes.append(out.with_why(axis_step))
     feats = _conv_get(obj, f_at + offset, f_name)
     channels = feats.dim.with_why(step) if isinstance(feats, IntV) else D.unknown()
     if channels_first:

@@ -264,3 +264,12 @@ def test_classmethod_presets_build_the_class() -> None:
 def test_a_partial_slice_says_what_it_keeps() -> None:
     src = P + "def f():\n    buf = jnp.zeros((8, 1024))\n    reveal_type(buf[:, :255])\n"
     assert any("255 = 1024 sliced to [:255]" in line for line in one(src).why(1))
+
+
+def test_a_convolution_says_how_it_made_the_length() -> None:
+    src = P + (
+        "def f():\n    x = jnp.zeros((2, 1001, 80))\n"
+        "    y = nn.Conv(features=64, kernel_size=(3,), strides=(2,), padding=((1, 1),))(x)\n"
+        "    reveal_type(y)\n"
+    )
+    assert any("501 = (1001 + 2 - 3) // 2 + 1" in line for line in one(src).why(1))
