@@ -19,13 +19,16 @@ from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
+    BoundMethodV,
     ConstV,
     DTypeV,
     DictV,
     ExternalV,
     ExtObjectV,
+    FunctionV,
     InstanceV,
     IntV,
+    IterV,
     OpaqueV,
     PartialV,
     TransformV,
@@ -824,7 +827,7 @@ def h_range(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         step = int_value(args[2])
         if step is None or step <= 0:
             return A.RangeV(None)  # counting down: the start is no lower bound
-        return A.RangeV(int_value(args[0]), int_value(args[1]) if step == 1 else None)
+        return A.RangeV(int_value(args[0]), int_value(args[1]), step)
     return UNKNOWN
 
 
@@ -935,7 +938,71 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(v.items, q.endswith("list"), v.why)
     if isinstance(v, S.SymShapeV):
         return UNKNOWN
+    if isinstance(v, IterV) and len(args) == 1 and not kwargs:
+        # list(batches(cfg)): a sequence of unknown length, each item what the generator yields
+        element = A.iter_element(interp, v, node, fr)
+        return IterV(element, True, v.why) if not isinstance(element, UnknownV) else UNKNOWN
     return UNKNOWN
+
+
+_MAX_ZIPPED = 64  # items of a zip or enumerate over known sequences kept one by one
+
+
+def _any_int_from(start: int | None) -> IntV:
+    """An int known only to be at least `start` (a counter)."""
+    return IntV(D.Dim(None, 1, 0, None, start, None, ()))
+
+
+def h_zip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """zip(a, b): over known sequences, the tuples themselves (a short for loop runs
+    each); otherwise an iterable of tuples, each part what describes its sequence's items."""
+    if not args or any(k != "strict" for k in kwargs):
+        return UNKNOWN
+    seqs = [A.unpack(interp, a, None, False, node, fr) for a in args]
+    known = [s for s in seqs if s is not None]
+    if len(known) == len(seqs):
+        n = min(len(s) for s in known)
+        if n <= _MAX_ZIPPED:
+            return TupleV(tuple(TupleV(tuple(s[i] for s in known)) for i in range(n)), False, (interp.step(fr, node, A.src(node)),))
+    parts = tuple(A.iter_element(interp, a, node, fr) for a in args)
+    return IterV(TupleV(parts))
+
+
+def h_enumerate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """enumerate(xs, start): pairs of a counter and an item of xs."""
+    if not args or len(args) > 2 or any(k != "start" for k in kwargs):
+        return UNKNOWN
+    start_v = arg(args, kwargs, 1, "start")
+    start = 0 if start_v is None else int_value(start_v)
+    items = A.unpack(interp, args[0], None, False, node, fr)
+    if items is not None and start is not None and len(items) <= _MAX_ZIPPED:
+        return TupleV(tuple(TupleV((make_int(start + i), item)) for i, item in enumerate(items)), False, (interp.step(fr, node, A.src(node)),))
+    return IterV(TupleV((_any_int_from(start), A.iter_element(interp, args[0], node, fr))))
+
+
+def h_iter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """iter(xs): an iterator over xs's items (an object's own `__iter__` when it has one)."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN  # iter(callable, sentinel)
+    v = args[0]
+    if isinstance(v, IterV) and not v.is_list:
+        return v
+    if isinstance(v, InstanceV):
+        member = v.cls.lookup("__iter__")
+        if isinstance(member, FunctionV):
+            it = interp.call(BoundMethodV(member, v), [], {}, False, node, fr)
+            return it if isinstance(it, (IterV, InstanceV)) else UNKNOWN
+        return UNKNOWN
+    element = A.iter_element(interp, v, node, fr)
+    return UNKNOWN if isinstance(element, UnknownV) else IterV(element)
+
+
+def h_next(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """next(it) and next(it, default): an item of the iterator (or the default)."""
+    if not 1 <= len(args) <= 2 or kwargs:
+        return UNKNOWN
+    item = A.next_item(interp, args[0], node, fr)
+    return join(item, args[1]) if len(args) == 2 else item
 
 
 def h_minmax(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1230,6 +1297,10 @@ _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
 _register(["range"], ["builtins"], h_range)
+_register(["zip"], ["builtins"], h_zip)
+_register(["enumerate"], ["builtins"], h_enumerate)
+_register(["iter"], ["builtins"], h_iter)
+_register(["next"], ["builtins"], h_next)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
 _register(["float"], ["builtins"], h_float)

@@ -34,6 +34,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
+    IterV,
     LazyDefV,
     LazyImportV,
     ModuleV,
@@ -65,7 +66,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields")
 
     def __init__(
         self,
@@ -84,6 +85,7 @@ class Frame:
         self.local_names = local_names
         self.closure = closure
         self.returns: list[Value] = []
+        self.yields: list[Value] | None = None  # a generator's body: every value it yields
         self.ctx = ctx
         self.branch_depth = 0
         self.generic = generic
@@ -145,6 +147,7 @@ class Interpreter:
         self.parametrize: IdentityTable[ast.AST, list[tuple[list[Value], dict[str, Value]]]] = IdentityTable()
         self.absl_flags = absl_flags.FlagTable()
         self._imported: dict[str, frozenset[str]] = {}  # module path -> project modules it imports
+        self.mutations = 0  # attribute writes to objects, counted: see IterV.stamp
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -320,6 +323,7 @@ class Interpreter:
             if isinstance(base, ExternalV) and base.qualname == absl_flags.FLAGS:
                 self.absl_flags.forget(target.attr)
             elif isinstance(base, InstanceV):
+                self.mutations += 1
                 if fr.branch_depth:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
@@ -327,6 +331,7 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             container_v = self.ev(target.value, fr)
             if isinstance(container_v, InstanceV) and self.api.is_mapping_namespace(container_v):
+                self.mutations += 1
                 # cfg["seq"] = n on a ConfigDict / DictConfig: its attribute
                 ok, key = const_value(self.ev(target.slice, fr))
                 if not ok or not isinstance(key, str):
@@ -532,6 +537,7 @@ class Interpreter:
             if fr.state is None:
                 # the finally block runs, but control does not continue after it
                 probe = Frame(fr.module, dict(start), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+                probe.yields = fr.yields
                 self.exec_block(stmt.finalbody, probe)
             else:
                 self.exec_block(stmt.finalbody, fr)
@@ -686,6 +692,7 @@ class Interpreter:
             elif isinstance(target, ast.Attribute):
                 base = self.ev(target.value, fr)
                 if isinstance(base, InstanceV):
+                    self.mutations += 1
                     base.attrs[target.attr] = UNKNOWN
 
     def _delete_item(self, target: ast.Subscript, fr: Frame) -> None:
@@ -693,6 +700,7 @@ class Interpreter:
         the default); anything else is forgotten."""
         container = self.ev(target.value, fr)
         if isinstance(container, InstanceV):
+            self.mutations += 1
             container.forget()
             return
         if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
@@ -901,7 +909,7 @@ class Interpreter:
 
     def e_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, fr: Frame) -> Value:
         first = self.ev(node.generators[0].iter, fr)  # evaluated in the enclosing scope
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
             unrolled = self.unrolled_comprehension(node, first, fr)
             if unrolled is not None:
                 return unrolled
@@ -917,16 +925,21 @@ class Interpreter:
         if isinstance(node, ast.DictComp):
             self.ev(node.key, inner)
             self.ev(node.value, inner)
-        else:
-            self.ev(node.elt, inner)
-        return UNKNOWN
+            return UNKNOWN
+        # each item is the element evaluated with every target bound to what describes
+        # all the items it iterates over (conditions only drop items)
+        element = self.ev(node.elt, inner)
+        if isinstance(node, ast.SetComp) or isinstance(element, UnknownV):
+            return UNKNOWN.tainted(element.diff)
+        return IterV(element, isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
 
-    def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp, iterable: Value, fr: Frame) -> Value | None:
+    def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp, iterable: Value, fr: Frame) -> Value | None:
         """`[f(t) for t in (q, k, v)]`, `(x[:, i] for i in range(3))`: one generator over
         a short sequence whose items are known, filtered only by conditions the analysis
         decides, gives a tuple (or list) of the values, so that `q, k, v = ...` unpacks
-        them.  None: not that case (the caller evaluates the comprehension once, with the
-        target unknown)."""
+        them; `{n: f(k) for n, k in zip("qkv", keys)}` gives a dict when every key is a
+        constant.  None: not that case (the caller evaluates the comprehension once, with
+        the target unknown)."""
         if len(node.generators) != 1 or node.generators[0].is_async:
             return None
         gen = node.generators[0]
@@ -935,6 +948,7 @@ class Interpreter:
             return None
         mark = len(self.events)
         out: list[Value] = []
+        entries: list[tuple[object, Value]] = []
         for item in items:
             inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
             inner.branch_depth = 1
@@ -946,8 +960,18 @@ class Interpreter:
                     del self.events[mark:]
                     return None
                 keep = keep and truth
-            if keep:
+            if keep and isinstance(node, ast.DictComp):
+                ok, key = const_value(self.ev(node.key, inner))
+                value = self.ev(node.value, inner)
+                if not ok or not isinstance(key, (str, int)) or isinstance(key, bool):
+                    del self.events[mark:]
+                    return None
+                entries = [(k, v) for k, v in entries if not (k == key and type(k) is type(key))]
+                entries.append((key, value))
+            elif keep and not isinstance(node, ast.DictComp):
                 out.append(self.ev(node.elt, inner))
+        if isinstance(node, ast.DictComp):
+            return DictV(tuple(entries), (self.step(fr, node, "a dict comprehension"),))
         return TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
@@ -958,6 +982,20 @@ class Interpreter:
 
     def e_starred(self, node: ast.Starred, fr: Frame) -> Value:
         return self.ev(node.value, fr)
+
+    def e_yield(self, node: ast.Yield, fr: Frame) -> Value:
+        """`yield v` adds v to the generator's items; what `send` gives back is unknown."""
+        value = self.ev(node.value, fr) if node.value is not None else ConstV(None)
+        if fr.yields is not None:
+            fr.yields.append(value)
+        return UNKNOWN
+
+    def e_yieldfrom(self, node: ast.YieldFrom, fr: Frame) -> Value:
+        """`yield from it` yields each item of it."""
+        value = self.ev(node.value, fr)
+        if fr.yields is not None:
+            fr.yields.append(self.api.iter_element(self, value, node, fr))
+        return UNKNOWN
 
     def e_await(self, node: ast.Await, fr: Frame) -> Value:
         self.ev(node.value, fr)
@@ -1041,6 +1079,7 @@ class Interpreter:
         """A mutable object handed to code we cannot see may be changed by it."""
         for value in (*args, *kwargs.values()):
             if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
+                self.mutations += 1
                 value.forget()
 
     def record(
@@ -1088,6 +1127,9 @@ class Interpreter:
             return UNKNOWN
         local_names = func.module.facts.locals_of(node)
         frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)
+        is_generator = func.module.facts.is_generator(node)
+        if is_generator:
+            frame.yields = []
         self.active.append(id(node))
         try:
             if isinstance(node, ast.Lambda):
@@ -1099,12 +1141,27 @@ class Interpreter:
                 result = frame.returns[0] if frame.returns else UNKNOWN
                 for other in frame.returns[1:]:
                     result = join(result, other)
-                if func.module.facts.is_generator(node):
-                    result = UNKNOWN
+                if is_generator:
+                    result = self.generator_value(frame.yields or [], (*args, *kwargs.values()))
         finally:
             self.active.pop()
         self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
+
+    def generator_value(self, yields: list[Value], inputs: Sequence[Value]) -> Value:
+        """A generator function's call: an iterable whose items are what the body yields
+        (joined over every yield and path; loops were run to their widened state).  The
+        body was run now, not lazily as Python does: if it read a mutable object, the
+        items hold only until something is mutated (the stamp)."""
+        if not yields:
+            return UNKNOWN
+        element = yields[0]
+        for other in yields[1:]:
+            element = join(element, other)
+        if isinstance(element, UnknownV):
+            return element
+        stamp = self.mutations if any(self.api.holds_mutable(v) for v in inputs) else None
+        return IterV(element, False, (), stamp)
 
     def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False, entry: bool = True) -> State | None:
         a = func.node.args
@@ -1302,6 +1359,8 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.JoinedStr: Interpreter.e_joinedstr,  # type: ignore[dict-item]
     ast.Starred: Interpreter.e_starred,  # type: ignore[dict-item]
     ast.Await: Interpreter.e_await,  # type: ignore[dict-item]
+    ast.Yield: Interpreter.e_yield,  # type: ignore[dict-item]
+    ast.YieldFrom: Interpreter.e_yieldfrom,  # type: ignore[dict-item]
     ast.Slice: Interpreter.e_slice,  # type: ignore[dict-item]
     ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
 }

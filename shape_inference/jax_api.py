@@ -32,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     FunctionV,
     InstanceV,
     IntV,
+    IterV,
     ModuleV,
     OpaqueV,
     PartialV,
@@ -252,10 +253,15 @@ def _py_binop(op: ast.operator, a: object, b: object) -> object:
         ast.Div: lambda p, q: p / q,  # type: ignore[operator]
         ast.FloorDiv: lambda p, q: p // q,  # type: ignore[operator]
         ast.Mod: lambda p, q: p % q,  # type: ignore[operator]
+        ast.Pow: lambda p, q: p**q,  # type: ignore[operator]
     }
     fn = table.get(type(op))
     if fn is None:
         raise ValueError("unsupported")
+    if isinstance(op, ast.Pow) and not (
+        isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(y) <= 64 and (not isinstance(x, int) or x.bit_length() * abs(y) <= 4096)
+    ):
+        raise ValueError("too large")  # `2 ** n` with a huge n would take long to compute
     if isinstance(op, ast.Mult) and isinstance(x, str) and isinstance(y, int) and y > 1000:
         raise ValueError("too long")
     return fn(x, y)
@@ -436,12 +442,17 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
     if isinstance(value, DictV):
         return [ConstV(k) if not isinstance(k, int) else make_int(k) for k, _ in value.items]
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
-        count = max(value.stop - value.start, 0)
+        count = len(range(value.start, value.stop, value.step))
         if count > 64 or (n is not None and not has_star and count != n):
             return None
-        return [make_int(i) for i in range(value.start, value.stop)]
+        return [make_int(i) for i in range(value.start, value.stop, value.step)]
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
         return [UNKNOWN.tainted(True)] * n
+    if isinstance(value, ConstV) and isinstance(value.value, str) and len(value.value) <= 64:
+        # zip("qkvo", keys): a string's characters
+        if n is not None and not has_star and len(value.value) != n:
+            return None
+        return [ConstV(c, value.why) for c in value.value]
     return None
 
 
@@ -467,6 +478,13 @@ def learn_rank_from_unpacking(interp: Interpreter, stmt: ast.Assign, value: Valu
 
 
 def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame) -> Value:
+    """What describes every item of an iteration over `iterable` (Unknown if nothing is certain)."""
+    if isinstance(iterable, IterV):
+        if iterable.stamp is not None and iterable.stamp != interp.mutations:
+            return UNKNOWN.tainted(iterable.diff)  # computed before a mutation it may depend on
+        return iterable.element
+    if isinstance(iterable, InstanceV):
+        return _instance_items(interp, iterable, node, fr)
     if isinstance(iterable, TupleV) and iterable.items:
         out = iterable.items[0]
         for item in iterable.items[1:]:
@@ -480,16 +498,59 @@ def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame)
     return UNKNOWN.tainted(iterable.diff)
 
 
+def _instance_items(interp: Interpreter, inst: InstanceV, node: ast.AST, fr: Frame) -> Value:
+    """Iterating over an object of a project class: its `__iter__` (a generator, or
+    `return self` with a `__next__`, or `return iter(...)`).  One call of `__next__`
+    describes the first item: the loop body sees it first, so what it proves holds."""
+    member = inst.cls.lookup("__iter__")
+    if not isinstance(member, FunctionV):
+        return UNKNOWN.tainted(inst.diff)
+    it = interp.call(BoundMethodV(member, inst), [], {}, False, node, fr)
+    if isinstance(it, IterV):
+        return iter_element(interp, it, node, fr)
+    if isinstance(it, InstanceV):
+        return next_item(interp, it, node, fr)
+    return UNKNOWN.tainted(inst.diff)
+
+
+def next_item(interp: Interpreter, it: Value, node: ast.AST, fr: Frame) -> Value:
+    """`next(it)`: an item of an iterator (a generator's result, or an object with `__next__`)."""
+    if isinstance(it, IterV) and not it.is_list:
+        return iter_element(interp, it, node, fr)
+    if isinstance(it, InstanceV):
+        member = it.cls.lookup("__next__")
+        if isinstance(member, FunctionV):
+            return interp.call(BoundMethodV(member, it), [], {}, False, node, fr)
+    return UNKNOWN.tainted(it.diff)
+
+
+def holds_mutable(value: Value, depth: int = 0) -> bool:
+    """Does the value hold an object whose attributes code may change (a generator that
+    reads it, run later, may see other values)?"""
+    if isinstance(value, InstanceV):
+        return not is_frozen_class(value.cls) or depth < 2 and any(holds_mutable(v, depth + 1) for v in value.attrs.values())
+    if depth >= 2:
+        return False
+    if isinstance(value, TupleV):
+        return any(holds_mutable(v, depth + 1) for v in value.items)
+    if isinstance(value, DictV):
+        return any(holds_mutable(v, depth + 1) for _, v in value.items)
+    if isinstance(value, BoundMethodV):
+        return holds_mutable(value.self_value, depth + 1)
+    return False
+
+
 class RangeV(Value):
     """range(...): a for loop knows its first value; unpacking and comprehensions know
     every value when the range is short and its bounds are known (`stop`, step 1)."""
 
-    def __init__(self, start: int | None, stop: int | None = None) -> None:
+    def __init__(self, start: int | None, stop: int | None = None, step: int = 1) -> None:
         self.start = start
         self.stop = stop
+        self.step = step  # positive
 
     def key(self) -> object:
-        return ("range", self.start, self.stop)
+        return ("range", self.start, self.stop, self.step)
 
 
 # -- contexts -------------------------------------------------------------------------
@@ -960,6 +1021,16 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         return base.item(idx) if idx is not None else UNKNOWN
     if isinstance(base, ConstV) and isinstance(base.value, str):
         return UNKNOWN
+    if isinstance(base, IterV) and base.is_list:
+        # a list of unknown length: any item it has is described by the element
+        if isinstance(index_node, ast.Slice):
+            for bound in (index_node.lower, index_node.upper, index_node.step):
+                if bound is not None:
+                    interp.ev(bound, fr)
+            return base
+        if isinstance(interp.ev(index_node, fr), IntV):
+            return iter_element(interp, base, node, fr)
+        return UNKNOWN.tainted(base.diff)
     if isinstance(base, InstanceV):
         from jax_cudnn_lint.shape_inference import layers
 

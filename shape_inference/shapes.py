@@ -140,19 +140,25 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
         dim = shape[pos]
         if isinstance(p, ast.Slice):
             bounds: list[int | None] = []
+            unknown_bound = False
             for b in (p.lower, p.upper, p.step):
                 if b is None:
                     bounds.append(None)
                     continue
-                v = int_value(interp.ev(b, fr))
+                bound_v = interp.ev(b, fr)
+                v = int_value(bound_v)
                 if v is None:
-                    bound_v = interp.ev(b, fr)
                     # x[:, :T] with T symbolic and the axis at least T long is T itself
                     if isinstance(bound_v, IntV) and b is p.upper and p.lower is None and p.step is None and bound_v.dim.same_as(dim):
                         bounds.append(None)
                         continue
-                    return ArrayV(None, arr.dtype, arr.diff, arr.why)
+                    unknown_bound = True
                 bounds.append(v)
+            if unknown_bound:
+                # a slice keeps its axis whatever its bounds are: only the length is unknown
+                out.append(D.unknown())
+                pos += 1
+                continue
             step = _step(interp, fr, node, f"slice {desc}")
             new = _slice_len(dim, bounds[0], bounds[1], bounds[2], ())
             if not new.same_as(dim):

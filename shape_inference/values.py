@@ -167,6 +167,37 @@ class DictV(FrozenValue):
         return DictV(tuple((k, v.tainted(diff)) for k, v in self.items), self.why, diff)
 
 
+class IterV(FrozenValue):
+    """An iterable of unknown length whose every item is described by `element`: a
+    generator's result (what it yields on any path), an iterator, a zip or enumerate of
+    such, or (`is_list`) a list built by a comprehension of unknown length.
+
+    `stamp`: where the items were computed from a mutable object (a generator's body
+    reads what its arguments hold when it runs), the interpreter's mutation count at
+    the call; consumed after a later mutation, the items are unknown."""
+
+    element: Value
+    is_list: bool
+    why: Why
+    stamp: int | None
+
+    def __init__(self, element: Value, is_list: bool = False, why: Why = (), stamp: int | None = None) -> None:
+        _set(self, "element", element)
+        _set(self, "is_list", is_list)
+        _set(self, "why", why)
+        _set(self, "stamp", stamp)
+
+    @property
+    def diff(self) -> bool:  # type: ignore[override]
+        return self.element.diff
+
+    def key(self) -> object:
+        return ("iter", self.element.key(), self.is_list, self.stamp)
+
+    def tainted(self, diff: bool) -> Value:
+        return IterV(self.element.tainted(diff), self.is_list, self.why, self.stamp)
+
+
 class ArrayV(FrozenValue):
     """An array: shape (None = unknown rank), dtype (None = unknown)."""
 
@@ -504,6 +535,9 @@ def join(a: Value, b: Value) -> Value:
         if keys_a == keys_b:
             return DictV(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)), a.why, diff)
         return UnknownV(diff)
+    if isinstance(a, IterV) and isinstance(b, IterV) and a.is_list == b.is_list:
+        stamp = a.stamp if a.stamp == b.stamp else -1  # -1: never current
+        return IterV(join(a.element, b.element), a.is_list, merge_why(a.why, b.why), stamp)
     if a.key() == b.key():
         return a
     return UnknownV(diff)

@@ -273,3 +273,54 @@ def test_a_convolution_says_how_it_made_the_length() -> None:
         "    reveal_type(y)\n"
     )
     assert any("501 = (1001 + 2 - 3) // 2 + 1" in line for line in one(src).why(1))
+
+
+GEN = P + "import numpy as np\ndef batches(n):\n    while True:\n        t = np.zeros((8, n + 1), np.int32)\n        yield t[:, :-1], t[:, 1:]\n"
+
+
+def test_generator_items_are_what_it_yields() -> None:
+    assert one(GEN + "def f():\n    for x, y in batches(255):\n        reveal_type(x)\nf()\n").shape == "(8, 255)"
+    assert one(GEN + "def f():\n    reveal_type(next(batches(255))[1])\nf()\n").shape == "(8, 255)"
+    assert one(GEN + "def f():\n    it = iter(batches(7))\n    reveal_type(next(it)[0])\nf()\n").shape == "(8, 7)"
+    src = GEN + "def f():\n    for step, (x, y) in enumerate(batches(9)):\n        reveal_type(x)\n        reveal_type(step)\nf()\n"
+    x, step = reveal(src)
+    assert x.shape == "(8, 9)" and step.int is None
+    src = GEN + "def f(n):\n    for i, (x, y) in zip(range(n), batches(9)):\n        reveal_type(x)\nf(3)\n"
+    assert one(src).shape == "(8, 9)"
+
+
+def test_generator_paths_join() -> None:
+    src = P + "import numpy as np\ndef g(c):\n    if c:\n        yield np.zeros((8, 255))\n    else:\n        yield np.zeros((8, 256))\ndef f(c):\n    reveal_type(next(g(c)))\nf(input())\n"
+    assert one(src).value.shape[1].parity() is None  # type: ignore[attr-defined]
+    src = P + "import numpy as np\ndef g(c):\n    n = 255\n    while c:\n        yield np.zeros((8, n))\n        n += 1\ndef f(c):\n    reveal_type(next(g(c)))\nf(input())\n"
+    assert one(src).value.shape[1].parity() is None  # type: ignore[attr-defined]
+
+
+def test_generator_consumed_after_a_mutation_is_unknown() -> None:
+    src = P + "import numpy as np\nclass S:\n    def __init__(self, n):\n        self.n = n\ndef g(s):\n    yield np.zeros((8, s.n))\ndef f():\n    s = S(255)\n    it = g(s)\n    s.n = 256\n    reveal_type(next(it))\nf()\n"
+    assert one(src).shape == "?"
+
+
+def test_loader_classes() -> None:
+    cls = "import numpy as np\nclass L:\n    def __init__(self, n):\n        self.n = n\n"
+    gen = cls + "    def __iter__(self):\n        yield np.zeros((8, self.n))\n"
+    assert one(P + gen + "def f():\n    for b in L(255):\n        reveal_type(b)\nf()\n").shape == "(8, 255)"
+    nxt = cls + "    def __iter__(self):\n        return self\n    def __next__(self):\n        return np.zeros((8, self.n))\n"
+    assert one(P + nxt + "def f():\n    for b in L(255):\n        reveal_type(b)\nf()\n").shape == "(8, 255)"
+    assert one(P + nxt + "def f():\n    reveal_type(next(iter(L(7))))\nf()\n").shape == "(8, 7)"
+
+
+def test_loops_over_lists_and_zips() -> None:
+    src = P + "import numpy as np\ndef f():\n    buf = np.zeros((80, 256))\n    for x in [buf[i:i + 8, :-1] for i in range(0, 80, 8)]:\n        reveal_type(x)\nf()\n"
+    assert {r.shape for r in reveal(src)} == {"(8, 255)"}
+    src = P + "import numpy as np\ndef f(n):\n    buf = np.zeros((80, 256))\n    xs = [buf[:, 1:] for i in range(n)]\n    reveal_type(xs[0])\n    for x in xs:\n        reveal_type(x)\nf(5)\n"
+    assert {r.shape for r in reveal(src)} == {"(80, 255)"}
+    src = P + "import numpy as np\ndef f():\n    buf = np.zeros((8, 256))\n    for x, y in zip([buf[:, :-1]], [buf[:, 1:]]):\n        reveal_type(y)\nf()\n"
+    assert one(src).shape == "(8, 255)"
+
+
+def test_dict_comprehension_with_constant_keys() -> None:
+    src = P + "def f(key):\n    ks = jax.random.split(key, 5)\n    p = {n: jnp.zeros((4, 6)) for n, k in zip('qkvo', ks[1:5])}\n    reveal_type(p['o'])\n"
+    assert one(src).shape == "(4, 6)"
+    src = P + "def f(names):\n    p = {n: jnp.zeros((4, 6)) for n in names}\n    reveal_type(p['o'])\n"
+    assert one(src).shape == "?"

@@ -372,3 +372,15 @@ def test_configs() -> None:
     src = PRELUDE + "CONFIG = {'seq_len': 256, 'heads': 4}\nreveal_type(CONFIG['seq_len'] + 1)\nreveal_type(dict(CONFIG, seq_len=8)['seq_len'])\n"
     a, b = reveal(src)
     assert (a.int, b.int) == (257, 8)
+
+
+def test_slice_with_unknown_bounds_keeps_the_other_axes() -> None:
+    src = "t = jnp.zeros((80, 512), jnp.int32)\ndef f(i):\n    reveal_type(t[i:i + 8, :-1])\n"
+    assert one(PRELUDE + src).shape == "(?, 511)"
+
+
+def test_power_of_constants_and_list_of_floats() -> None:
+    assert one(PRELUDE + "reveal_type(2 ** 7)\n").int == 128
+    src = "n = 8\nstart = 2 ** (-8.0 / n)\nreveal_type(jnp.array([start ** (i + 1) for i in range(n)]))\n"
+    assert one(PRELUDE + src).shape == "(8,)"
+    assert one(PRELUDE + "def f(n):\n    reveal_type(2 ** n)\n").int is None
