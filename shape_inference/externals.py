@@ -1080,6 +1080,8 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
             kwargs["out_axes"] = args[2]
     if q in A.GRAD_LIKE and len(args) > 1 and "argnums" not in kwargs:
         kwargs = {**kwargs, "argnums": args[1]}
+        if len(args) > 2 and "has_aux" not in kwargs:
+            kwargs["has_aux"] = args[2]
     from jax_cudnn_lint.shape_inference.values import ClassV
 
     if isinstance(func, ClassV):

@@ -442,3 +442,30 @@ def test_float_scalars_are_scalars() -> None:
     values = [type(r.value).__name__ for r in reveal(src)]
     assert values == ["FloatV", "FloatV", "FloatV", "IntV", "FloatV"]
 
+
+def test_gradients_and_vmapped_trees_keep_their_structure() -> None:
+    """jax.grad's gradients are shaped like the differentiated argument (a dict of
+    params); vmap of a function returning a dict maps every leaf; tree.map over the two
+    keeps the structure, so a hand-written SGD step returns params of the same shapes."""
+    src = PRELUDE + (
+        "def loss(p, x):\n    return (x @ p['w'] + p['b']).sum()\n"
+        "def init(k):\n    return {'w': jax.random.normal(k, (8, 16)), 'b': jnp.zeros(16)}\n"
+        "params = init(jax.random.PRNGKey(0))\nx = jnp.zeros((2, 8))\n"
+        "grads = jax.grad(loss)(params, x)\n"
+        "reveal_type(grads['w'])\n"
+        "reveal_type(jax.value_and_grad(loss)(params, x)[1]['b'])\n"
+        "reveal_type(jax.grad(loss, argnums=(0, 1))(params, x)[1])\n"
+        "reveal_type(jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)['w'])\n"
+        "reveal_type(jax.vmap(init)(jax.random.split(jax.random.PRNGKey(0), 3))['w'])\n"
+        "reveal_type(jax.grad(lambda p, x: (loss(p, x), 1.0), has_aux=True)(params, x)[0]['w'])\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["(8, 16)", "(16,)", "(2, 8)", "(8, 16)", "(3, 8, 16)", "(8, 16)"]
+
+
+def test_gradients_of_what_we_cannot_see_stay_unknown() -> None:
+    src = PRELUDE + (
+        "def loss(p, x):\n    return x.sum()\n"
+        "reveal_type(jax.grad(loss)({'w': unknown()}, 1.0))\n"
+        "reveal_type(jax.grad(loss, has_aux=unknown())({'w': jnp.zeros(3)}, 1.0))\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["?", "?"]
