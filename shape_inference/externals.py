@@ -27,6 +27,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
+    FloatV,
     IntV,
     IterV,
     OpaqueV,
@@ -613,6 +614,13 @@ def h_einops(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     first = args[0] if args else next(iter(kwargs.values()), None)
     arr = _array(first)
+    short = q.rsplit(".", 1)[-1]
+    if arr is None and first is not None and len(args) == 1 and not kwargs and short in _FLOAT_VALUED and A.is_python_number(first):
+        if q.startswith("numpy."):
+            # np.sqrt(d) is a NumPy float64 scalar: strongly typed, so it promotes (bf16 * it is float32)
+            return ArrayV((), "float64" if x64_enabled(fr) else "float32", False, first.why)
+        if q.startswith("jax.numpy."):
+            return FloatV(first.why)  # a weakly typed float scalar, as a Python float is
     if arr is None:
         return UnknownV(first.diff) if first is not None else UNKNOWN
     return ArrayV(arr.shape, _result_dtype(q.rsplit(".", 1)[-1], arr.dtype, fr), arr.diff, arr.why, arr.name)
@@ -658,8 +666,9 @@ def h_broadcast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     if len(args) < 2:
         return UnknownV(any_diff(*args))
     out = args[0]
+    divide = q.rsplit(".", 1)[-1] in ("divide", "true_divide")
     for other in args[1:]:
-        out = S.broadcast_binary(interp, out, other, node, fr)
+        out = S.broadcast_binary(interp, out, other, node, fr, divide)
     return out
 
 
@@ -670,6 +679,66 @@ def h_compare(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return UNKNOWN
 
 
+def _size(shape: tuple[Dim, ...]) -> Dim:
+    """The number of elements of an array of this shape."""
+    size = D.const(1)
+    for dim in shape:
+        size = D.mul(size, dim, ())
+    return size
+
+
+def h_outer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.outer(a, b): (a.size, b.size), both flattened; the dtypes promoted (a float32
+    RoPE table makes a bfloat16 query float32)."""
+    if len(args) != 2 or kwargs:
+        return UnknownV(any_diff(*args, *kwargs.values()))
+    a, b = _array(args[0]), _array(args[1])
+    if a is None or b is None:
+        return UnknownV(any_diff(*args))
+    both = S.broadcast_binary(interp, a, b, node, fr, False)
+    dtype = both.dtype if isinstance(both, ArrayV) else None
+    shape = (_size(a.shape), _size(b.shape)) if a.shape is not None and b.shape is not None else None
+    return ArrayV(shape, dtype, a.diff or b.diff, merge_why(a.why, b.why))
+
+
+# jax.nn.initializers factories (flax re-exports them) and where each takes `dtype` positionally
+INITIALIZER_FACTORIES: dict[str, int | None] = {
+    **{name: 3 for name in (
+        "lecun_normal", "lecun_uniform", "glorot_normal", "glorot_uniform", "xavier_normal", "xavier_uniform",
+        "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform",
+    )},
+    "normal": 1, "uniform": 1, "truncated_normal": 1, "constant": 1, "variance_scaling": 6, "orthogonal": 2,
+    "zeros_init": None, "ones_init": None,
+}
+_INITIALIZER_PREFIXES = ["jax.nn.initializers", "flax.linen.initializers", "flax.nnx.initializers"]
+
+
+def h_initializer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.nn.initializers.lecun_normal()` and the like: an init function, called below."""
+    return ExtObjectV(q, tuple(args), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
+
+
+def call_initializer(interp: Interpreter, factory: ExtObjectV | None, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """An initializer called as `init(key, shape, dtype=jnp.float_)`: an array of that
+    shape, of the dtype of the call, else of the factory (`normal(0.02, jnp.bfloat16)`),
+    else JAX's default float."""
+    shape_v = args[1] if len(args) > 1 else kwargs.get("shape")
+    shape = _shape_arg(shape_v)
+    if shape is None:
+        return UNKNOWN
+    default = "float64" if x64_enabled(fr) else "float32"
+    dtype_v = args[2] if len(args) > 2 else kwargs.get("dtype")
+    if factory is not None and dtype_v is None:
+        index = INITIALIZER_FACTORIES.get(factory.qualname.rsplit(".", 1)[-1])
+        dtype_v = factory.args[index] if index is not None and len(factory.args) > index else factory.kwarg("dtype")
+    return ArrayV(shape, A.dtype_or(dtype_v, default), False, (interp.step(fr, node, A.src(node)),))
+
+
+def h_initializer_call(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.nn.initializers.zeros(key, shape)`: zeros and ones are init functions themselves."""
+    return call_initializer(interp, None, args, kwargs, node, fr)
+
+
 def h_where(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if len(args) != 3:
         return UNKNOWN
@@ -677,14 +746,8 @@ def h_where(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     out = S.broadcast_binary(interp, a, b, node, fr)
     out = S.broadcast_binary(interp, cond if not isinstance(cond, ArrayV) else ArrayV(cond.shape, None, False), out, node, fr) if isinstance(out, ArrayV) else out
     if isinstance(out, ArrayV):
-        arr_a, arr_b = _array(a), _array(b)
-        dtype_a = arr_a.dtype if arr_a is not None else None
-        dtype_b = arr_b.dtype if arr_b is not None else None
-        dtype = promote(dtype_a, dtype_b)
-        if isinstance(a, (IntV, ConstV)):
-            dtype = dtype_b  # a Python scalar is weakly typed
-        elif isinstance(b, (IntV, ConstV)):
-            dtype = dtype_a
+        both = S.broadcast_binary(interp, a, b, node, fr)  # the dtype: a and b promoted, Python scalars weakly
+        dtype = both.dtype if isinstance(both, ArrayV) else None
         return ArrayV(out.shape, dtype, any_diff(a, b), out.why)
     return out
 
@@ -909,9 +972,29 @@ def _as_dict(value: Value, depth: int) -> Value:
     return DictV(tuple((name, _as_dict(value.attrs[name], depth + 1)) for name in names), value.why)
 
 
+_MATH_FLOAT: dict[str, Callable[[float], float]] = {"sqrt": math.sqrt, "log": math.log, "log2": math.log2, "exp": math.exp, "log10": math.log10}
+
+
+def h_math_float(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """math.sqrt(d), math.log(d)...: a Python float (known when d is), or a ValueError."""
+    if len(args) != 1 or kwargs or not A.is_python_number(args[0]):
+        return UNKNOWN
+    ok, py = const_value(args[0])
+    if ok and isinstance(py, (int, float)) and abs(py) < 2**53:
+        try:
+            return ConstV(_MATH_FLOAT[q.rsplit(".", 1)[-1]](float(py)), args[0].why)
+        except (ValueError, OverflowError):
+            return UNKNOWN
+    return FloatV(args[0].why)
+
+
 def h_float(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return ConstV(0.0)
+    if isinstance(args[0], (IntV, FloatV)) and len(args) == 1:
+        ok_int, _ = const_value(args[0])
+        if not ok_int:
+            return FloatV(args[0].why)
     ok, v = const_value(args[0])
     if ok and isinstance(v, (int, float)) and not isinstance(v, bool):
         return ConstV(float(v), args[0].why)
@@ -1066,6 +1149,8 @@ def _python_type(value: Value) -> type | None:
     array may be a NumPy scalar, and NumPy's float64 is a float)."""
     if isinstance(value, IntV):
         return int
+    if isinstance(value, FloatV):
+        return float
     if isinstance(value, ConstV):
         return type(value.value)
     if isinstance(value, TupleV):
@@ -1174,6 +1259,8 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
             kwargs["out_axes"] = args[2]
     if q in A.GRAD_LIKE and len(args) > 1 and "argnums" not in kwargs:
         kwargs = {**kwargs, "argnums": args[1]}
+        if len(args) > 2 and "has_aux" not in kwargs:
+            kwargs["has_aux"] = args[2]
     from jax_cudnn_lint.shape_inference.values import ClassV
 
     if isinstance(func, ClassV):
@@ -1280,6 +1367,9 @@ _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)
 _register(["isnan", "isfinite", "isinf", "logical_not"], _NP, h_bool_preserve)
 _register(["where"], _NP, h_where)
+_register(["outer"], _NP, h_outer)
+_register(list(INITIALIZER_FACTORIES), _INITIALIZER_PREFIXES, h_initializer)
+_register(["zeros", "ones"], _INITIALIZER_PREFIXES, h_initializer_call)
 _register(_REDUCE, _NP + ["jax.Array", "jax.nn", "jax.scipy.special"], h_reduce)
 _register(["astype"], ["jax.Array", "jax.numpy"], h_astype)
 _register(["convert_element_type"], ["jax.lax"], h_astype)
@@ -1304,6 +1394,7 @@ _register(["next"], ["builtins"], h_next)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
 _register(["float"], ["builtins"], h_float)
+_register(list(_MATH_FLOAT), ["math"], h_math_float)
 _register(["round"], ["builtins"], h_rounding)
 _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)

@@ -29,6 +29,7 @@ from jax_cudnn_lint.shape_inference.values import (
     DTypeV,
     ExternalV,
     ExtObjectV,
+    FloatV,
     FunctionV,
     InstanceV,
     IntV,
@@ -188,7 +189,8 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         isinstance(left, OpaqueV) and isinstance(right, OpaqueV) and isinstance(op, ast.MatMult)
     ):
         a, b = as_dim(left), as_dim(right)
-        if a is not None and b is not None and not isinstance(op, (ast.Div, ast.MatMult)):
+        negative_power = isinstance(op, ast.Pow) and b is not None and b.value is not None and b.value < 0
+        if a is not None and b is not None and not isinstance(op, (ast.Div, ast.MatMult)) and not negative_power:
             source = _src(node)
             result = _arith(op, a, b, ())
             if result is not None:
@@ -196,7 +198,9 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
                 return IntV(result.with_why(step))
     if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
         a_int, b_int = left.dim.value, right.dim.value
-        if a_int is None or b_int is None or b_int == 0 or max(abs(a_int), abs(b_int)) > 2**53:
+        if a_int is None or b_int is None:
+            return FloatV(merge_why(left.why, right.why))  # int / int is a float, whatever the values
+        if b_int == 0 or max(abs(a_int), abs(b_int)) > 2**53:
             return UNKNOWN  # (beyond 2**53 a float is not exact, and may overflow)
         # a float, which int(), round() and math.ceil/floor turn back into a size
         step = interp.step(fr, node, f"{a_int / b_int!r} = {a_int} / {b_int}")
@@ -213,6 +217,9 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
                 if isinstance(result_py, int) and not isinstance(result_py, bool):
                     return make_int(result_py, merge_why(left.why, right.why))
                 return ConstV(result_py, merge_why(left.why, right.why))
+    scalar = _float_scalar_op(op, left, right)
+    if scalar is not None:
+        return scalar
     if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, ast.Add):
         return TupleV(left.items + right.items, left.is_list, merge_why(left.why, right.why))
     if isinstance(left, TupleV) and isinstance(op, ast.Mult):
@@ -220,13 +227,50 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         if n is not None and 0 <= n <= 64:
             return TupleV(left.items * n, left.is_list)
         return UNKNOWN
-    if isinstance(left, (ArrayV, OpaqueV, UnknownV, IntV, ConstV)) and isinstance(right, (ArrayV, OpaqueV, UnknownV, IntV, ConstV)):
+    if isinstance(left, (ArrayV, OpaqueV, UnknownV, IntV, ConstV, FloatV)) and isinstance(right, (ArrayV, OpaqueV, UnknownV, IntV, ConstV, FloatV)):
         if isinstance(left, ArrayV) or isinstance(right, ArrayV) or isinstance(op, ast.MatMult):
             if isinstance(op, ast.MatMult):
                 return S.matmul(interp, _arr(left), _arr(right), node, fr)
             return S.broadcast_binary(interp, left, right, node, fr)
     diff = any_diff(left, right)
     return UNKNOWN.tainted(diff) if diff and _is_arrayish(left, right) else UNKNOWN
+
+
+_SCALAR_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def is_python_number(v: Value) -> bool:
+    """Certainly a Python int or float (a bool counts as an int)."""
+    return isinstance(v, (IntV, FloatV)) or (isinstance(v, ConstV) and type(v.value) in (int, float, bool))
+
+
+def _nonneg(v: Value) -> bool:
+    """A number certainly >= 0 (so a fractional power of it is real, not complex)."""
+    if isinstance(v, IntV):
+        lo = v.dim.value if v.dim.value is not None else v.dim.lo
+        return lo is not None and lo >= 0
+    ok, py = const_value(v)
+    return ok and isinstance(py, (int, float)) and py >= 0
+
+
+def _float_scalar_op(op: ast.operator, left: Value, right: Value) -> Value | None:
+    """Arithmetic of Python numbers whose result is certainly a float of unknown value
+    (`d ** -0.5`, `1 / d`, `0.02 * d`): a FloatV, so an array it scales keeps its shape.
+    None where the result may be an int, a complex or no number at all."""
+    if not isinstance(op, _SCALAR_OPS) or not (is_python_number(left) and is_python_number(right)):
+        return None
+    floats = isinstance(left, FloatV) or isinstance(right, FloatV) or (isinstance(left, ConstV) and type(left.value) is float) or (
+        isinstance(right, ConstV) and type(right.value) is float
+    )
+    if isinstance(op, ast.Pow):
+        exponent = int_value(right)
+        if exponent is None and not _nonneg(left):
+            return None  # a negative base to a fractional power is complex
+        if not floats and (exponent is None or exponent >= 0):
+            return None  # int ** nonnegative int is an int
+    elif not floats and not isinstance(op, ast.Div):
+        return None
+    return FloatV(merge_why(left.why, right.why))
 
 
 def _is_arrayish(*values: Value) -> bool:
@@ -264,6 +308,8 @@ def _py_binop(op: ast.operator, a: object, b: object) -> object:
         raise ValueError("too large")  # `2 ** n` with a huge n would take long to compute
     if isinstance(op, ast.Mult) and isinstance(x, str) and isinstance(y, int) and y > 1000:
         raise ValueError("too long")
+    if isinstance(op, ast.Pow) and not (isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(x) < 2**20 and abs(y) <= 64):
+        raise ValueError("too large")
     return fn(x, y)
 
 
@@ -274,7 +320,7 @@ def unaryop(interp: Interpreter, node: ast.UnaryOp, operand: Value, fr: Frame) -
             return IntV(D.neg(dim, (interp.step(fr, node, f"-{_src(node.operand)}"),)))
         if isinstance(operand, ConstV) and isinstance(operand.value, (int, float, complex)) and not isinstance(operand.value, bool):
             return ConstV(-operand.value, operand.why)
-        if isinstance(operand, ArrayV):
+        if isinstance(operand, (ArrayV, FloatV)):
             return operand
     if isinstance(node.op, ast.UAdd):
         return operand
@@ -1152,8 +1198,11 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
 
 
 def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
-    from jax_cudnn_lint.shape_inference import layers
+    from jax_cudnn_lint.shape_inference import externals, layers
 
+    prefix, _, short = obj.qualname.rpartition(".")
+    if prefix.endswith(".initializers") and short in externals.INITIALIZER_FACTORIES:
+        return externals.call_initializer(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN
     return layers.call_layer(interp, obj, args, kwargs, star, node, fr)
 
 

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
-from jax_cudnn_lint.shape_inference.dtypes import promote
+from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
     ConstV,
+    FloatV,
     IntV,
     OpaqueV,
     TupleV,
@@ -357,25 +358,63 @@ def broadcast_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
     return tuple(broadcast_dims(x, y) for x, y in zip(pa, pb))
 
 
-def _operand_shape(value: Value) -> tuple[Shape | None, str | None, bool]:
-    """(shape, dtype, weak) of an operand of an arithmetic expression."""
+def _operand_shape(value: Value) -> tuple[Shape | None, str | None, str | None]:
+    """(shape, dtype, weak) of an operand of an arithmetic expression: weak is the kind
+    ("bool", "int", "float") of a Python scalar, which JAX types weakly, else None."""
     if isinstance(value, ArrayV):
-        return value.shape, value.dtype, False
-    if isinstance(value, IntV) or (isinstance(value, ConstV) and isinstance(value.value, (int, float, bool))):
-        return (), None, True
-    return None, None, False
+        return value.shape, value.dtype, None
+    if isinstance(value, IntV):
+        return (), None, "int"
+    if isinstance(value, FloatV):
+        return (), None, "float"
+    if isinstance(value, ConstV) and type(value.value) in (int, float, bool):
+        return (), None, type(value.value).__name__
+    return None, None, None
 
 
-def broadcast_binary(interp: Interpreter, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
+def _default_dtype(kind: str, fr: Frame) -> str:
+    """The dtype JAX gives a weak int or float that meets a bool (or int) array."""
+    from jax_cudnn_lint.shape_inference.externals import x64_enabled
+
+    wide = x64_enabled(fr)
+    if kind == "int":
+        return "int64" if wide else "int32"
+    return "float64" if wide else "float32"
+
+
+def _with_weak(dtype: str | None, kind: str, fr: Frame) -> str | None:
+    """The dtype of an array of `dtype` combined with a Python scalar of `kind`
+    (jnp.promote_types with weak types: int32 * 2 is int32, int32 * 0.5 float32,
+    bfloat16 * 2.0 bfloat16, bool * 2 int32)."""
+    if dtype is None or kind == "bool":
+        return dtype
+    if kind == "int":
+        return _default_dtype("int", fr) if dtype == "bool" else dtype
+    if is_float(dtype) or dtype.startswith("complex"):
+        return dtype
+    if dtype == "bool" or dtype.startswith(("int", "uint")):
+        return _default_dtype("float", fr)
+    return None
+
+
+def broadcast_binary(interp: Interpreter, left: Value, right: Value, node: ast.AST, fr: Frame, true_divide: bool | None = None) -> Value:
+    """An elementwise binary operation (`a * b`, jnp.add...): the broadcast shape and
+    JAX's promotion of the dtypes; `/` (true division) of integers gives a float."""
     sa, da, wa = _operand_shape(left)
     sb, db, wb = _operand_shape(right)
     shape = broadcast_shapes(sa, sb)
-    if wa:
-        dtype = db
+    if wa and wb:
+        dtype = None
+    elif wa:
+        dtype = _with_weak(db, wa, fr)
     elif wb:
-        dtype = da
+        dtype = _with_weak(da, wb, fr)
     else:
         dtype = promote(da, db)
+    if true_divide is None:
+        true_divide = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+    if true_divide and dtype is not None and (dtype == "bool" or dtype.startswith(("int", "uint"))):
+        dtype = _default_dtype("float", fr)
     return ArrayV(shape, dtype, any_diff(left, right), merge_why(left.why if isinstance(left, ArrayV) else (), right.why if isinstance(right, ArrayV) else ()))
 
 

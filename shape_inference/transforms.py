@@ -139,13 +139,58 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         marked = [mark_differentiated(a) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
+        grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
         if kind.endswith("value_and_grad"):
-            return TupleV((result, UNKNOWN))
-        return UNKNOWN
+            return TupleV((result, grads))
+        return grads
     if kind in A.VMAP_LIKE:
         return _call_vmap(interp, tv, args, kwargs, node, fr, step)
     # jit, checkpoint, remat, named_call, shard_map: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _gradient_like(value: Value, depth: int = 0) -> Value:
+    """The gradient with respect to `value`: the same tree of the same shapes, as
+    jax.grad gives (a float leaf keeps its dtype; other leaves, or leaves we cannot
+    see, make the tree unknown)."""
+    if depth > 8:
+        return UNKNOWN
+    if isinstance(value, ArrayV):
+        dtype = value.dtype if value.dtype is not None and (value.dtype.startswith(("float", "bfloat", "complex"))) else None
+        return ArrayV(value.shape, dtype, value.diff, value.why)
+    if isinstance(value, TupleV):
+        items = tuple(_gradient_like(v, depth + 1) for v in value.items)
+        return UNKNOWN if any(isinstance(i, UnknownV) for i in items) else TupleV(items, value.is_list, value.why, value.diff)
+    if isinstance(value, DictV):
+        entries = tuple((k, _gradient_like(v, depth + 1)) for k, v in value.items)
+        return UNKNOWN if any(isinstance(v, UnknownV) for _, v in entries) else DictV(entries, value.why, value.diff)
+    if isinstance(value, ConstV) and value.value is None:
+        return value
+    return UNKNOWN
+
+
+def _gradients(tv: TransformV, args: Args, nums: list[int], result: Value) -> Value:
+    """What jax.grad / jax.value_and_grad return besides the value: the gradients, shaped
+    like the differentiated arguments (a tuple of them for a tuple argnums), and with
+    has_aux=True, (gradients, aux) for grad.  Unknown where we cannot be sure."""
+    argnums = tv.param("argnums")
+    if not nums or any(i >= len(args) for i in nums):
+        return UNKNOWN
+    if argnums is None or int_value(argnums) is not None:
+        grads = _gradient_like(args[nums[0]])
+    else:
+        grads = TupleV(tuple(_gradient_like(args[i]) for i in nums))
+        if any(isinstance(g, UnknownV) for g in grads.items):
+            grads = UNKNOWN
+    aux = tv.param("has_aux")
+    if aux is not None:
+        has_aux = A.truth(aux)
+        if has_aux is None:
+            return UNKNOWN
+        if has_aux and tv.kind == "jax.grad":
+            aux_value = result.items[1] if isinstance(result, TupleV) and len(result.items) == 2 else UNKNOWN
+            return TupleV((grads, aux_value))
+    return grads
 
 
 def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
@@ -180,6 +225,8 @@ def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
             return ArrayV(value.shape[:ax] + (size,) + value.shape[ax:], value.dtype, value.diff, value.why)
     if isinstance(value, TupleV):
         return TupleV(tuple(_add_axis(v, size, axis) for v in value.items), value.is_list, value.why, value.diff)
+    if isinstance(value, DictV):  # each leaf of a returned dict (`vmap(init_block)(keys)`) is mapped
+        return DictV(tuple((k, _add_axis(v, size, axis)) for k, v in value.items), value.why, value.diff)
     if isinstance(value, ArrayV):
         return ArrayV(None, value.dtype, value.diff, value.why)
     return UnknownV(value.diff)

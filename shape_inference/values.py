@@ -107,6 +107,20 @@ class ConstV(FrozenValue):
         return ("const", type(self.value).__name__, repr(self.value))
 
 
+class FloatV(FrozenValue):
+    """A Python float whose value is unknown (`d ** -0.5`, `1 / math.sqrt(d)` of an
+    unknown d): certainly a scalar, and weakly typed, so an array it meets keeps its
+    shape and (a float array) its dtype."""
+
+    why: Why
+
+    def __init__(self, why: Why = ()) -> None:
+        _set(self, "why", why)
+
+    def key(self) -> object:
+        return ("float?",)
+
+
 class DTypeV(FrozenValue):
     """A dtype: jnp.float32, 'bfloat16', np.dtype('int32')."""
 
@@ -518,7 +532,11 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, ConstV) and isinstance(b, ConstV):
         if type(a.value) is type(b.value) and a.value == b.value:
             return a
+        if type(a.value) is float and type(b.value) is float:
+            return FloatV(merge_why(a.why, b.why))
         return UnknownV(diff, merge_why(a.why, b.why))
+    if is_float_scalar(a) and is_float_scalar(b):
+        return FloatV(merge_why(a.why, b.why))
     if isinstance(a, DTypeV) and isinstance(b, DTypeV):
         return a if a.name == b.name else UNKNOWN
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
@@ -541,6 +559,11 @@ def join(a: Value, b: Value) -> Value:
     if a.key() == b.key():
         return a
     return UnknownV(diff)
+
+
+def is_float_scalar(v: Value) -> bool:
+    """A Python float, known or not."""
+    return isinstance(v, FloatV) or (isinstance(v, ConstV) and type(v.value) is float)
 
 
 def same(a: Value, b: Value) -> bool:

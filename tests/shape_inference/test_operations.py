@@ -384,3 +384,100 @@ def test_power_of_constants_and_list_of_floats() -> None:
     src = "n = 8\nstart = 2 ** (-8.0 / n)\nreveal_type(jnp.array([start ** (i + 1) for i in range(n)]))\n"
     assert one(PRELUDE + src).shape == "(8,)"
     assert one(PRELUDE + "def f(n):\n    reveal_type(2 ** n)\n").int is None
+
+
+# -- Python scalars and dtype promotion ------------------------------------------------------------
+_SCALAR_SETUP = "import math\nkey = jax.random.PRNGKey(0)\nd = 384\ni = jnp.zeros((4, 6), jnp.int32)\nb = jnp.zeros((4, 6), jnp.bfloat16)\nw = jnp.zeros((4, 6))\n"
+# (expression, shape, dtype): a Python scalar is weakly typed, a NumPy scalar is not, and
+# true division of integers is a float (test_scalar_table_agrees_with_jax runs these in JAX)
+SCALAR_TABLE = [
+    ("w * d ** -0.5", "(4, 6)", "float32"),
+    ("w * d ** -1", "(4, 6)", "float32"),
+    ("w / math.sqrt(d)", "(4, 6)", "float32"),
+    ("w / np.sqrt(d)", "(4, 6)", "float32"),
+    ("w * d ** 0.5", "(4, 6)", "float32"),
+    ("w * (1 / d)", "(4, 6)", "float32"),
+    ("b * d ** -0.5", "(4, 6)", "bfloat16"),
+    ("b / math.sqrt(d)", "(4, 6)", "bfloat16"),
+    ("b * jnp.sqrt(d)", "(4, 6)", "bfloat16"),
+    ("b / np.sqrt(d)", "(4, 6)", "float32"),
+    ("b * 2", "(4, 6)", "bfloat16"),
+    ("i * 2", "(4, 6)", "int32"),
+    ("i // 2", "(4, 6)", "int32"),
+    ("i / 2", "(4, 6)", "float32"),
+    ("i * 0.5", "(4, 6)", "float32"),
+    ("i / i", "(4, 6)", "float32"),
+    ("jnp.divide(i, 2)", "(4, 6)", "float32"),
+    ("i ** 0.5", "(4, 6)", "float32"),
+    ("(i > 0) * 2", "(4, 6)", "int32"),
+    ("(i > 0) * 0.5", "(4, 6)", "float32"),
+    ("jnp.where(i > 0, float(d), i)", "(4, 6)", "float32"),
+    ("jnp.where(i > 0, i, 2)", "(4, 6)", "int32"),
+    ("jnp.where(i > 0, b, 2.0)", "(4, 6)", "bfloat16"),
+    ("jnp.outer(b[0], w[:, 0])", "(6, 4)", "float32"),
+    ("jnp.outer(w, i[0])", "(24, 6)", "float32"),
+    # jax.nn.initializers: the shape of the call, its dtype else the factory's else float32
+    ("jax.nn.initializers.lecun_normal()(key, (d, 6))", "(384, 6)", "float32"),
+    ("jax.nn.initializers.glorot_uniform()(key, (3, 6), jnp.bfloat16)", "(3, 6)", "bfloat16"),
+    ("jax.nn.initializers.normal(0.02, jnp.float16)(key, (3, 6))", "(3, 6)", "float16"),
+    ("jax.nn.initializers.variance_scaling(1.0, 'fan_in', 'truncated_normal')(key, (2, 3, 4))", "(2, 3, 4)", "float32"),
+    ("jax.nn.initializers.constant(0.5)(key, [7])", "(7,)", "float32"),
+    ("jax.nn.initializers.zeros(key, (5,), jnp.int32)", "(5,)", "int32"),
+    ("nn.initializers.xavier_uniform()(key, (4, 4)) * d ** -0.5", "(4, 4)", "float32"),
+]
+
+
+@pytest.mark.parametrize("expr, shape, dtype", SCALAR_TABLE)
+def test_scalar_arithmetic_and_promotion(expr: str, shape: str, dtype: str) -> None:
+    r = one(PRELUDE + _SCALAR_SETUP + f"reveal_type({expr})\n")
+    assert (r.shape, r.dtype) == (shape, dtype)
+
+
+def test_scalar_table_agrees_with_jax() -> None:
+    """The table above, run by JAX (in a child process: the analysis never imports it)."""
+    pytest.importorskip("jax")
+    import subprocess
+    import sys
+
+    lines = ["import jax, jax.numpy as jnp, numpy as np, flax.linen as nn", _SCALAR_SETUP, "out = []"]
+    lines += [f"r = {expr}\nout.append((str(tuple(r.shape)), str(r.dtype)))" for expr, _, _ in SCALAR_TABLE]
+    lines.append("print(repr(out))")
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True, text=True, env={"JAX_PLATFORMS": "cpu", "PATH": ""}, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got: list[tuple[str, str]] = eval(done.stdout.strip().splitlines()[-1])  # our own repr of strings
+    assert got == [(shape, dtype) for _, shape, dtype in SCALAR_TABLE]
+
+
+def test_float_scalars_are_scalars() -> None:
+    """An unknown Python float is a scalar, never an array; int ** nonnegative int stays an int."""
+    src = PRELUDE + "import math\ndef f(x):\n    d = x.shape[1]\n    reveal_type(d ** -0.5)\n    reveal_type(math.sqrt(d))\n    reveal_type(d / 2)\n    reveal_type(d ** 2)\n    reveal_type(-d * 1.0)\n"
+    values = [type(r.value).__name__ for r in reveal(src)]
+    assert values == ["FloatV", "FloatV", "FloatV", "IntV", "FloatV"]
+
+
+def test_gradients_and_vmapped_trees_keep_their_structure() -> None:
+    """jax.grad's gradients are shaped like the differentiated argument (a dict of
+    params); vmap of a function returning a dict maps every leaf; tree.map over the two
+    keeps the structure, so a hand-written SGD step returns params of the same shapes."""
+    src = PRELUDE + (
+        "def loss(p, x):\n    return (x @ p['w'] + p['b']).sum()\n"
+        "def init(k):\n    return {'w': jax.random.normal(k, (8, 16)), 'b': jnp.zeros(16)}\n"
+        "params = init(jax.random.PRNGKey(0))\nx = jnp.zeros((2, 8))\n"
+        "grads = jax.grad(loss)(params, x)\n"
+        "reveal_type(grads['w'])\n"
+        "reveal_type(jax.value_and_grad(loss)(params, x)[1]['b'])\n"
+        "reveal_type(jax.grad(loss, argnums=(0, 1))(params, x)[1])\n"
+        "reveal_type(jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)['w'])\n"
+        "reveal_type(jax.vmap(init)(jax.random.split(jax.random.PRNGKey(0), 3))['w'])\n"
+        "reveal_type(jax.grad(lambda p, x: (loss(p, x), 1.0), has_aux=True)(params, x)[0]['w'])\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["(8, 16)", "(16,)", "(2, 8)", "(8, 16)", "(3, 8, 16)", "(8, 16)"]
+
+
+def test_gradients_of_what_we_cannot_see_stay_unknown() -> None:
+    src = PRELUDE + (
+        "def loss(p, x):\n    return x.sum()\n"
+        "reveal_type(jax.grad(loss)({'w': unknown()}, 1.0))\n"
+        "reveal_type(jax.grad(loss, has_aux=unknown())({'w': jnp.zeros(3)}, 1.0))\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["?", "?"]
