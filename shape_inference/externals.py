@@ -1199,6 +1199,17 @@ _register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNor
 _register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d"], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
+# hk.layer_stack(n) is an object that, called on f, gives the stacked function
+_register(["layer_stack"], ["haiku"], h_layer)
+
+
+def h_haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.haiku_get_parameter(interp, args, kwargs, node, fr)
+
+
+_register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
 _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)

@@ -549,6 +549,7 @@ JIT_LIKE = frozenset(
         "flax.nnx.checkpoint",
         "equinox.filter_jit",
         "equinox.filter_checkpoint",
+        "haiku.remat",
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
     }
@@ -591,7 +592,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
         return OpaqueDecoratedV(func)
     if isinstance(deco, ExtCallDecoratorV):
         return deco.apply(interp, func, node, fr)
-    if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)):
+    if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)) or (isinstance(deco, ExtObjectV) and deco.qualname == "haiku.layer_stack"):
         return interp.call(deco, [func], {}, False, node, fr)
     if isinstance(deco, UnknownV):
         return OpaqueDecoratedV(func)

@@ -92,6 +92,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     q = obj.qualname
     if q in _LIFTED or q.endswith("()") and q[:-2] in _LIFTED:
         return _lifted(interp, obj, args, kwargs, node, fr)
+    if q == "haiku.layer_stack":
+        return _layer_stack(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
     diff = obj.diff or fr.ctx.params_diff or (x_value.diff if x_value is not None else False)
@@ -142,7 +144,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short in ("Embed", "Embedding"):
         feats = _get(obj, 1, "features" if short == "Embed" else "embedding_size")
         if q.startswith("haiku"):
-            feats = obj.kwarg("embed_dim")
+            feats = _haiku_embed_dim(obj)
         if x.shape is None or not isinstance(feats, IntV):
             return ArrayV(None, _out_dtype(obj, x), diff)
         dtype = A.dtype_or(obj.kwarg("dtype"), "float32" if q.startswith("flax") else None)
@@ -156,6 +158,45 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+def _haiku_embed_dim(obj: ExtObjectV) -> Value | None:
+    """hk.Embed(vocab_size, embed_dim, embedding_matrix, ...): the embedding width, from
+    embed_dim or else from the second axis of a given embedding_matrix."""
+    dim = _get(obj, 1, "embed_dim")
+    if isinstance(dim, IntV):
+        return dim
+    matrix = _arr(_get(obj, 2, "embedding_matrix"))
+    if matrix is not None and matrix.shape is not None and len(matrix.shape) == 2:
+        return IntV(matrix.shape[1])
+    return None
+
+
+def _layer_stack(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`hk.layer_stack(n)(f)`: a function that applies f n times, each time to what the
+    previous one returned, so f's output has the structure and shapes of its input and
+    calling f once sees every shape it sees.  With per-layer inputs (f takes slices of
+    stacked arrays and returns a pair) the stacked function is not followed."""
+    def off(v: Value | None) -> bool:
+        return v is None or (isinstance(v, ConstV) and v.value is False)
+
+    if not off(_get(obj, 1, "with_per_layer_inputs")) or not off(_get(obj, 3, "pass_reverse_to_layer_fn")):
+        return UNKNOWN
+    func = args[0] if len(args) == 1 and not kwargs else kwargs.get("f") if not args and set(kwargs) == {"f"} else None
+    if func is None:
+        return UNKNOWN
+    return TransformV("haiku.layer_stack", func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
+
+
+def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`hk.get_parameter(name, shape, dtype=None, init=...)`: an array of that shape,
+    differentiated when the parameters being applied are.  Its dtype only when given:
+    haiku's mixed-precision policies may cast parameters of a module."""
+    shape_v = _in(args, kwargs, 1, "shape")
+    dtype_v = _in(args, kwargs, 2, "dtype")
+    shape = shape_of(shape_v) if shape_v is not None else None
+    dtype = A.dtype_name(dtype_v) if dtype_v is not None and not (isinstance(dtype_v, ConstV) and dtype_v.value is None) else None
+    return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 
 # Where each library's convolution takes its arguments: (features, kernel size, strides,
