@@ -543,6 +543,7 @@ JIT_LIKE = frozenset(
         "jax.named_call",
         "flax.linen.jit",
         "flax.linen.remat",
+        "flax.linen.remat_scan",
         "flax.linen.checkpoint",
         "flax.nnx.jit",
         "flax.nnx.remat",

@@ -94,6 +94,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _lifted(interp, obj, args, kwargs, node, fr)
     if q == "haiku.layer_stack":
         return _layer_stack(interp, obj, args, kwargs, node, fr)
+    if q in ("flax.linen.Sequential", "flax.nnx.Sequential"):
+        return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
     diff = obj.diff or fr.ctx.params_diff or (x_value.diff if x_value is not None else False)
@@ -186,6 +188,40 @@ def _layer_stack(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwarg
     if func is None:
         return UNKNOWN
     return TransformV("haiku.layer_stack", func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
+
+
+def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`nn.Sequential([f, g])(x)` / `nnx.Sequential(f, g)(x)`: g(f(x)), as flax chains
+    them: a tuple output is spread over the next layer's arguments, a dict's items become
+    its keywords.  An output whose kind we cannot see stops the chain (unknown), as does
+    an nnx `rngs=` (handed only to layers that take it)."""
+    if obj.qualname == "flax.linen.Sequential":
+        given = _get(obj, 0, "layers")
+        if not isinstance(given, TupleV) or len(obj.args) + len(obj.kwargs) != 1:
+            return UNKNOWN
+        layers: tuple[Value, ...] = given.items
+    else:
+        if obj.kwargs:
+            return UNKNOWN
+        layers = obj.args
+    if not layers or "rngs" in kwargs:
+        return UNKNOWN
+    call_args, call_kwargs = list(args), dict(kwargs)
+    out: Value = UNKNOWN
+    for i, layer in enumerate(layers):
+        if obj.diff:
+            layer = layer.tainted(True)
+        if i > 0:
+            if isinstance(out, TupleV) and not out.is_list:
+                call_args, call_kwargs = list(out.items), {}
+            elif isinstance(out, DictV) and all(isinstance(k, str) for k, _ in out.items):
+                call_args, call_kwargs = [], {str(k): v for k, v in out.items}
+            elif isinstance(out, (ArrayV, IntV)):
+                call_args, call_kwargs = [out], {}
+            else:
+                return UnknownV(out.diff)
+        out = interp.call(layer, call_args, call_kwargs, False, node, fr)
+    return out
 
 
 def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
