@@ -22,6 +22,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ConstV,
     DTypeV,
     DictV,
+    ExternalV,
     ExtObjectV,
     InstanceV,
     IntV,
@@ -1211,6 +1212,29 @@ def h_haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node:
 
 
 _register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
+
+
+def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) / eqx.combine: a module cut
+    into its arrays and the rest, and put back together (transforms.split_parts)."""
+    from jax_cudnn_lint.shape_inference import transforms
+
+    if kwargs or not args:
+        return UNKNOWN
+    if q == "flax.nnx.split":
+        return transforms.split_parts(args[0], max(1, len(args) - 1), True)
+    if q == "equinox.partition":
+        spec = args[1] if len(args) == 2 else None
+        if not (isinstance(spec, ExternalV) and spec.qualname == "equinox.is_array"):
+            return UNKNOWN
+        return transforms.split_parts(args[0], 1, False)
+    return transforms.recombine(args)
+
+
+_register(["split", "merge"], ["flax.nnx"], h_module_parts)
+_register(["partition", "combine"], ["equinox"], h_module_parts)
+HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
+HANDLERS["flax.nnx.scan"] = h_transform
 _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)

@@ -517,6 +517,7 @@ _TRANSPARENT_DECORATORS = frozenset(
     {
         "flax.linen.compact",
         "flax.linen.nowrap",
+        "flax.nnx.split_rngs",
         "functools.cache",
         "functools.lru_cache",
         "typing.overload",
@@ -575,6 +576,9 @@ GRAD_LIKE = frozenset(
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
+# nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned
+# arguments are picked by in_axes (transforms.call_nnx_scan)
+SCAN_LIKE = frozenset({"flax.nnx.scan"})
 
 
 def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:
@@ -584,7 +588,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return func
         if name == "builtins.property":
             return PropertyV(func)
-        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
         if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
             return func
@@ -638,7 +642,7 @@ class ExtCallDecoratorV(Value):
             if isinstance(inner, ExternalV):
                 return apply_decorator(interp, inner, func, node, fr) if not self.kwargs else _transform_with(interp, inner.qualname, func, self.kwargs, node, fr)
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
-        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
         if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
             if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):
