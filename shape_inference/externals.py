@@ -1176,7 +1176,7 @@ HANDLERS["jax.jacfwd"] = h_transform
 HANDLERS["jax.eval_shape"] = h_primals_transform
 HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
 HANDLERS["flax.nnx.eval_shape"] = h_primals_transform
-for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
+for _name in A.PRIMALS_LIKE:
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
 

@@ -574,7 +574,7 @@ GRAD_LIKE = frozenset(
     }
 )
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
-PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
+PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "equinox.filter_jvp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
 # nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned
 # arguments are picked by in_axes (transforms.call_nnx_scan)
@@ -890,6 +890,9 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             arr = ExtObjectArray(base)
             return getattr_value(interp, arr, name, node, fr) if arr is not None else UNKNOWN
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
+    if isinstance(base, TransformV) and base.kind == "jax.jit" and name in ("trace", "lower", "eval_shape"):
+        # jax.jit(f).trace(*args) / .lower(*args) / .eval_shape(*args) trace f on args
+        return base
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
     if isinstance(base, TupleV):

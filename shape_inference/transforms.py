@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
+from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -68,7 +69,7 @@ REVERSE_MODE = frozenset(
 
 
 # Transforms that differentiate in forward mode (jax.hessian: forward outside).
-FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp"})
+FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp", "equinox.filter_jvp"})
 
 
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
@@ -253,7 +254,11 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
         primals = args[1] if len(args) > 1 else kwargs.get("primals")
         if not isinstance(primals, TupleV):
             return UNKNOWN
-        call_args = [mark_differentiated(p) for p in primals.items]
+        if q == "equinox.filter_jvp":
+            # equinox differentiates only the floating-point arrays among the primals
+            call_args = [p.tainted(True) if isinstance(p, ArrayV) and is_float(p.dtype) else p for p in primals.items]
+        else:
+            call_args = [mark_differentiated(p) for p in primals.items]
     else:
         call_args = [mark_differentiated(p) for p in args[1:]]
     step = interp.step(fr, node, A.src(node))
