@@ -1000,8 +1000,9 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
         kwargs = {**kwargs, "argnums": args[1]}
     from jax_cudnn_lint.shape_inference.values import ClassV
 
-    if isinstance(func, ClassV):
+    if isinstance(func, ClassV) and q not in A.VMAP_LIKE:
         return func  # flax lifted transforms over a module class keep the class's shapes
+    # (a class vmapped builds a stacked module: transforms._add_axis)
     return TransformV(q, func, tuple(kwargs.items()), (interp.step(fr, node, f"{A.src(node)}"),))
 
 

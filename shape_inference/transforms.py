@@ -426,8 +426,13 @@ def recombine(parts: Args) -> Value:
     if len(statics) != 1 or not arrays or len(statics) + len(arrays) != len(parts):
         return UNKNOWN
     base = _module_and_depth(statics[0].args[0])
-    found = [_module_and_depth(p.args[0]) for p in arrays]
-    if base is None or any(f is None or f[0].attrs is not base[0].attrs or f[1] != found[0][1] for f in found):  # type: ignore[index]
+    depths: set[int] = set()
+    for part in arrays:
+        found = _module_and_depth(part.args[0])
+        if base is None or found is None or found[0].attrs is not base[0].attrs:
+            return UNKNOWN
+        depths.add(found[1])
+    if len(depths) != 1:
         return UNKNOWN
     module = arrays[0].args[0]
     diff = any(p.diff for p in arrays)
@@ -446,7 +451,7 @@ def _call_nnx_scan(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
     unknown stacked outputs.  The defaults are (nnx.Carry, 0) both ways."""
     in_axes = tv.param("in_axes")
     out_axes = tv.param("out_axes")
-    axes: tuple[Value | None, ...]
+    axes: tuple[Value, ...]
     if in_axes is None:
         axes = (ExternalV("flax.nnx.Carry"), ConstV(0))
     elif isinstance(in_axes, TupleV):
@@ -459,7 +464,7 @@ def _call_nnx_scan(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
     for a, ax in zip(args, axes):
         if _is_carry(ax) or (isinstance(ax, ConstV) and ax.value is None):
             mapped.append(a)
-        elif int_value(ax) == 0 if ax is not None else False:
+        elif int_value(ax) == 0:
             mapped.append(_drop_axis(a, 0)[0])
         else:
             mapped.append(UnknownV(a.diff))
