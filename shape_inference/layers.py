@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
@@ -153,6 +154,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
+    if short == "Einsum" and q.startswith(("flax.linen", "flax.nnx")):
+        return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
         return ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
     if short == "Dropout":
@@ -160,6 +163,42 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+def _einsum_layer(interp: Interpreter, obj: ExtObjectV, x: ArrayV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, diff: bool) -> Value:
+    """flax's Einsum layers: the einsum of the input with a kernel of the given shape
+    (`nnx.Einsum(einsum_str, kernel_shape, ...)`, `nn.Einsum(shape, einsum_str=...)`; the
+    einsum_str given at the call wins in nnx and is the only one in linen when given), in
+    the dtype the other flax layers compute in (dtype, else the input's promoted with
+    param_dtype).  A custom promote_dtype or einsum_op leaves the result unknown, a
+    preferred_element_type its dtype."""
+    linen = obj.qualname.startswith("flax.linen")
+    if obj.kwarg("promote_dtype") is not None or obj.kwarg("einsum_op") is not None or set(kwargs) - {"einsum_str", "out_sharding"} or len(args) > 2:
+        return UnknownV(diff)
+    at_call = _in(args, kwargs, 1, "einsum_str")
+    if at_call is not None and isinstance(at_call, ConstV) and at_call.value is None:
+        at_call = None
+    if linen:
+        shape_v, given = _get(obj, 0, "shape"), _get(obj, 1, "einsum_str")
+        if given is not None and isinstance(given, ConstV) and given.value is None:
+            given = None
+        if at_call is not None and given is not None:
+            return UnknownV(diff)  # linen raises: exactly one of them
+    else:
+        shape_v, given = _get(obj, 1, "kernel_shape"), _get(obj, 0, "einsum_str")
+    spec_v = at_call if at_call is not None else given
+    kernel_shape = shape_of(shape_v) if shape_v is not None else None
+    dtype = _out_dtype(obj, x)
+    preferred = obj.kwarg("preferred_element_type")
+    if preferred is not None and not (isinstance(preferred, ConstV) and preferred.value is None):
+        dtype = None
+    if not (isinstance(spec_v, ConstV) and isinstance(spec_v.value, str)) or kernel_shape is None:
+        return ArrayV(None, dtype, diff)
+    kernel = ArrayV(kernel_shape, A.dtype_or(obj.kwarg("param_dtype"), "float32"), diff)
+    out = S.einsum(interp, spec_v.value, [x, kernel], node, fr)
+    if not isinstance(out, ArrayV):
+        return ArrayV(None, dtype, diff)
+    return ArrayV(out.shape, dtype, diff, out.why)
 
 
 def _haiku_embed_dim(obj: ExtObjectV) -> Value | None:
@@ -206,7 +245,8 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
         layers = obj.args
     if not layers or "rngs" in kwargs:
         return UNKNOWN
-    call_args, call_kwargs = list(args), dict(kwargs)
+    call_args: Args = list(args)
+    call_kwargs: Kwargs = dict(kwargs)
     out: Value = UNKNOWN
     for i, layer in enumerate(layers):
         if obj.diff:
@@ -215,7 +255,8 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
             if isinstance(out, TupleV) and not out.is_list:
                 call_args, call_kwargs = list(out.items), {}
             elif isinstance(out, DictV) and all(isinstance(k, str) for k, _ in out.items):
-                call_args, call_kwargs = [], {str(k): v for k, v in out.items}
+                call_args = []
+                call_kwargs = {str(k): v for k, v in out.items}
             elif isinstance(out, (ArrayV, IntV)):
                 call_args, call_kwargs = [out], {}
             else:
