@@ -1263,8 +1263,9 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
             kwargs["has_aux"] = args[2]
     from jax_cudnn_lint.shape_inference.values import ClassV
 
-    if isinstance(func, ClassV):
+    if isinstance(func, ClassV) and q not in A.VMAP_LIKE:
         return func  # flax lifted transforms over a module class keep the class's shapes
+    # (a class vmapped builds a stacked module: transforms._add_axis)
     return TransformV(q, func, tuple(kwargs.items()), (interp.step(fr, node, f"{A.src(node)}"),))
 
 
@@ -1452,7 +1453,7 @@ HANDLERS["jax.jacfwd"] = h_transform
 HANDLERS["jax.eval_shape"] = h_primals_transform
 HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
 HANDLERS["flax.nnx.eval_shape"] = h_primals_transform
-for _name in ("jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"):
+for _name in A.PRIMALS_LIKE:
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
 
@@ -1472,10 +1473,45 @@ _register(
     ["flax.linen"],
     h_layer,
 )
+_register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv"], ["flax.nnx"], h_layer)
 _register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d"], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
+# hk.layer_stack(n) is an object that, called on f, gives the stacked function
+_register(["layer_stack"], ["haiku"], h_layer)
+
+
+def h_haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.haiku_get_parameter(interp, args, kwargs, node, fr)
+
+
+_register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
+
+
+def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) / eqx.combine: a module cut
+    into its arrays and the rest, and put back together (transforms.split_parts)."""
+    from jax_cudnn_lint.shape_inference import transforms
+
+    if kwargs or not args:
+        return UNKNOWN
+    if q == "flax.nnx.split":
+        return transforms.split_parts(args[0], max(1, len(args) - 1), True)
+    if q == "equinox.partition":
+        spec = args[1] if len(args) == 2 else None
+        if not (isinstance(spec, ExternalV) and spec.qualname == "equinox.is_array"):
+            return UNKNOWN
+        return transforms.split_parts(args[0], 1, False)
+    return transforms.recombine(args)
+
+
+_register(["split", "merge"], ["flax.nnx"], h_module_parts)
+_register(["partition", "combine"], ["equinox"], h_module_parts)
+HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
+HANDLERS["flax.nnx.scan"] = h_transform
 _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)

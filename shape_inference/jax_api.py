@@ -624,6 +624,7 @@ _TRANSPARENT_DECORATORS = frozenset(
     {
         "flax.linen.compact",
         "flax.linen.nowrap",
+        "flax.nnx.split_rngs",
         "functools.cache",
         "functools.lru_cache",
         "typing.overload",
@@ -650,12 +651,14 @@ JIT_LIKE = frozenset(
         "jax.named_call",
         "flax.linen.jit",
         "flax.linen.remat",
+        "flax.linen.remat_scan",
         "flax.linen.checkpoint",
         "flax.nnx.jit",
         "flax.nnx.remat",
         "flax.nnx.checkpoint",
         "equinox.filter_jit",
         "equinox.filter_checkpoint",
+        "haiku.remat",
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
     }
@@ -680,8 +683,11 @@ GRAD_LIKE = frozenset(
 # jitted functions whose `.lower(...)` / `.trace(...)` / `.eval_shape(...)` trace them
 AHEAD_OF_TIME = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "equinox.filter_jit"})
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
-PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "flax.nnx.vjp", "flax.nnx.jvp"})
+PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "equinox.filter_jvp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
+# nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned
+# arguments are picked by in_axes (transforms.call_nnx_scan)
+SCAN_LIKE = frozenset({"flax.nnx.scan"})
 
 
 def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:
@@ -691,7 +697,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return func
         if name == "builtins.property":
             return PropertyV(func)
-        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
         if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
             return func
@@ -700,7 +706,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
         return OpaqueDecoratedV(func)
     if isinstance(deco, ExtCallDecoratorV):
         return deco.apply(interp, func, node, fr)
-    if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)):
+    if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)) or (isinstance(deco, ExtObjectV) and deco.qualname == "haiku.layer_stack"):
         return interp.call(deco, [func], {}, False, node, fr)
     if isinstance(deco, UnknownV):
         return OpaqueDecoratedV(func)
@@ -745,7 +751,7 @@ class ExtCallDecoratorV(Value):
             if isinstance(inner, ExternalV):
                 return apply_decorator(interp, inner, func, node, fr) if not self.kwargs else _transform_with(interp, inner.qualname, func, self.kwargs, node, fr)
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
-        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE:
+        if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
         if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
             if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
@@ -92,6 +93,10 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     q = obj.qualname
     if q in _LIFTED or q.endswith("()") and q[:-2] in _LIFTED:
         return _lifted(interp, obj, args, kwargs, node, fr)
+    if q == "haiku.layer_stack":
+        return _layer_stack(interp, obj, args, kwargs, node, fr)
+    if q in ("flax.linen.Sequential", "flax.nnx.Sequential"):
+        return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
     diff = obj.diff or fr.ctx.params_diff or (x_value.diff if x_value is not None else False)
@@ -142,13 +147,15 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short in ("Embed", "Embedding"):
         feats = _get(obj, 1, "features" if short == "Embed" else "embedding_size")
         if q.startswith("haiku"):
-            feats = obj.kwarg("embed_dim")
+            feats = _haiku_embed_dim(obj)
         if x.shape is None or not isinstance(feats, IntV):
             return ArrayV(None, _out_dtype(obj, x), diff)
         dtype = A.dtype_or(obj.kwarg("dtype"), "float32" if q.startswith("flax") else None)
         return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
+    if short == "Einsum" and q.startswith(("flax.linen", "flax.nnx")):
+        return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
         return ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
     if short == "Dropout":
@@ -156,6 +163,117 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+def _einsum_layer(interp: Interpreter, obj: ExtObjectV, x: ArrayV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, diff: bool) -> Value:
+    """flax's Einsum layers: the einsum of the input with a kernel of the given shape
+    (`nnx.Einsum(einsum_str, kernel_shape, ...)`, `nn.Einsum(shape, einsum_str=...)`; the
+    einsum_str given at the call wins in nnx and is the only one in linen when given), in
+    the dtype the other flax layers compute in (dtype, else the input's promoted with
+    param_dtype).  A custom promote_dtype or einsum_op leaves the result unknown, a
+    preferred_element_type its dtype."""
+    linen = obj.qualname.startswith("flax.linen")
+    if obj.kwarg("promote_dtype") is not None or obj.kwarg("einsum_op") is not None or set(kwargs) - {"einsum_str", "out_sharding"} or len(args) > 2:
+        return UnknownV(diff)
+    at_call = _in(args, kwargs, 1, "einsum_str")
+    if at_call is not None and isinstance(at_call, ConstV) and at_call.value is None:
+        at_call = None
+    if linen:
+        shape_v, given = _get(obj, 0, "shape"), _get(obj, 1, "einsum_str")
+        if given is not None and isinstance(given, ConstV) and given.value is None:
+            given = None
+        if at_call is not None and given is not None:
+            return UnknownV(diff)  # linen raises: exactly one of them
+    else:
+        shape_v, given = _get(obj, 1, "kernel_shape"), _get(obj, 0, "einsum_str")
+    spec_v = at_call if at_call is not None else given
+    kernel_shape = shape_of(shape_v) if shape_v is not None else None
+    dtype = _out_dtype(obj, x)
+    preferred = obj.kwarg("preferred_element_type")
+    if preferred is not None and not (isinstance(preferred, ConstV) and preferred.value is None):
+        dtype = None
+    if not (isinstance(spec_v, ConstV) and isinstance(spec_v.value, str)) or kernel_shape is None:
+        return ArrayV(None, dtype, diff)
+    kernel = ArrayV(kernel_shape, A.dtype_or(obj.kwarg("param_dtype"), "float32"), diff)
+    out = S.einsum(interp, spec_v.value, [x, kernel], node, fr)
+    if not isinstance(out, ArrayV):
+        return ArrayV(None, dtype, diff)
+    return ArrayV(out.shape, dtype, diff, out.why)
+
+
+def _haiku_embed_dim(obj: ExtObjectV) -> Value | None:
+    """hk.Embed(vocab_size, embed_dim, embedding_matrix, ...): the embedding width, from
+    embed_dim or else from the second axis of a given embedding_matrix."""
+    dim = _get(obj, 1, "embed_dim")
+    if isinstance(dim, IntV):
+        return dim
+    matrix = _arr(_get(obj, 2, "embedding_matrix"))
+    if matrix is not None and matrix.shape is not None and len(matrix.shape) == 2:
+        return IntV(matrix.shape[1])
+    return None
+
+
+def _layer_stack(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`hk.layer_stack(n)(f)`: a function that applies f n times, each time to what the
+    previous one returned, so f's output has the structure and shapes of its input and
+    calling f once sees every shape it sees.  With per-layer inputs (f takes slices of
+    stacked arrays and returns a pair) the stacked function is not followed."""
+    def off(v: Value | None) -> bool:
+        return v is None or (isinstance(v, ConstV) and v.value is False)
+
+    if not off(_get(obj, 1, "with_per_layer_inputs")) or not off(_get(obj, 3, "pass_reverse_to_layer_fn")):
+        return UNKNOWN
+    func = args[0] if len(args) == 1 and not kwargs else kwargs.get("f") if not args and set(kwargs) == {"f"} else None
+    if func is None:
+        return UNKNOWN
+    return TransformV("haiku.layer_stack", func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
+
+
+def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`nn.Sequential([f, g])(x)` / `nnx.Sequential(f, g)(x)`: g(f(x)), as flax chains
+    them: a tuple output is spread over the next layer's arguments, a dict's items become
+    its keywords.  An output whose kind we cannot see stops the chain (unknown), as does
+    an nnx `rngs=` (handed only to layers that take it)."""
+    if obj.qualname == "flax.linen.Sequential":
+        given = _get(obj, 0, "layers")
+        if not isinstance(given, TupleV) or len(obj.args) + len(obj.kwargs) != 1:
+            return UNKNOWN
+        layers: tuple[Value, ...] = given.items
+    else:
+        if obj.kwargs:
+            return UNKNOWN
+        layers = obj.args
+    if not layers or "rngs" in kwargs:
+        return UNKNOWN
+    call_args: Args = list(args)
+    call_kwargs: Kwargs = dict(kwargs)
+    out: Value = UNKNOWN
+    for i, layer in enumerate(layers):
+        if obj.diff:
+            layer = layer.tainted(True)
+        if i > 0:
+            if isinstance(out, TupleV) and not out.is_list:
+                call_args, call_kwargs = list(out.items), {}
+            elif isinstance(out, DictV) and all(isinstance(k, str) for k, _ in out.items):
+                call_args = []
+                call_kwargs = {str(k): v for k, v in out.items}
+            elif isinstance(out, (ArrayV, IntV)):
+                call_args, call_kwargs = [out], {}
+            else:
+                return UnknownV(out.diff)
+        out = interp.call(layer, call_args, call_kwargs, False, node, fr)
+    return out
+
+
+def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`hk.get_parameter(name, shape, dtype=None, init=...)`: an array of that shape,
+    differentiated when the parameters being applied are.  Its dtype only when given:
+    haiku's mixed-precision policies may cast parameters of a module."""
+    shape_v = _in(args, kwargs, 1, "shape")
+    dtype_v = _in(args, kwargs, 2, "dtype")
+    shape = shape_of(shape_v) if shape_v is not None else None
+    dtype = A.dtype_name(dtype_v) if dtype_v is not None and not (isinstance(dtype_v, ConstV) and dtype_v.value is None) else None
+    return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 
 # Where each library's convolution takes its arguments: (features, kernel size, strides,

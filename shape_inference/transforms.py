@@ -15,12 +15,16 @@ from typing import TYPE_CHECKING
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
+from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
     ConstV,
     DictV,
+    ExternalV,
+    ExtObjectV,
     FunctionV,
+    InstanceV,
     IntV,
     TransformV,
     TupleV,
@@ -65,7 +69,7 @@ REVERSE_MODE = frozenset(
 
 
 # Transforms that differentiate in forward mode (jax.hessian: forward outside).
-FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp"})
+FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp", "equinox.filter_jvp"})
 
 
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
@@ -145,6 +149,8 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return grads
     if kind in A.VMAP_LIKE:
         return _call_vmap(interp, tv, args, kwargs, node, fr, step)
+    if kind in A.SCAN_LIKE:
+        return _call_nnx_scan(interp, tv, args, kwargs, node, fr)
     # jit, checkpoint, remat, named_call, shard_map: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
 
@@ -196,6 +202,8 @@ def _gradients(tv: TransformV, args: Args, nums: list[int], result: Value) -> Va
 def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
     if axis is None:
         return value, None
+    if isinstance(value, ExtObjectV) and axis == 0 and value.qualname in (STACKED, ARRAYS_PART):
+        return unstack(value), None
     if isinstance(value, ArrayV):
         if value.shape is None:
             return ArrayV(None, value.dtype, value.diff, value.why), None
@@ -218,6 +226,8 @@ def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
 
 
 def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
+    if isinstance(value, InstanceV) and axis == 0:
+        return ExtObjectV(STACKED, (value,), (), value.why, value.diff)
     if isinstance(value, ArrayV) and value.shape is not None and size is not None:
         rank = len(value.shape) + 1
         if -rank <= axis < rank:
@@ -291,7 +301,11 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
         primals = args[1] if len(args) > 1 else kwargs.get("primals")
         if not isinstance(primals, TupleV):
             return UNKNOWN
-        call_args = [mark_differentiated(p) for p in primals.items]
+        if q == "equinox.filter_jvp":
+            # equinox differentiates only the floating-point arrays among the primals
+            call_args = [p.tainted(True) if isinstance(p, ArrayV) and is_float(p.dtype) else p for p in primals.items]
+        else:
+            call_args = [mark_differentiated(p) for p in primals.items]
     else:
         call_args = [mark_differentiated(p) for p in args[1:]]
     step = interp.step(fr, node, A.src(node))
@@ -409,3 +423,107 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         return UnknownV(diff)
     budget[0] -= 1
     return interp.call(func, list(trees), {}, False, node, fr)
+
+
+# -- stacked modules and their parts --------------------------------------------------------------
+# A module (any object) built under vmap has every array with a leading axis: it is kept
+# as `STACKED` around the one built per example, which a scan over it (or a vmap) hands
+# to its body.  nnx.split / eqx.partition cut a module into its arrays (`ARRAYS_PART`)
+# and the rest (`STATIC_PART`); nnx.merge / eqx.combine of the parts of one module give
+# it back, with the arrays' stacking.  Anything else done to these values is unknown.
+STACKED = "jax_cudnn_lint.stacked"
+ARRAYS_PART = "jax_cudnn_lint.part.arrays"
+STATIC_PART = "jax_cudnn_lint.part.static"
+
+
+def unstack(value: ExtObjectV) -> Value:
+    """One slice along the leading axis of a stacked module or of its arrays part."""
+    inner = value.args[0]
+    if value.qualname == STACKED:
+        return inner.tainted(True) if value.diff and not inner.diff else inner
+    if isinstance(inner, ExtObjectV) and inner.qualname == STACKED:
+        return ExtObjectV(ARRAYS_PART, (unstack(inner),), (), value.why, value.diff)
+    return UnknownV(value.diff)
+
+
+def _module_and_depth(value: Value) -> tuple[InstanceV, int] | None:
+    """The module inside `value` (stacked any number of times) and how many times."""
+    depth = 0
+    while isinstance(value, ExtObjectV) and value.qualname == STACKED:
+        value, depth = value.args[0], depth + 1
+    return (value, depth) if isinstance(value, InstanceV) else None
+
+
+def split_parts(module: Value, n_arrays: int, static_first: bool) -> Value:
+    """nnx.split(m, *filters) -> (graphdef, state, ...), eqx.partition(m, eqx.is_array) ->
+    (arrays, static): parts that only `recombine` reads."""
+    if _module_and_depth(module) is None:
+        return UnknownV(module.diff)
+    arrays = [ExtObjectV(ARRAYS_PART, (module,), (), (), module.diff) for _ in range(n_arrays)]
+    static = ExtObjectV(STATIC_PART, (module,), (), (), False)
+    return TupleV((static, *arrays) if static_first else (*arrays, static))
+
+
+def recombine(parts: Args) -> Value:
+    """nnx.merge(graphdef, *states) / eqx.combine(*parts): the module the parts were cut
+    from, shaped (stacked) as its arrays parts are, differentiated where they are.  The
+    parts must be one static part and arrays parts all of one module, equally stacked."""
+    statics = [p for p in parts if isinstance(p, ExtObjectV) and p.qualname == STATIC_PART]
+    arrays = [p for p in parts if isinstance(p, ExtObjectV) and p.qualname == ARRAYS_PART]
+    if len(statics) != 1 or not arrays or len(statics) + len(arrays) != len(parts):
+        return UNKNOWN
+    base = _module_and_depth(statics[0].args[0])
+    depths: set[int] = set()
+    for part in arrays:
+        found = _module_and_depth(part.args[0])
+        if base is None or found is None or found[0].attrs is not base[0].attrs:
+            return UNKNOWN
+        depths.add(found[1])
+    if len(depths) != 1:
+        return UNKNOWN
+    module = arrays[0].args[0]
+    diff = any(p.diff for p in arrays)
+    return module.tainted(True) if diff and not module.diff else module
+
+
+def _is_carry(value: Value | None) -> bool:
+    return isinstance(value, ExternalV) and value.qualname == "flax.nnx.Carry"
+
+
+def _call_nnx_scan(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """nnx.scan(f, in_axes=..., out_axes=...)(*args): f on the carry (the argument whose
+    axis is nnx.Carry) as is, the scanned ones (axis 0) without their leading axis and
+    the broadcast ones (None) as they are; a second call with the carry f returns, as
+    lax.scan.  out_axes nnx.Carry returns the carry, (nnx.Carry, 0) the carry and
+    unknown stacked outputs.  The defaults are (nnx.Carry, 0) both ways."""
+    in_axes = tv.param("in_axes")
+    out_axes = tv.param("out_axes")
+    axes: tuple[Value, ...]
+    if in_axes is None:
+        axes = (ExternalV("flax.nnx.Carry"), ConstV(0))
+    elif isinstance(in_axes, TupleV):
+        axes = in_axes.items
+    else:
+        return UNKNOWN
+    if kwargs or len(axes) != len(args) or sum(_is_carry(a) for a in axes) != 1:
+        return UNKNOWN
+    mapped: Args = []
+    for a, ax in zip(args, axes):
+        if _is_carry(ax) or (isinstance(ax, ConstV) and ax.value is None):
+            mapped.append(a)
+        elif int_value(ax) == 0:
+            mapped.append(_drop_axis(a, 0)[0])
+        else:
+            mapped.append(UnknownV(a.diff))
+    at = next(i for i, a in enumerate(axes) if _is_carry(a))
+    out = interp.call(tv.func, mapped, {}, False, node, fr)
+    if _is_carry(out_axes):
+        carry = join(args[at], out)
+        interp.call(tv.func, [*mapped[:at], carry, *mapped[at + 1 :]], {}, False, node, fr)
+        return carry
+    pair = out_axes is None or (isinstance(out_axes, TupleV) and len(out_axes.items) == 2 and _is_carry(out_axes.items[0]) and int_value(out_axes.items[1]) == 0)
+    if pair and isinstance(out, TupleV) and len(out.items) == 2:
+        carry = join(args[at], out.items[0])
+        interp.call(tv.func, [*mapped[:at], carry, *mapped[at + 1 :]], {}, False, node, fr)
+        return TupleV((carry, UnknownV(out.items[1].diff)))
+    return UnknownV(out.diff)

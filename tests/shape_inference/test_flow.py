@@ -324,3 +324,25 @@ def test_dict_comprehension_with_constant_keys() -> None:
     assert one(src).shape == "(4, 6)"
     src = P + "def f(names):\n    p = {n: jnp.zeros((4, 6)) for n in names}\n    reveal_type(p['o'])\n"
     assert one(src).shape == "?"
+
+
+def test_stacked_modules_and_their_parts() -> None:
+    """A module built under vmap is stacked: a scan over it (or over its arrays part)
+    hands the body one layer, and combine / merge of one module's parts gives it back.
+    Parts of different modules, or an arrays part still stacked with a static part of
+    one layer, stay unknown."""
+    src = P + (
+        "class E(eqx.Module):\n    lin: eqx.nn.Linear\n    def __init__(self, key):\n        self.lin = eqx.nn.Linear(16, 8, key=key)\n"
+        "    def __call__(self, x):\n        return self.lin(x)\n"
+        "stack = eqx.filter_vmap(E)(jax.random.split(jax.random.PRNGKey(0), 3))\n"
+        "other = E(jax.random.PRNGKey(1))\n"
+        "arrays, static = eqx.partition(stack, eqx.is_array)\n"
+        "def step(x, a):\n    reveal_type(eqx.combine(a, static)(x))\n    return x, None\n"
+        "jax.lax.scan(step, jnp.zeros((16,)), arrays)\n"
+        "reveal_type(eqx.combine(eqx.partition(other, eqx.is_array)[0], static))\n"
+        "reveal_type(eqx.partition(stack, lambda v: True))\n"
+    )
+    *layers, mixed, other_filter = reveal(src)
+    assert layers and {r.shape for r in layers} == {"(8,)"}  # scan calls the body twice
+    assert type(mixed.value).__name__ == "UnknownV"
+    assert type(other_filter.value).__name__ == "UnknownV"

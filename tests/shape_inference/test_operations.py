@@ -144,6 +144,25 @@ def test_projections() -> None:
     assert shape_of("functools.partial(nn.Dense, use_bias=False)(features=8)(x)", setup) == "(2, 33, 8)"
 
 
+def test_flax_einsum_layers_and_haiku_embeddings() -> None:
+    """Shapes and dtypes as jax.eval_shape gives them (flax 0.12.8, haiku 0.0.16)."""
+    setup = "import haiku as hk\nx = jnp.zeros((2, 33, 64), jnp.bfloat16)\nids = jnp.zeros((2, 33), jnp.int32)"
+    assert shape_of('nnx.Einsum("BTD,DNH->BTNH", (64, 4, 16), rngs=nnx.Rngs(0))(x)', setup) == "(2, 33, 4, 16)"
+    assert shape_of('nnx.Einsum("BSD,CDKH->CBSKH", (2, 64, 1, 16), rngs=nnx.Rngs(0))(x)', setup) == "(2, 2, 33, 1, 16)"
+    assert shape_of('nn.Einsum((64, 4, 16), "BTD,DNH->BTNH")(x)', setup) == "(2, 33, 4, 16)"
+    assert shape_of('nn.Einsum(shape=(64, 4, 16))(x, "BTD,DNH->BTNH")', setup) == "(2, 33, 4, 16)"
+    # linen raises when both give the equation; an equation we cannot read is unknown
+    assert shape_of('nn.Einsum((64, 4, 16), "BTD,DNH->BTNH")(x, "BTD,DNH->BTNH")', setup) == "?"
+    assert shape_of('nnx.Einsum(spec, (64, 4, 16), rngs=nnx.Rngs(0))(x)', setup) == "(?)"
+    assert one(PRELUDE + setup + '\nreveal_type(nnx.Einsum("BTD,DNH->BTNH", (64, 4, 16), rngs=nnx.Rngs(0))(x))\n').dtype == "float32"
+    assert one(PRELUDE + setup + '\nreveal_type(nnx.Einsum("BTD,DNH->BTNH", (64, 4, 16), param_dtype=jnp.bfloat16, rngs=nnx.Rngs(0))(x))\n').dtype == "bfloat16"
+    assert one(PRELUDE + setup + '\nreveal_type(nnx.Einsum("BTD,DNH->BTNH", (64, 4, 16), preferred_element_type=t, rngs=nnx.Rngs(0))(x))\n').dtype is None
+    assert shape_of("hk.Embed(100, 48)(ids)", setup) == "(2, 33, 48)"
+    assert shape_of("hk.Embed(vocab_size=100, embed_dim=48)(ids)", setup) == "(2, 33, 48)"
+    assert shape_of("hk.Embed(embedding_matrix=jnp.zeros((100, 40)))(ids)", setup) == "(2, 33, 40)"
+    assert shape_of('jnp.take(hk.get_parameter("embed", [100, 48], init=jnp.zeros), ids, axis=0)', setup) == "(2, 33, 48)"
+
+
 def test_dense_dtype_promotes_with_float32_params() -> None:
     r = one(PRELUDE + "x = jnp.zeros((2, 33, 64), jnp.bfloat16)\nreveal_type(nn.Dense(8)(x))\n")
     assert r.dtype == "float32"
