@@ -96,6 +96,7 @@ class FlagTable:
             return
         flag.value = UNKNOWN
         if flag.holder is not None:
+            flag.holder.touch()
             flag.holder.attrs["value"] = UNKNOWN
         self.changes += 1
 
@@ -108,6 +109,7 @@ class FlagTable:
             return
         self.forget(name)
         if holder is not None:
+            holder.touch()
             holder.attrs["value"] = UNKNOWN
 
     def forget_all(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
 from jax_cudnn_lint.shape_inference import dims as D
@@ -102,8 +102,11 @@ def h_full(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
         inferred = _default_float(q)
     elif isinstance(fill, ArrayV):
         inferred = fill.dtype
-    dtype = A.dtype_or(arg(args, kwargs, 2, "dtype"), inferred)
-    return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
+    given = arg(args, kwargs, 2, "dtype")
+    dtype = A.dtype_or(given, inferred)
+    # jnp.full(shape, 0.5) of a Python number is weakly typed, as the number is
+    weak = not q.startswith("numpy.") and A.dtype_or(given, "") == "" and fill is not None and _is_python_number(fill)
+    return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),), weak=weak)
 
 
 def h_like(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -180,7 +183,14 @@ def h_array(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         inferred = "float64"
     if inferred == "int32" and q.startswith("numpy."):
         inferred = "int64"
-    return ArrayV(shape, A.dtype_or(given, inferred), src.diff, (interp.step(fr, node, A.src(node)),))
+    # jnp.array(0.125) of a Python number is weakly typed (a list of them is not)
+    weak = not q.startswith("numpy.") and A.dtype_or(given, "") == "" and _is_python_number(src)
+    return ArrayV(shape, A.dtype_or(given, inferred), src.diff, (interp.step(fr, node, A.src(node)),), weak=weak)
+
+
+def _is_python_number(value: Value) -> bool:
+    """An int or float (not a bool: JAX types Python bools strongly)."""
+    return A.is_python_number(value) and not (isinstance(value, ConstV) and isinstance(value.value, bool))
 
 
 def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -623,7 +633,7 @@ def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
             return FloatV(first.why)  # a weakly typed float scalar, as a Python float is
     if arr is None:
         return UnknownV(first.diff) if first is not None else UNKNOWN
-    return ArrayV(arr.shape, _result_dtype(q.rsplit(".", 1)[-1], arr.dtype, fr), arr.diff, arr.why, arr.name)
+    return ArrayV(arr.shape, _result_dtype(q.rsplit(".", 1)[-1], arr.dtype, fr), arr.diff, arr.why, arr.name, weak=arr.weak)
 
 
 # what these give for boolean and integer inputs (JAX's promotion): a float, or the
@@ -933,6 +943,8 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
             obj.forget()
         return UNKNOWN
     value = args[2]
+    interp.mutations += 1
+    obj.touch()
     if fr.branch_depth:
         old = obj.attrs.get(name.value)
         value = join(old, value) if old is not None else UNKNOWN
@@ -995,6 +1007,8 @@ def h_float(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         ok_int, _ = const_value(args[0])
         if not ok_int:
             return FloatV(args[0].why)
+    if isinstance(args[0], ArrayV) and args[0].shape == () and len(args) == 1:
+        return FloatV(args[0].why)  # float(jnp.finfo(dtype).max), float(x.sum())
     ok, v = const_value(args[0])
     if ok and isinstance(v, (int, float)) and not isinstance(v, bool):
         return ConstV(float(v), args[0].why)
@@ -1077,7 +1091,8 @@ def h_iter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
             return it if isinstance(it, (IterV, InstanceV)) else UNKNOWN
         return UNKNOWN
     element = A.iter_element(interp, v, node, fr)
-    return UNKNOWN if isinstance(element, UnknownV) else IterV(element)
+    # read as it goes: a later change to the list shows through the iterator
+    return UNKNOWN if isinstance(element, UnknownV) else IterV(element, False, (), interp.mutations)
 
 
 def h_next(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1201,6 +1216,74 @@ def h_ahead_of_time(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     if not args:
         return UNKNOWN
     interp.call(args[0], list(args[1:]), dict(kwargs), False, node, fr)
+    return UNKNOWN
+
+
+# finfo's attributes that are scalars of the dtype asked about
+_FINFO_SCALARS = ("min", "max", "eps", "tiny", "smallest_normal", "resolution", "epsneg", "smallest_subnormal")
+
+
+def h_finfo(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.finfo(dtype): `.min` / `.max` / `.eps` are NumPy scalars of that dtype (rank 0,
+    strongly typed), the fill values of attention masks and biases."""
+    given = arg(args, kwargs, 0, "dtype")
+    if isinstance(given, ArrayV):
+        name = given.dtype
+    else:
+        name = A.dtype_name(given) if given is not None else None
+    why = (interp.step(fr, node, A.src(node)),)
+    scalar = ArrayV((), name if name is not None and is_float(name) else None, False, why)
+    return ExtObjectV(q, (), tuple((attr, scalar) for attr in _FINFO_SCALARS), why)
+
+
+def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """d.items() / d.keys() / d.values() of a dict whose keys are all known: a sequence
+    (`for k, v in kwargs.items()` over an empty **kwargs runs no pass)."""
+    if len(args) != 1 or kwargs or not isinstance(args[0], DictV):
+        return UNKNOWN
+    keys = [ConstV(k) if not isinstance(k, int) or isinstance(k, bool) else make_int(k) for k, _ in args[0].items]
+    values = [v for _, v in args[0].items]
+    view = q.rsplit(".", 1)[-1]
+    if view == "keys":
+        return TupleV(tuple(keys))
+    if view == "values":
+        return TupleV(tuple(values))
+    return TupleV(tuple(TupleV((k, v)) for k, v in zip(keys, values)))
+
+
+# str methods evaluated on constants (pure, and cheap for short strings)
+_STR_METHODS = frozenset({"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition", "rpartition", "removeprefix", "removesuffix", "isdigit"})
+
+
+def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """"B/16".split("/") and the like, on constant strings: configs that name their
+    variant in one string ("B/16", "llama-7b") and take sizes from its parts."""
+    consts: list[object] = []
+    for value in args:
+        ok, py = const_value(value)
+        if not ok or not (py is None or isinstance(py, (str, int))) or (isinstance(py, str) and len(py) > 1000):
+            return UNKNOWN
+        consts.append(py)
+    named: dict[str, object] = {}
+    for key, value in kwargs.items():
+        ok, py = const_value(value)
+        if not ok or not (py is None or isinstance(py, (str, int))):
+            return UNKNOWN
+        named[key] = py
+    if not consts or not isinstance(consts[0], str):
+        return UNKNOWN
+    try:
+        result: object = getattr(consts[0], q.rsplit(".", 1)[-1])(*consts[1:], **named)
+    except (TypeError, ValueError):
+        return UNKNOWN
+    why = args[0].why
+    if isinstance(result, (str, bool)):
+        return ConstV(result, why)
+    if isinstance(result, (list, tuple)):
+        items: list[object] = list(cast("list[object]", result))
+        parts = [part for part in items if isinstance(part, str)]
+        if len(parts) == len(items) <= 64:
+            return TupleV(tuple(ConstV(part, why) for part in parts), isinstance(result, list))
     return UNKNOWN
 
 
@@ -1420,6 +1503,10 @@ _register(["get"], ["builtins.dict"], h_dict_get)
 _register(["getattr"], ["builtins"], h_getattr)
 _register(["isinstance"], ["builtins"], h_isinstance)
 _register(["Precision"], ["jax.lax"], h_precision)
+_register(["finfo"], _NP, h_finfo)
+_register(["items", "keys", "values"], ["builtins.dict"], h_dict_view)
+_register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
+_register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["dtype"], _NP, h_np_dtype)
 _register(["partial"], ["functools"], h_partial)
@@ -1645,7 +1732,7 @@ def _x64_defaults(handler: Handler, dtype_pos: int, literal_only: bool = False) 
             dtype = _X64_WIDE.get(dtype, dtype)
         if dtype == result.dtype:
             return result
-        return ArrayV(result.shape, dtype, result.diff, result.why, result.name, result.stopped)
+        return ArrayV(result.shape, dtype, result.diff, result.why, result.name, result.stopped, result.weak)
 
     return wrapped
 
@@ -1680,6 +1767,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
     if handler is None:
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
+            interp.mutations += 1  # in place: what a generator read earlier may have changed
             _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
             # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)

@@ -324,19 +324,22 @@ class Interpreter:
                 self.absl_flags.forget(target.attr)
             elif isinstance(base, InstanceV):
                 self.mutations += 1
+                if not _own_attribute(target, fr):
+                    base.touch()  # (an object's own methods set their state: not counted)
                 if fr.branch_depth:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
         elif isinstance(target, ast.Subscript):
             container_v = self.ev(target.value, fr)
+            self.mutations += 1  # in place: a generator run earlier may have read the old item
             if isinstance(container_v, InstanceV) and self.api.is_mapping_namespace(container_v):
-                self.mutations += 1
                 # cfg["seq"] = n on a ConfigDict / DictConfig: its attribute
                 ok, key = const_value(self.ev(target.slice, fr))
                 if not ok or not isinstance(key, str):
                     container_v.forget()
                 else:
+                    container_v.touch()
                     old = container_v.attrs.get(key)
                     container_v.attrs[key] = (join(old, value) if old is not None else UNKNOWN) if fr.branch_depth else value
                 return
@@ -477,6 +480,12 @@ class Interpreter:
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
         iterable = self.ev(stmt.iter, fr)
+        if isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list):
+            # nothing to iterate over (an empty **kwargs, `()`): the body never runs.  Not
+            # an empty list: another name for it may have appended to it
+            if stmt.orelse:
+                self.exec_block(stmt.orelse, fr)
+            return
         if isinstance(stmt, ast.For) and isinstance(iterable, TupleV) and 0 < len(iterable.items) <= _MAX_UNROLLED_LOOP and not _jumps(stmt.body):
             # `for seq_len in (128, 255):` runs each item: one pass per item, in order
             for item in iterable.items:
@@ -693,14 +702,15 @@ class Interpreter:
                 base = self.ev(target.value, fr)
                 if isinstance(base, InstanceV):
                     self.mutations += 1
+                    base.touch()
                     base.attrs[target.attr] = UNKNOWN
 
     def _delete_item(self, target: ast.Subscript, fr: Frame) -> None:
         """`del cfg["key"]`: a known dict loses the key (`.get(key, default)` then gives
         the default); anything else is forgotten."""
         container = self.ev(target.value, fr)
+        self.mutations += 1
         if isinstance(container, InstanceV):
-            self.mutations += 1
             container.forget()
             return
         if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
@@ -1077,9 +1087,10 @@ class Interpreter:
 
     def escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
         """A mutable object handed to code we cannot see may be changed by it."""
+        if args or kwargs:
+            self.mutations += 1  # a dict or list among them may be changed in place too
         for value in (*args, *kwargs.values()):
             if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
-                self.mutations += 1
                 value.forget()
 
     def record(
@@ -1119,6 +1130,9 @@ class Interpreter:
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
+            if isinstance(result, IterV) and result.stamp is not None:
+                # the same generator called again with the same inputs: its items hold from now
+                result = IterV(result.element, result.is_list, result.why, self.mutations)
             return result
         mark = len(self.events)
         state = self.bind_params(func, args, kwargs, generic, caller is None)
@@ -1142,26 +1156,34 @@ class Interpreter:
                 for other in frame.returns[1:]:
                     result = join(result, other)
                 if is_generator:
-                    result = self.generator_value(frame.yields or [], (*args, *kwargs.values()))
+                    result = self.generator_value(func, frame.yields or [])
         finally:
             self.active.pop()
         self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
 
-    def generator_value(self, yields: list[Value], inputs: Sequence[Value]) -> Value:
+    def generator_value(self, func: FunctionV, yields: list[Value]) -> Value:
         """A generator function's call: an iterable whose items are what the body yields
         (joined over every yield and path; loops were run to their widened state).  The
-        body was run now, not lazily as Python does: if it read a mutable object, the
-        items hold only until something is mutated (the stamp)."""
-        if not yields:
+        body was run now, not lazily as Python does, so the items hold only until the
+        analysis sees anything changed in place (the stamp: a dict item stored, an
+        attribute set, a list appended to), and never for a generator that reads its
+        enclosing function's variables, which may be rebound before it runs."""
+        if not yields or self._reads_closure(func):
             return UNKNOWN
         element = yields[0]
         for other in yields[1:]:
             element = join(element, other)
         if isinstance(element, UnknownV):
             return element
-        stamp = self.mutations if any(self.api.holds_mutable(v) for v in inputs) else None
-        return IterV(element, False, (), stamp)
+        return IterV(element, False, (), self.mutations)
+
+    @staticmethod
+    def _reads_closure(func: FunctionV) -> bool:
+        if not func.closure or isinstance(func.node, ast.Lambda):
+            return False
+        free = func.module.facts.names_used(func.node) - func.module.facts.locals_of(func.node)
+        return any(name in scope for scope in func.closure for name in free)
 
     def bind_params(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], generic: bool = False, entry: bool = True) -> State | None:
         a = func.node.args
@@ -1216,6 +1238,15 @@ def _jumps(body: Sequence[ast.stmt]) -> bool:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
             todo.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _own_attribute(target: ast.Attribute, fr: Frame) -> bool:
+    """`self.x = ...` in a method of self's class (its first parameter)."""
+    func = fr.func
+    if func is None or not isinstance(target.value, ast.Name) or isinstance(func.node, ast.Lambda):
+        return False
+    params = [*func.node.args.posonlyargs, *func.node.args.args]
+    return bool(params) and params[0].arg == target.value.id
 
 
 def _worth_entering(info: ModuleInfo) -> bool:

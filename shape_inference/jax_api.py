@@ -570,22 +570,6 @@ def next_item(interp: Interpreter, it: Value, node: ast.AST, fr: Frame) -> Value
     return UNKNOWN.tainted(it.diff)
 
 
-def holds_mutable(value: Value, depth: int = 0) -> bool:
-    """Does the value hold an object whose attributes code may change (a generator that
-    reads it, run later, may see other values)?"""
-    if isinstance(value, InstanceV):
-        return not is_frozen_class(value.cls) or depth < 2 and any(holds_mutable(v, depth + 1) for v in value.attrs.values())
-    if depth >= 2:
-        return False
-    if isinstance(value, TupleV):
-        return any(holds_mutable(v, depth + 1) for v in value.items)
-    if isinstance(value, DictV):
-        return any(holds_mutable(v, depth + 1) for _, v in value.items)
-    if isinstance(value, BoundMethodV):
-        return holds_mutable(value.self_value, depth + 1)
-    return False
-
-
 class RangeV(Value):
     """range(...): a for loop knows its first value; unpacking and comprehensions know
     every value when the range is short and its bounds are known (`stop`, step 1)."""
@@ -865,6 +849,16 @@ def is_frozen_class(cls: ClassV) -> bool:
 
 def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     inst = InstanceV(cls, {}, False, (interp.step(fr, node, f"{cls.node.name}(...)"),))
+    inst.building = True
+    try:
+        _construct(interp, inst, cls, args, kwargs, node, fr)
+    finally:
+        inst.building = False
+    return inst
+
+
+def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> None:
+    """Run the constructor (__init__, or a dataclass's fields and __post_init__) on `inst`."""
     init = cls.lookup("__init__")
     if isinstance(init, FunctionV):
         interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr)
@@ -890,7 +884,6 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
     elif args or kwargs:
         # a class whose constructor we cannot see (an external base's __init__)
         pass
-    return inst
 
 
 def _field_default(interp: Interpreter, default: Value, node: ast.AST, fr: Frame) -> Value:
@@ -913,7 +906,11 @@ def linen_setup(interp: Interpreter, inst: InstanceV, ctx: Ctx, generic: bool = 
     inst.ready = True
     setup = inst.cls.lookup("setup")
     if isinstance(setup, FunctionV):
-        interp.call_function(setup, [inst], {}, False, ctx, None, generic=generic)
+        building, inst.building = inst.building, True
+        try:
+            interp.call_function(setup, [inst], {}, False, ctx, None, generic=generic)
+        finally:
+            inst.building = building
 
 
 def call_module_instance(
@@ -1012,6 +1009,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
+    if isinstance(base, ConstV) and isinstance(base.value, str):
+        return BoundMethodV(ExternalV(f"builtins.str.{name}"), base)
     if isinstance(base, TupleV):
         return BoundMethodV(ExternalV(f"builtins.list.{name}"), base)
     if isinstance(base, DTypeV):

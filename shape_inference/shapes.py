@@ -362,6 +362,10 @@ def _operand_shape(value: Value) -> tuple[Shape | None, str | None, str | None]:
     """(shape, dtype, weak) of an operand of an arithmetic expression: weak is the kind
     ("bool", "int", "float") of a Python scalar, which JAX types weakly, else None."""
     if isinstance(value, ArrayV):
+        if value.weak and value.dtype is not None:
+            kind = "float" if value.dtype.startswith(("float", "bfloat")) else "int" if value.dtype.startswith(("int", "uint")) else None
+            if kind is not None:
+                return value.shape, None, kind
         return value.shape, value.dtype, None
     if isinstance(value, IntV):
         return (), None, "int"

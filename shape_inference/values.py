@@ -221,14 +221,18 @@ class ArrayV(FrozenValue):
     why: Why
     name: str  # a symbol base for the dims of an unknown shape (x.shape[i])
     stopped: bool  # certainly carries no tangent (jax.lax.stop_gradient)
+    weak: bool  # weakly typed, as jnp.array(0.125) or jnp.full(s, 0.5): bf16 * it stays bf16
 
-    def __init__(self, shape: tuple[Dim, ...] | None, dtype: str | None = None, diff: bool = False, why: Why = (), name: str = '', stopped: bool = False) -> None:
+    def __init__(
+        self, shape: tuple[Dim, ...] | None, dtype: str | None = None, diff: bool = False, why: Why = (), name: str = '', stopped: bool = False, weak: bool = False
+    ) -> None:
         _set(self, "shape", shape)
         _set(self, "dtype", dtype)
         _set(self, "diff", diff)
         _set(self, "why", why)
         _set(self, "name", name)
         _set(self, "stopped", stopped)
+        _set(self, "weak", weak)
 
     @property
     def rank(self) -> int | None:
@@ -236,14 +240,14 @@ class ArrayV(FrozenValue):
 
     def key(self) -> object:
         dims = None if self.shape is None else tuple(d.key() for d in self.shape)
-        return ("array", dims, self.dtype, self.diff, self.name)
+        return ("array", dims, self.dtype, self.diff, self.name, self.weak)
 
     def tainted(self, diff: bool) -> Value:
-        return ArrayV(self.shape, self.dtype, diff, self.why, self.name)
+        return ArrayV(self.shape, self.dtype, diff, self.why, self.name, weak=self.weak)
 
     def with_shape(self, shape: tuple[Dim, ...] | None, step: Step | None = None) -> ArrayV:
         why = merge_why(self.why, (step,)) if step else self.why
-        return ArrayV(shape, self.dtype, self.diff, why, "")
+        return ArrayV(shape, self.dtype, self.diff, why, "", weak=self.weak)
 
     def render_shape(self) -> str:
         if self.shape is None:
@@ -417,19 +421,41 @@ class InstanceV(Value):
     diff: bool = False
     why: Why = ()
     ready: bool = False  # flax linen: setup() has run
+    # writes to `attrs` once built (shared with the tainted copies that share `attrs`):
+    # part of the key, so that a call memoised before `cfg.seq = 256` is not taken for
+    # one after it.  Writes while __init__ / __post_init__ / setup run are not counted:
+    # they build the object, and counting them would re-run every helper they call.
+    writes: list[int] = field(default_factory=lambda: [0])
+    building: bool = False
 
     def key(self) -> object:
-        return ("inst", id(self), self.diff)
+        return ("inst", id(self), self.diff, self.state())
+
+    def state(self) -> int:
+        """Grows with every write to this object or to an object it holds (one level):
+        `model.cfg.seq = 256` changes what `model`'s methods may compute."""
+        total = self.writes[0]
+        for value in self.attrs.values():
+            if isinstance(value, InstanceV):
+                total += value.writes[0]
+        return total
+
+    def touch(self) -> None:
+        """Count a write to `attrs` (see `writes`)."""
+        if not self.building:
+            self.writes[0] += 1
 
     def forget(self) -> None:
         """Code we cannot follow may have changed any attribute: each is Unknown."""
+        if any(value is not UNKNOWN for value in self.attrs.values()):
+            self.touch()
         for name in self.attrs:
             self.attrs[name] = UNKNOWN
 
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:
             return self
-        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready)
+        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes)
 
 
 class BoundMethodV(FrozenValue):

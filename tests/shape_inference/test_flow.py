@@ -346,3 +346,17 @@ def test_stacked_modules_and_their_parts() -> None:
     assert layers and {r.shape for r in layers} == {"(8,)"}  # scan calls the body twice
     assert type(mixed.value).__name__ == "UnknownV"
     assert type(other_filter.value).__name__ == "UnknownV"
+
+
+def test_a_call_after_a_change_to_its_argument_is_not_memoised() -> None:
+    src = P + (
+        "class C:\n    def __init__(self):\n        self.n = 255\n"
+        "def read(c):\n    return c.n\n"
+        "def f():\n    c = C()\n    reveal_type(read(c))\n    c.n = 256\n    reveal_type(read(c))\n"
+    )
+    assert [r.int for r in reveal(src)] == [255, 256]
+
+
+def test_weak_jnp_scalars_keep_a_bfloat16_array_bfloat16() -> None:
+    src = P + "def f():\n    q = jnp.zeros((2, 4), jnp.bfloat16)\n    reveal_type(q * jnp.array(0.125))\n    reveal_type(q * jnp.full((1, 4), 0.5))\n    reveal_type(q * jnp.ones(()))\n"
+    assert [r.dtype for r in reveal(src)] == ["bfloat16", "bfloat16", "float32"]
