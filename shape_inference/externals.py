@@ -1287,6 +1287,13 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     return UNKNOWN
 
 
+def h_nnx_variable(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """nnx.Param(jnp.zeros((1, 1, D))) and the other nnx variables: the array they hold,
+    which is how code reads them (`x + self.pos`, `jnp.tile(self.cls, ...)`, `.value`)."""
+    value = arg(args, kwargs, 0, "value")
+    return value if isinstance(value, ArrayV) else UNKNOWN
+
+
 def h_np_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.dtype("bfloat16"), np.dtype(cfg.dtype): the dtype, when its name is known."""
     name = A.dtype_name(arg(args, kwargs, 0, "dtype"))
@@ -1504,6 +1511,7 @@ _register(["getattr"], ["builtins"], h_getattr)
 _register(["isinstance"], ["builtins"], h_isinstance)
 _register(["Precision"], ["jax.lax"], h_precision)
 _register(["finfo"], _NP, h_finfo)
+_register(["Param", "Variable", "BatchStat", "Cache", "Intermediate"], ["flax.nnx"], h_nnx_variable)
 _register(["items", "keys", "values"], ["builtins.dict"], h_dict_view)
 _register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
 _register(["select"], ["jax.lax"], h_where)

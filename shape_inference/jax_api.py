@@ -712,6 +712,11 @@ class OpaqueDecoratedV(Value):
         return ("opaque-decorated", self.func.key())
 
 
+def decorated_function(value: Value) -> Value | None:
+    """The function inside an OpaqueDecoratedV, else None."""
+    return value.func if isinstance(value, OpaqueDecoratedV) else None
+
+
 class ExtCallDecoratorV(Value):
     """The result of calling an external decorator factory, e.g. `pytest.mark.parametrize(...)`."""
 
@@ -994,6 +999,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             return UNKNOWN
         if name == "at":  # x.at[idx].set(v): the result has x's shape and dtype
             return ExtObjectV("jax.Array.at", (base,), (), (), base.diff)
+        if name == "value":  # an nnx.Param is read as the array it holds (externals.h_nnx_variable)
+            return base
         return BoundMethodV(ExternalV(f"jax.Array.{name}"), base)
     if isinstance(base, ExtObjectV):
         value = base.kwarg(name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, const, join as join_dim, merge_why, symbol
 from jax_cudnn_lint.shape_inference.dims import unknown as unknown_dim
@@ -579,12 +579,34 @@ def join(a: Value, b: Value) -> Value:
         if keys_a == keys_b:
             return DictV(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)), a.why, diff)
         return UnknownV(diff)
+    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls and _immutable(a.cls) and a.attrs.keys() == b.attrs.keys():
+        # two NamedTuples / frozen dataclasses of one class (a batch yielded on two paths);
+        # the first itself where the second adds nothing, so that a loop's state settles
+        joined = {k: join(v, b.attrs[k]) for k, v in a.attrs.items()}
+        if a.diff == diff and all(same(v, a.attrs[k]) for k, v in joined.items()):
+            return a
+        return InstanceV(a.cls, joined, diff, merge_why(a.why, b.why))
     if isinstance(a, IterV) and isinstance(b, IterV) and a.is_list == b.is_list:
         stamp = a.stamp if a.stamp == b.stamp else -1  # -1: never current
         return IterV(join(a.element, b.element), a.is_list, merge_why(a.why, b.why), stamp)
     if a.key() == b.key():
         return a
     return UnknownV(diff)
+
+
+def _immutable(cls: ClassV) -> bool:
+    """A NamedTuple, flax struct or frozen dataclass: instances equal by value, so two of
+    them can be joined field by field without losing an identity anything relies on."""
+    if cls.external_bases() & {"typing.NamedTuple", "flax.struct.PyTreeNode"}:
+        return True
+    for deco in cls.decorators:
+        name = getattr(deco, "qualname", None)
+        if name == "flax.struct.dataclass":
+            return True
+        frozen = cast("dict[str, Value]", getattr(deco, "kwargs", {})).get("frozen") if name == "dataclasses.dataclass" else None
+        if isinstance(frozen, ConstV) and frozen.value is True:
+            return True
+    return False
 
 
 def is_float_scalar(v: Value) -> bool:
