@@ -48,6 +48,10 @@ class Taken(NamedTuple):
 
     pairs: tuple[tuple[str, str], ...] = ()
     module_as: str | None = None
+    # `from pkg.layers import attention` where attention is a submodule: Python still runs
+    # pkg/layers/__init__.py, whose `from .attention import attention` may rebind the name
+    # to a function.  Such an edge makes the __init__ reachable and leads nowhere.
+    reach_only: bool = False
 
 
 def module_parts(path: str, root: str) -> tuple[str, ...]:
@@ -142,6 +146,8 @@ class ModuleIndex:
         if from_base or not ref.names:
             taken = Taken(pairs=tuple(from_base))
             found.extend((path, taken) for path in self.by_suffix.get(".".join(base), ()))
+        else:
+            found.extend((path, Taken(reach_only=True)) for path in self.by_suffix.get(".".join(base), ()) if _is_init(path))
         return found
 
 
@@ -206,7 +212,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
         for ref in s.imports:
             for target, taken in index.edges(s.path, ref):
                 targets.add(target)
-                importers.setdefault(target, []).append((s.path, taken))
+                if not taken.reach_only:
+                    importers.setdefault(target, []).append((s.path, taken))
         imports[s.path] = targets
 
     # Worklist over what changed: `pending` holds the names a module newly leads

@@ -782,15 +782,18 @@ class Interpreter:
             return self.resolved(namespace, name)
         return self.api.builtin(name)
 
-    def resolved(self, scope: State, name: str) -> Value:
+    def resolved(self, scope: State, name: str, depth: int = 0) -> Value:
         """A name's value, running the module a lazy import points to, or the lazy
-        definition it names, if need be."""
+        definition it names, if need be.  A package `__init__` that re-exports
+        (`from .config import SEQ`) is followed to the module that defines the name."""
         value = scope[name]
         if isinstance(value, LazyImportV):
             namespace = self.module_namespace(value.info) if value.info.state != "running" else value.info.namespace
             found = namespace.get(value.name)
             if isinstance(found, LazyDefV):
                 found = self.materialize(found)
+            if isinstance(found, LazyImportV) and depth < 8:
+                found = self.resolved(namespace, value.name, depth + 1)
             if isinstance(found, LazyImportV) or found is None:
                 sub = self.project.find(f"{value.info.name}.{value.name}")
                 found = ModuleV(sub) if sub is not None else UNKNOWN

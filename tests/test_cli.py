@@ -893,3 +893,31 @@ def test_components_are_analysed_in_workers_with_the_same_result(tmp_path: Path)
     assert ("JCD101", "probe.py") in codes and ("JCD201", "model.py") in codes
     (cross,) = [f for f in one["findings"] if f["code"] == "JCD201"]
     assert any(Path(r["path"]).name == "train.py" for r in cross["related"])
+
+
+# Names re-exported by package __init__ files, as real packages do: a constant from
+# pkg/__init__.py (`from .config import SEQ`) and a function that shares its submodule's
+# name (`from .attention import attention` in pkg/layers/__init__.py).
+REEXPORTS = {
+    "pkg/__init__.py": "from .config import SEQ\n",
+    "pkg/config.py": "SEQ = 129\n",
+    "pkg/layers/__init__.py": "from .attention import attention\n",
+    "pkg/layers/attention.py": (
+        "import jax\n\n\ndef attention(q):\n"
+        "    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    ),
+    "train.py": (
+        "import jax\nimport jax.numpy as jnp\nfrom pkg import SEQ\nfrom pkg.layers import attention\n\n\n"
+        "def main():\n    q = jnp.zeros((2, SEQ, 4, 64), jnp.bfloat16)\n"
+        "    return jax.grad(lambda q: attention(q).astype(jnp.float32).sum())(q)\n"
+    ),
+}
+
+
+def test_names_reexported_by_package_inits_are_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    write(tmp_path, dict(REEXPORTS))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--no-cache", "-j1", ".")
+    assert code == 1
+    assert codes_by_file(out) == [("pkg/layers/attention.py", "JCD201")]
+    assert "T = S = 129" in out

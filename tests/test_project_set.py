@@ -230,9 +230,10 @@ def test_entries_that_share_no_file_are_analysed_apart(tmp_path: Path) -> None:
         "b/pkg_b/cfg.py": "SEQ = 8\n",
         "lone.py": ATTENTION,
     }
+    # (`from pkg import submodule` runs pkg/__init__.py too, which may rebind the name)
     assert components_of(tmp_path, project) == [
-        (["a/pkg_a/attn.py", "a/train_a.py"], ["a/pkg_a/util.py"]),
-        (["b/pkg_b/attn.py"], ["b/pkg_b/cfg.py"]),
+        (["a/pkg_a/attn.py", "a/train_a.py"], ["a/pkg_a/__init__.py", "a/pkg_a/util.py"]),
+        (["b/pkg_b/attn.py"], ["b/pkg_b/__init__.py", "b/pkg_b/cfg.py"]),
         (["lone.py"], []),
     ]
     # one file that both reach joins them: each component knows every file it may need
