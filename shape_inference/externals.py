@@ -1526,6 +1526,9 @@ _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_fac
 _register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
+_register(["raises"], ["pytest"], h_call_result)
+_register(["assert_raises"], ["numpy.testing"], h_call_result)
+_register(["assertRaises", "assertRaisesRegex"], ["unittest.TestCase"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
 
 

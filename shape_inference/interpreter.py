@@ -249,10 +249,9 @@ class Interpreter:
 
         Required parameters are opaque (symbols); parameters with defaults take their
         defaults, as in a call that leaves them out; `pytest.mark.parametrize` rows
-        bind the parameters they name (one analysis per row).
+        bind the parameters they name (one analysis per row), and a test's parameter
+        named after a `@pytest.fixture` of its module takes the fixture's value.
         """
-        # by closure too: `wrapper` analysed where a decorator was analysed generically
-        # (its `f` unknown) is another function than the one decorating `case_b`
         # a module-level name bound to a decorator's `wrapper` is keyed by its closure too:
         # the `wrapper` analysed where the decorator itself was analysed generically (its
         # `f` unknown) is another function than the one that wraps `case_b`.  Nested
@@ -289,7 +288,7 @@ class Interpreter:
                     kwargs[param.arg] = row[param.arg]
             elif i < first_default:
                 seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
-                args.append(seeded or OpaqueV(param.arg))
+                args.append(seeded or self._fixture_value(func, param.arg) or OpaqueV(param.arg))
         kw_defaults = {name for name, _ in func.kw_defaults}
         for param in a.kwonlyargs:
             if row is not None and param.arg in row:
@@ -298,6 +297,28 @@ class Interpreter:
                 seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
                 kwargs[param.arg] = seeded or OpaqueV(param.arg)
         return args, kwargs
+
+    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0) -> Value | None:
+        """What pytest injects for a test's parameter `name`: the value of the module's
+        `@pytest.fixture` of that name (its own parameters injected the same way; a
+        yield fixture gives what it yields).  None: no such fixture, or one with
+        `params=`, whose value is `request.param`."""
+        if depth > 3 or not func.qualname.split(".")[-1].startswith("test") and depth == 0:
+            return None
+        fixture = func.module.namespace.get(name)
+        if not isinstance(fixture, FunctionV) or not self.api.is_plain_fixture(fixture):
+            return None
+        args: list[Value] = []
+        a = fixture.node.args
+        for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
+            args.append(self._fixture_value(fixture, param.arg, depth + 1) or OpaqueV(param.arg))
+        try:
+            value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
+        except RecursionError:
+            return None
+        if isinstance(value, IterV) and func.module.facts.is_generator(fixture.node):
+            value = self.api.iter_element(self, value, fixture.node, Frame(func.module, {}, Ctx()))
+        return None if isinstance(value, UnknownV) else value
 
     def seed_from_annotation(self, annotation: ast.expr | None, name: str, module: ModuleInfo) -> Value | None:
         if annotation is None:
@@ -1124,13 +1145,15 @@ class Interpreter:
         fr: Frame,
         via: tuple[Step, ...] = (),
     ) -> None:
+        if fr.ctx.expects_raise and not qualname.endswith("reveal_type"):
+            return  # inside `with pytest.raises(...)`: the failure is what the test wants
         self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
         step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
         ctx = fr.ctx
-        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order)
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise)
 
     def call_function(
         self,

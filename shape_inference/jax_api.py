@@ -582,10 +582,16 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision, ctx.second_order)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision, ctx.second_order, ctx.expects_raise)
+    if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True)
     return ctx
+
+
+# context managers whose body is expected to raise (a test of the failure itself)
+EXPECTS_RAISE = frozenset({"pytest.raises", "numpy.testing.assert_raises", "unittest.TestCase.assertRaises", "unittest.TestCase.assertRaisesRegex"})
 
 
 class CallResultV(Value):
@@ -710,6 +716,16 @@ class OpaqueDecoratedV(Value):
 
     def key(self) -> object:
         return ("opaque-decorated", self.func.key())
+
+
+def is_plain_fixture(func: FunctionV) -> bool:
+    """Decorated `@pytest.fixture` or `@pytest.fixture(...)` without `params=`."""
+    for deco in func.decorators:
+        if isinstance(deco, ExternalV) and deco.qualname == "pytest.fixture":
+            return True
+        if isinstance(deco, ExtCallDecoratorV) and deco.qualname == "pytest.fixture" and "params" not in deco.kwargs:
+            return True
+    return False
 
 
 def decorated_function(value: Value) -> Value | None:
@@ -962,6 +978,8 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         bound = argparse_seeds.method(inst, name)
         if bound is not None:
             return bound
+    if name in ("assertRaises", "assertRaisesRegex") and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
+        return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
     if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
         inst.forget()  # cfg.update(...), cfg.merge_with(...): values we cannot follow
         return UNKNOWN

@@ -360,3 +360,19 @@ def test_a_call_after_a_change_to_its_argument_is_not_memoised() -> None:
 def test_weak_jnp_scalars_keep_a_bfloat16_array_bfloat16() -> None:
     src = P + "def f():\n    q = jnp.zeros((2, 4), jnp.bfloat16)\n    reveal_type(q * jnp.array(0.125))\n    reveal_type(q * jnp.full((1, 4), 0.5))\n    reveal_type(q * jnp.ones(()))\n"
     assert [r.dtype for r in reveal(src)] == ["bfloat16", "bfloat16", "float32"]
+
+
+def test_a_test_takes_the_value_of_the_fixture_it_names() -> None:
+    src = P + (
+        "import pytest\n"
+        "@pytest.fixture\ndef cfg():\n    return {'seq': 255}\n"
+        "@pytest.fixture\ndef q(cfg):\n    return jnp.zeros((2, cfg['seq'], 4, 64), jnp.bfloat16)\n"
+        "@pytest.fixture\ndef batch():\n    yield jnp.zeros((2, 256))\n"
+        "@pytest.fixture(params=[255, 256])\ndef n(request):\n    return request.param\n"
+        "def test_a(q, batch, n):\n    reveal_type(q)\n    reveal_type(batch)\n    reveal_type(n)\n"
+        "def helper(q):\n    reveal_type(q)\n"
+    )
+    found = {r.line: r for r in reveal(src)}
+    shapes = [found[line].shape for line in sorted(found)]
+    assert shapes[:2] == ["(2, 255, 4, 64)", "(2, 256)"]
+    assert shapes[2] == "?" and shapes[3] == "?"  # a fixture with params=; not a test
