@@ -1779,7 +1779,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             interp.mutations += 1  # in place: what a generator read earlier may have changed
-            _forget_receiver(interp, node, fr)
+            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)):
+                _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
             # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)
             # must stay known as optax's, not as calls of unknown code
@@ -1788,6 +1789,27 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             interp.escape(args, kwargs)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
+
+
+def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
+    """`cfg.update(seq_len=127)` / `cfg.update(overrides)` on a dict the analysis knows,
+    outside any branch: the name is rebound to the updated dict (False: not that case)."""
+    if fr.branch_depth or fr.state is None or not args or not isinstance(args[0], DictV):
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+        return False
+    changes: list[tuple[object, Value]] = []
+    for other in args[1:]:
+        if not isinstance(other, DictV) or len(args) > 2:
+            return False
+        changes.extend(other.items)
+    changes.extend(kwargs.items())
+    items = list(args[0].items)
+    for key, value in changes:
+        items = [(k, v) for k, v in items if not (k == key and type(k) is type(key))]
+        items.append((key, value))
+    interp.assign_name(node.func.value.id, DictV(tuple(items), args[0].why), fr)
+    return True
 
 
 def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:

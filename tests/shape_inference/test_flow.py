@@ -376,3 +376,12 @@ def test_a_test_takes_the_value_of_the_fixture_it_names() -> None:
     shapes = [found[line].shape for line in sorted(found)]
     assert shapes[:2] == ["(2, 255, 4, 64)", "(2, 256)"]
     assert shapes[2] == "?" and shapes[3] == "?"  # a fixture with params=; not a test
+
+
+def test_dict_update_with_known_keys_rebinds_the_dict() -> None:
+    src = P + (
+        "def f(c):\n    cfg = dict(seq=128, heads=4)\n    cfg.update(seq=127)\n    reveal_type(cfg['seq'])\n"
+        "    cfg.update({'heads': 8})\n    reveal_type(cfg['heads'])\n"
+        "    if c:\n        cfg.update(seq=64)\n    reveal_type(cfg['seq'])\n"
+    )
+    assert [r.int for r in reveal(src)] == [127, 8, None]
