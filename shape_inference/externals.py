@@ -15,7 +15,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
+from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -1294,6 +1294,24 @@ def h_nnx_variable(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     return value if isinstance(value, ArrayV) else UNKNOWN
 
 
+_SCALAR_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_")
+
+
+def h_scalar_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """np.float32(0.5), jnp.bfloat16(2): a scalar of that dtype, strongly typed (a
+    bfloat16 array times np.float32(0.5) is float32); of an array, a cast."""
+    dtype = canonical_dtype(q.rsplit(".", 1)[-1])
+    if len(args) != 1 or kwargs or dtype is None:
+        return UNKNOWN
+    value = args[0]
+    why = (interp.step(fr, node, A.src(node)),)
+    if isinstance(value, ArrayV):
+        return ArrayV(value.shape, dtype, value.diff and is_float(dtype), value.why, value.name)
+    if A.is_python_number(value):
+        return ArrayV((), dtype, False, why)
+    return UNKNOWN
+
+
 def h_np_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.dtype("bfloat16"), np.dtype(cfg.dtype): the dtype, when its name is known."""
     name = A.dtype_name(arg(args, kwargs, 0, "dtype"))
@@ -1517,6 +1535,7 @@ _register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
 _register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["dtype"], _NP, h_np_dtype)
+_register(list(_SCALAR_TYPES), _NP, h_scalar_type)
 _register(["partial"], ["functools"], h_partial)
 _register(["wraps"], ["functools"], h_decorator_factory)
 _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "gpu"], ["pytest.mark"], h_decorator_factory)
