@@ -1,4 +1,4 @@
-"""Version and target gates of JCD102-JCD211 (lint_rules/versions.py), and the JAX
+"""Version and target gates of JCD102-JCD212 (lint_rules/versions.py), and the JAX
 config the analysis models (x64 and matmul precision set in a module body)."""
 
 from __future__ import annotations
