@@ -97,6 +97,19 @@ def test_bias_gradient_rule_only_for_the_releases_that_had_it(jax_version: str |
     assert ("JCD211" in codes(BIAS_GRAD, jax_version=jax_version)) is reported
 
 
+FLOAT_MASK = (
+    "import jax\nimport jax.numpy as jnp\n"
+    "q = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n"
+    "jax.nn.dot_product_attention(q, q, q, mask=jnp.ones((2, 1, 16, 16)))\n"
+)
+
+
+@pytest.mark.parametrize(("jax_version", "reported"), [("0.4.31", False), ("0.4.32", True), ("0.10.2", True), (None, True)])
+def test_mask_dtype_rule_from_the_release_that_checks_it(jax_version: str | None, reported: bool) -> None:
+    # 0.4.31 raised another message ("Mask must be boolean dtype"), which the rule does not model
+    assert ("JCD212" in codes(FLOAT_MASK, jax_version=jax_version)) is reported
+
+
 def test_off_by_default_rules_need_their_full_code() -> None:
     default = Config(jax_version="0.7.2")
     assert "JCD211" not in {f.code for f in lint_source(BIAS_GRAD, "s.py", default)}
