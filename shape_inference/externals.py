@@ -758,7 +758,7 @@ def h_where(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     if isinstance(out, ArrayV):
         both = S.broadcast_binary(interp, a, b, node, fr)  # the dtype: a and b promoted, Python scalars weakly
         dtype = both.dtype if isinstance(both, ArrayV) else None
-        return ArrayV(out.shape, dtype, any_diff(a, b), out.why)
+        return ArrayV(out.shape, dtype, any_diff(a, b), out.why, weak=isinstance(both, ArrayV) and both.weak)
     return out
 
 

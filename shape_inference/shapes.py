@@ -407,8 +407,13 @@ def broadcast_binary(interp: Interpreter, left: Value, right: Value, node: ast.A
     sa, da, wa = _operand_shape(left)
     sb, db, wb = _operand_shape(right)
     shape = broadcast_shapes(sa, sb)
+    weak = False
     if wa and wb:
-        dtype = None
+        # two weak operands (jnp.where(mask, 3.0, 2.0)): a weak array of the default
+        # dtype of the wider kind; Python bools are not weak
+        kind = max(wa, wb, key=("bool", "int", "float").index)
+        dtype = "bool" if kind == "bool" else _default_dtype(kind, fr)
+        weak = kind != "bool"
     elif wa:
         dtype = _with_weak(db, wa, fr)
     elif wb:
@@ -419,7 +424,7 @@ def broadcast_binary(interp: Interpreter, left: Value, right: Value, node: ast.A
         true_divide = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
     if true_divide and dtype is not None and (dtype == "bool" or dtype.startswith(("int", "uint"))):
         dtype = _default_dtype("float", fr)
-    return ArrayV(shape, dtype, any_diff(left, right), merge_why(left.why if isinstance(left, ArrayV) else (), right.why if isinstance(right, ArrayV) else ()))
+    return ArrayV(shape, dtype, any_diff(left, right), merge_why(left.why if isinstance(left, ArrayV) else (), right.why if isinstance(right, ArrayV) else ()), weak=weak)
 
 
 def matmul(interp: Interpreter, a: ArrayV, b: ArrayV, node: ast.AST, fr: Frame) -> ArrayV:

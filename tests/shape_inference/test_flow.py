@@ -385,3 +385,11 @@ def test_dict_update_with_known_keys_rebinds_the_dict() -> None:
         "    if c:\n        cfg.update(seq=64)\n    reveal_type(cfg['seq'])\n"
     )
     assert [r.int for r in reveal(src)] == [127, 8, None]
+
+
+def test_where_of_two_python_floats_is_a_weak_float32() -> None:
+    src = P + (
+        "def f():\n    m = jnp.zeros((4,), bool)\n    w = jnp.where(m, 3.0, 2.0)\n    reveal_type(w)\n"
+        "    reveal_type(jnp.zeros((4,), jnp.bfloat16) * w)\n    reveal_type(jnp.where(m, 3, 2))\n"
+    )
+    assert [r.dtype for r in reveal(src)] == ["float32", "bfloat16", "int32"]
