@@ -41,6 +41,7 @@ from jax_cudnn_lint.shape_inference.values import (
     TupleV,
     UnknownV,
     Value,
+    absent,
     any_diff,
     const_value,
     int_value,
@@ -852,16 +853,7 @@ _REPLACE_METHOD_CLASSES = frozenset({"flax.struct.dataclass", "flax.struct.PyTre
 
 
 def is_frozen_class(cls: ClassV) -> bool:
-    if is_linen_class(cls) or is_eqx_class(cls):
-        return True
-    for d in cls.decorators:
-        if isinstance(d, ExternalV) and d.qualname == "flax.struct.dataclass":
-            return True
-        if isinstance(d, ExtCallDecoratorV) and d.qualname == "dataclasses.dataclass":
-            frozen = d.kwargs.get("frozen")
-            if frozen is not None and truth(frozen) is True:
-                return True
-    return bool(cls.external_bases() & {"typing.NamedTuple", "flax.struct.PyTreeNode"})
+    return is_linen_class(cls) or is_eqx_class(cls) or cls.declared_frozen()
 
 
 def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -1205,7 +1197,7 @@ def _dtype_or(value: Value | None, default: str | None) -> str | None:
     """The dtype a `dtype=` argument names: `default` when it is left out or None, and
     None (unknown) when it is given but not resolved; never the default then, or
     `dtype=jnp.dtype(cfg.dtype)` would read as float32."""
-    if value is None or (isinstance(value, ConstV) and value.value is None):
+    if absent(value):
         return default
     return _dtype_name(value)
 

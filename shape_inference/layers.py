@@ -37,6 +37,7 @@ from jax_cudnn_lint.shape_inference.values import (
     TupleV,
     UnknownV,
     Value,
+    absent,
     contains_diff,
     int_value,
     shape_of,
@@ -71,7 +72,7 @@ def _arr(v: Value | None) -> ArrayV | None:
 
 def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
     given = obj.kwarg("dtype")
-    if given is not None and not (isinstance(given, ConstV) and given.value is None):
+    if not absent(given):
         return A.dtype_name(given)  # None when given but not resolved
     if obj.qualname.startswith(("flax.", "haiku.")):
         param = A.dtype_or(obj.kwarg("param_dtype"), "float32")
@@ -176,11 +177,11 @@ def _einsum_layer(interp: Interpreter, obj: ExtObjectV, x: ArrayV, args: Args, k
     if obj.kwarg("promote_dtype") is not None or obj.kwarg("einsum_op") is not None or set(kwargs) - {"einsum_str", "out_sharding"} or len(args) > 2:
         return UnknownV(diff)
     at_call = _in(args, kwargs, 1, "einsum_str")
-    if at_call is not None and isinstance(at_call, ConstV) and at_call.value is None:
+    if absent(at_call):
         at_call = None
     if linen:
         shape_v, given = _get(obj, 0, "shape"), _get(obj, 1, "einsum_str")
-        if given is not None and isinstance(given, ConstV) and given.value is None:
+        if absent(given):
             given = None
         if at_call is not None and given is not None:
             return UnknownV(diff)  # linen raises: exactly one of them
@@ -190,7 +191,7 @@ def _einsum_layer(interp: Interpreter, obj: ExtObjectV, x: ArrayV, args: Args, k
     kernel_shape = shape_of(shape_v) if shape_v is not None else None
     dtype = _out_dtype(obj, x)
     preferred = obj.kwarg("preferred_element_type")
-    if preferred is not None and not (isinstance(preferred, ConstV) and preferred.value is None):
+    if not absent(preferred):
         dtype = None
     if not (isinstance(spec_v, ConstV) and isinstance(spec_v.value, str)) or kernel_shape is None:
         return ArrayV(None, dtype, diff)
@@ -272,7 +273,7 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     shape_v = _in(args, kwargs, 1, "shape")
     dtype_v = _in(args, kwargs, 2, "dtype")
     shape = shape_of(shape_v) if shape_v is not None else None
-    dtype = A.dtype_name(dtype_v) if dtype_v is not None and not (isinstance(dtype_v, ConstV) and dtype_v.value is None) else None
+    dtype = None if absent(dtype_v) else A.dtype_name(dtype_v)
     return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 

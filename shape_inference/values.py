@@ -402,6 +402,20 @@ class ClassV(Value):
         out.extend(self.fields)
         return out
 
+    def declared_frozen(self) -> bool:
+        """A NamedTuple, flax struct or frozen dataclass: instances equal by value (so
+        two of them can be joined field by field, and no call changes them)."""
+        if self.external_bases() & {"typing.NamedTuple", "flax.struct.PyTreeNode"}:
+            return True
+        for deco in self.decorators:
+            name = getattr(deco, "qualname", None)
+            if name == "flax.struct.dataclass":
+                return True
+            frozen = cast("dict[str, Value]", getattr(deco, "kwargs", {})).get("frozen") if name == "dataclasses.dataclass" else None
+            if isinstance(frozen, ConstV) and frozen.value is True:
+                return True
+        return False
+
     def external_bases(self, seen: frozenset[int] = frozenset()) -> set[str]:
         out: set[str] = set()
         for base in self.bases:
@@ -579,7 +593,7 @@ def join(a: Value, b: Value) -> Value:
         if keys_a == keys_b:
             return DictV(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items)), a.why, diff)
         return UnknownV(diff)
-    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls and _immutable(a.cls) and a.attrs.keys() == b.attrs.keys():
+    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls and a.cls.declared_frozen() and a.attrs.keys() == b.attrs.keys():
         # two NamedTuples / frozen dataclasses of one class (a batch yielded on two paths);
         # the first itself where the second adds nothing, so that a loop's state settles
         joined = {k: join(v, b.attrs[k]) for k, v in a.attrs.items()}
@@ -594,19 +608,9 @@ def join(a: Value, b: Value) -> Value:
     return UnknownV(diff)
 
 
-def _immutable(cls: ClassV) -> bool:
-    """A NamedTuple, flax struct or frozen dataclass: instances equal by value, so two of
-    them can be joined field by field without losing an identity anything relies on."""
-    if cls.external_bases() & {"typing.NamedTuple", "flax.struct.PyTreeNode"}:
-        return True
-    for deco in cls.decorators:
-        name = getattr(deco, "qualname", None)
-        if name == "flax.struct.dataclass":
-            return True
-        frozen = cast("dict[str, Value]", getattr(deco, "kwargs", {})).get("frozen") if name == "dataclasses.dataclass" else None
-        if isinstance(frozen, ConstV) and frozen.value is True:
-            return True
-    return False
+def absent(value: Value | None) -> bool:
+    """Left out (None here) or passed as None: what a keyword's None default means."""
+    return value is None or (isinstance(value, ConstV) and value.value is None)
 
 
 def is_float_scalar(v: Value) -> bool:
