@@ -267,7 +267,10 @@ def precision_problem(event: CallEvent, bound: Bound) -> tuple[str, Why, str | l
     ambient = event.ctx.precision
     how = "inside `with jax.default_matmul_precision({value!r})`"
     if ambient is None:
-        ambient = module_config(event.module, "jax_default_matmul_precision")
+        # set earlier on this path by `jax.config.update`, else by the module body
+        ambient = event.ctx.config_precision
+        if ambient is None:
+            ambient = module_config(event.module, "jax_default_matmul_precision")
         how = "with jax_default_matmul_precision={value!r}"
     if not isinstance(ambient, ConstV) or not isinstance(ambient.value, str):
         return None

@@ -44,6 +44,10 @@ class Ctx:
     # inside `with pytest.raises(...)`: the code is expected to raise, as a project's
     # own tests of these very failures do; nothing found here is reported
     expects_raise: bool = False
+    # jax_default_matmul_precision as `jax.config.update` set it earlier on this path, in
+    # program order: a function that sets it before it calls on (UNKNOWN: set on some
+    # paths only).  A `with jax.default_matmul_precision(...)` (`precision`) overrides it
+    config_precision: Value | None = None
 
     def key(self) -> object:
         return (
@@ -54,6 +58,7 @@ class Ctx:
             tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None) for v in self.vmaps),
             self.x64,
             None if self.precision is None else self.precision.key(),
+            None if self.config_precision is None else self.config_precision.key(),
         )
 
 
@@ -70,3 +75,21 @@ class CallEvent:
     ctx: Ctx
     via: tuple[Step, ...] = field(default=())  # how the callee was reached (partial, attention_fn=)
     generic: bool = False  # analysed without a caller (parameters unknown)
+
+
+def with_config(ctx: Ctx, x64: bool, config_precision: Value | None) -> Ctx:
+    """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
+    if ctx.x64 is x64 and ctx.config_precision is config_precision:
+        return ctx
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.expects_raise, config_precision)
+
+
+def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
+    """`ctx` after paths that may each have run `jax.config.update`: a flag keeps the value
+    every path agrees on.  Otherwise x64 is not certainly on and the precision is `unknown`."""
+    if not paths:
+        return ctx
+    x64 = all(path.x64 for path in paths)
+    first = paths[0].config_precision
+    same = all(path.config_precision is first or (path.config_precision is not None and first is not None and path.config_precision.key() == first.key()) for path in paths)
+    return with_config(ctx, x64, first if same else unknown)

@@ -15,6 +15,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
+from jax_cudnn_lint.shape_inference.context import Ctx, with_config
 from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -1698,11 +1699,14 @@ for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng",
 
 
 
-# -- JAX config set at module level: jax_enable_x64, jax_default_matmul_precision ---------
+# -- JAX config set by jax.config.update: jax_enable_x64, jax_default_matmul_precision -----
 # `jax.config.update("jax_enable_x64", True)` as a plain statement of a module body runs at
 # import, before any function of that module can run: the module's code runs with the flag.
 # The value is kept in the module namespace under a name no Python code can spell; set in a
 # branch, a function body or twice with different values it becomes Unknown.
+# Anywhere (a `main()`, an `if __name__ == "__main__":` block) the update also holds for
+# the statements after it on the same path and the calls they make, in program order: the
+# frame's context carries it (context.with_config; branches, loops and `try` join it).
 CONFIG_SLOTS = {"jax_enable_x64": "<jax_enable_x64>", "jax_default_matmul_precision": "<jax_default_matmul_precision>"}
 
 
@@ -1713,6 +1717,8 @@ def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     if not ok or not isinstance(flag, str) or flag not in CONFIG_SLOTS:
         return ConstV(None)
     slot = CONFIG_SLOTS[flag]
+    if not fr.is_class:
+        fr.ctx = _ctx_after_update(interp, flag, value, node, fr)
     certain = value is not None and const_value(value)[0] and fr.func is None and not fr.is_class and fr.branch_depth == 0
     previous = fr.module.namespace.get(slot)
     if certain and value is not None:
@@ -1722,6 +1728,18 @@ def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
             return ConstV(None)
     fr.module.namespace[slot] = UNKNOWN
     return ConstV(None)
+
+
+def _ctx_after_update(interp: Interpreter, flag: str, value: Value | None, node: ast.AST, fr: Frame) -> Ctx:
+    """The frame's context once `jax.config.update(flag, value)` has run."""
+    ok, setting = const_value(value) if value is not None else (False, None)
+    ctx = fr.ctx
+    if flag == "jax_enable_x64":
+        return with_config(ctx, ok and setting is True, ctx.config_precision)
+    if fr.func is not None:
+        interp.config_setters.add(id(fr.func.node))
+    why = (interp.step(fr, node, A.src(node)),)
+    return with_config(ctx, ctx.x64, ConstV(setting, why) if ok else UNKNOWN)
 
 
 def module_config(info: object, flag: str) -> ConstV | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
-from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -66,7 +66,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields", "exits")
 
     def __init__(
         self,
@@ -86,6 +86,7 @@ class Frame:
         self.closure = closure
         self.returns: list[Value] = []
         self.yields: list[Value] | None = None  # a generator's body: every value it yields
+        self.exits: list[Ctx] | None = None  # the context at each `return` that had a config flag set
         self.ctx = ctx
         self.branch_depth = 0
         self.generic = generic
@@ -148,6 +149,10 @@ class Interpreter:
         self.absl_flags = absl_flags.FlagTable()
         self._imported: dict[str, frozenset[str]] = {}  # module path -> project modules it imports
         self.mutations = 0  # attribute writes to objects, counted: see IterV.stamp
+        # functions (node ids) that set jax_default_matmul_precision with jax.config.update,
+        # themselves or through a call; and what each of their calls leaves it at
+        self.config_setters: set[int] = set()
+        self.config_effects: dict[object, Value | None] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -447,6 +452,10 @@ class Interpreter:
         value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
         fr.returns.append(value)
         fr.state = None
+        if fr.ctx.config_precision is not None:
+            if fr.exits is None:
+                fr.exits = []
+            fr.exits.append(fr.ctx)
 
     def s_raise(self, stmt: ast.Raise, fr: Frame) -> None:
         fr.state = None
@@ -471,17 +480,23 @@ class Interpreter:
             return
         merged: State | None = None
         first = True
+        start_ctx = fr.ctx
+        live: list[Ctx] = []  # each arm's context where it falls through
         fr.branch_depth += 1
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
+                fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 if test is not None:
                     self.api.refine(self, test, sense, fr)
                 self.exec_block(body, fr)
+                if fr.state is not None:
+                    live.append(fr.ctx)
                 merged = fr.state if first else join_states(merged, fr.state)
                 first = False
         finally:
             fr.branch_depth -= 1
+        fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         fr.state = merged
         fr.settle()
 
@@ -494,11 +509,15 @@ class Interpreter:
         if start is None:
             return
         mark = len(self.events)
+        start_ctx = fr.ctx
         fr.branch_depth += 1
         try:
             state: State | None = dict(start)
             for attempt in range(3):
                 del self.events[mark:]
+                # each pass starts as the first iteration does: a `jax.config.update` in
+                # the body has not run yet
+                fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 fr.state = dict(state) if state is not None else None
                 if fr.state is None:
                     break
@@ -513,6 +532,7 @@ class Interpreter:
             fr.state = join_states(start, state)
         finally:
             fr.branch_depth -= 1
+        fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
         fr.settle()
         if orelse:
             self.exec_block(orelse, fr)
@@ -560,6 +580,7 @@ class Interpreter:
         start = fr.state
         if start is None:
             return
+        start_ctx = fr.ctx
         fr.branch_depth += 1
         try:
             fr.state = dict(start)
@@ -567,17 +588,23 @@ class Interpreter:
             self.exec_block(stmt.orelse, fr)
             after_body = fr.state
             merged = after_body
+            body_ctx = fr.ctx
+            live = [body_ctx] if after_body is not None else []
             for handler in stmt.handlers:
                 # an exception may leave the body at any point
                 handler_state = join_states(start, after_body) or dict(start)
                 for name in _stored_names_block(stmt.body):
                     handler_state[name] = UNKNOWN
                 fr.state = handler_state
+                fr.ctx = joined_config(body_ctx, [start_ctx, body_ctx], UNKNOWN)
                 if handler.name:
                     self.assign_name(handler.name, UNKNOWN, fr)
                 self.exec_block(handler.body, fr)
+                if fr.state is not None:
+                    live.append(fr.ctx)
                 merged = join_states(merged, fr.state) if merged is not None else fr.state
             fr.state = merged
+            fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         finally:
             fr.branch_depth -= 1
         fr.settle()
@@ -1153,7 +1180,7 @@ class Interpreter:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
         step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
         ctx = fr.ctx
-        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise)
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
 
     def call_function(
         self,
@@ -1174,6 +1201,8 @@ class Interpreter:
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
+            if memo_key in self.config_effects:
+                self._config_set_by_call(caller, self.config_effects[memo_key])
             if isinstance(result, IterV) and result.stamp is not None:
                 # the same generator called again with the same inputs: its items hold from now
                 result = IterV(result.element, result.is_list, result.why, self.mutations)
@@ -1194,6 +1223,9 @@ class Interpreter:
                 result = self.ev(node.body, frame)
             else:
                 self.exec_block(node.body, frame)
+                if id(node) in self.config_setters:
+                    self.config_effects[memo_key] = effect = self._config_at_exit(frame, ctx)
+                    self._config_set_by_call(caller, effect)
                 if frame.state is not None:
                     frame.returns.append(ConstV(None))
                 result = frame.returns[0] if frame.returns else UNKNOWN
@@ -1205,6 +1237,25 @@ class Interpreter:
             self.active.pop()
         self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
+
+    @staticmethod
+    def _config_at_exit(frame: Frame, entry: Ctx) -> Value | None:
+        """jax_default_matmul_precision where a function that ran `jax.config.update`
+        returns: what every way out agrees on, else UNKNOWN."""
+        paths = list(frame.exits or ())
+        if len(paths) < len(frame.returns):
+            paths.append(with_config(entry, entry.x64, None))  # a `return` with no flag set
+        if frame.state is not None:
+            paths.append(frame.ctx)
+        return joined_config(entry, paths, UNKNOWN).config_precision if paths else entry.config_precision
+
+    def _config_set_by_call(self, caller: Frame | None, precision: Value | None) -> None:
+        """The caller continues with the flag its callee set, and sets it in turn."""
+        if caller is None:
+            return
+        caller.ctx = with_config(caller.ctx, caller.ctx.x64, precision)
+        if caller.func is not None:
+            self.config_setters.add(id(caller.func.node))
 
     def generator_value(self, func: FunctionV, yields: list[Value]) -> Value:
         """A generator function's call: an iterable whose items are what the body yields

@@ -583,11 +583,11 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise, ctx.config_precision)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision, ctx.second_order, ctx.expects_raise)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
     if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True, ctx.config_precision)
     return ctx
 
 

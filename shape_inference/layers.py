@@ -600,7 +600,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         params_diff = name == "apply" and contains_diff(variables)
         ctx = fr.ctx
         why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
-        new_ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise)
+        new_ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
         fresh = InstanceV(inst.cls, dict(inst.attrs), False, inst.why, False)
         saved = fr.ctx
         fr.ctx = new_ctx
@@ -672,7 +672,7 @@ def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwar
     ctx = fr.ctx
     why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
     saved = fr.ctx
-    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise)
+    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
     try:
         return interp.call(func, args, kwargs, False, node, fr)
     finally:
