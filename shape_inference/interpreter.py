@@ -102,6 +102,11 @@ class Frame:
             self.state = self.anchor
 
 
+def _falls_through(fr: Frame) -> bool:
+    """Control reaches the end of the block just run (no return or raise on the way)."""
+    return fr.state is not None
+
+
 def join_states(a: State | None, b: State | None) -> State | None:
     if a is None:
         return None if b is None else dict(b)
@@ -490,7 +495,7 @@ class Interpreter:
                 if test is not None:
                     self.api.refine(self, test, sense, fr)
                 self.exec_block(body, fr)
-                if fr.state is not None:
+                if _falls_through(fr):
                     live.append(fr.ctx)
                 merged = fr.state if first else join_states(merged, fr.state)
                 first = False
@@ -589,7 +594,7 @@ class Interpreter:
             after_body = fr.state
             merged = after_body
             body_ctx = fr.ctx
-            live = [body_ctx] if after_body is not None else []
+            live = [body_ctx] if _falls_through(fr) else []
             for handler in stmt.handlers:
                 # an exception may leave the body at any point
                 handler_state = join_states(start, after_body) or dict(start)
@@ -600,7 +605,7 @@ class Interpreter:
                 if handler.name:
                     self.assign_name(handler.name, UNKNOWN, fr)
                 self.exec_block(handler.body, fr)
-                if fr.state is not None:
+                if _falls_through(fr):
                     live.append(fr.ctx)
                 merged = join_states(merged, fr.state) if merged is not None else fr.state
             fr.state = merged
