@@ -33,6 +33,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
+from jax_cudnn_lint.shape_inference.modules import conftest_paths
 
 # The names through which a module leads to a watched call: ALL of them (None), or
 # the ones a re-exporting package __init__ took from modules that lead there.
@@ -214,6 +215,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
                 targets.add(target)
                 if not taken.reach_only:
                     importers.setdefault(target, []).append((s.path, taken))
+        # pytest gives a test its conftest.py fixtures without an import: reachable only
+        targets.update(p for p in conftest_paths(s.path, root) if p in by_path)
         imports[s.path] = targets
 
     # Worklist over what changed: `pending` holds the names a module newly leads

@@ -21,7 +21,7 @@ from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
-from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
 from jax_cudnn_lint.shape_inference.values import (
@@ -308,27 +308,49 @@ class Interpreter:
                 kwargs[param.arg] = seeded or OpaqueV(param.arg)
         return args, kwargs
 
-    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0) -> Value | None:
-        """What pytest injects for a test's parameter `name`: the value of the module's
-        `@pytest.fixture` of that name (its own parameters injected the same way; a
-        yield fixture gives what it yields).  None: no such fixture, or one with
-        `params=`, whose value is `request.param`."""
+    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None) -> Value | None:
+        """What pytest injects for a test's parameter `name`: the value of the
+        `@pytest.fixture` of that name that the test's module sees (its own, else its
+        conftest.py files'), with the fixture's own parameters injected the same way, as
+        seen from the test too (a test module's fixture overrides a conftest's for the
+        conftest fixtures that request it); a yield fixture gives what it yields.
+        None: no such fixture, or one with `params=`, whose value is `request.param`."""
         if depth > 3 or not func.qualname.split(".")[-1].startswith("test") and depth == 0:
             return None
-        fixture = func.module.namespace.get(name)
-        if not isinstance(fixture, FunctionV) or not self.api.is_plain_fixture(fixture):
+        seen_from = test_module or func.module
+        fixture = self._plain_fixture(seen_from.namespace, name) or self._conftest_fixture(seen_from, name)
+        if fixture is None:
             return None
         args: list[Value] = []
         a = fixture.node.args
         for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
-            args.append(self._fixture_value(fixture, param.arg, depth + 1) or OpaqueV(param.arg))
+            args.append(self._fixture_value(fixture, param.arg, depth + 1, seen_from) or OpaqueV(param.arg))
         try:
             value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
         except RecursionError:
             return None
-        if isinstance(value, IterV) and func.module.facts.is_generator(fixture.node):
-            value = self.api.iter_element(self, value, fixture.node, Frame(func.module, {}, Ctx()))
+        if isinstance(value, IterV) and fixture.module.facts.is_generator(fixture.node):
+            value = self.api.iter_element(self, value, fixture.node, Frame(fixture.module, {}, Ctx()))
         return None if isinstance(value, UnknownV) else value
+
+    def _conftest_fixture(self, module: ModuleInfo, name: str) -> FunctionV | None:
+        """The `@pytest.fixture` named `name` that pytest finds for a test module in the
+        conftest.py files of its folder and the folders above, closest first."""
+        for path in conftest_paths(module.path):
+            info = self.project.by_path.get(path)
+            if info is None:
+                continue
+            fixture = self._plain_fixture(self.module_namespace(info), name)
+            if fixture is not None:
+                return fixture
+        return None
+
+    def _plain_fixture(self, namespace: State, name: str) -> FunctionV | None:
+        """The module's `@pytest.fixture` function named `name` (a lazy definition run)."""
+        fixture = self.resolved(namespace, name) if name in namespace else None
+        if isinstance(fixture, FunctionV) and self.api.is_plain_fixture(fixture):
+            return fixture
+        return None
 
     def seed_from_annotation(self, annotation: ast.expr | None, name: str, module: ModuleInfo) -> Value | None:
         if annotation is None:

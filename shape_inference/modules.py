@@ -54,6 +54,26 @@ class ModuleInfo:
         return self.facts.global_names()
 
 
+def conftest_paths(path: str, root: str | None = None) -> list[str]:
+    """The conftest.py files pytest loads for a test file, closest first: its folder's and
+    each parent's up to `root` (as path strings of the same form as `path`)."""
+    name = os.path.basename(path)
+    if not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"):
+        return []
+    top = os.path.abspath(root) if root is not None else None
+    found: list[str] = []
+    folder = os.path.dirname(path)
+    for _ in range(12):
+        candidate = os.path.join(folder, "conftest.py")
+        if candidate != path:
+            found.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder or not folder or (top is not None and os.path.abspath(folder) == top):
+            break
+        folder = parent
+    return found
+
+
 def _src_roots(root: str) -> list[str]:
     roots = [root]
     src = os.path.join(root, "src")

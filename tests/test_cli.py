@@ -921,3 +921,40 @@ def test_names_reexported_by_package_inits_are_followed(tmp_path: Path, monkeypa
     assert code == 1
     assert codes_by_file(out) == [("pkg/layers/attention.py", "JCD201")]
     assert "T = S = 129" in out
+
+
+# A test whose batch comes from conftest.py fixtures (one of them taking another): pytest
+# injects them without an import, so the project set reaches conftest.py on its own.
+CONFTEST = {
+    "model.py": (
+        "import jax\nimport jax.numpy as jnp\n\n\n"
+        "def loss(x):\n    return jnp.sum(jax.nn.dot_product_attention(x, x, x, implementation='cudnn'))\n"
+    ),
+    "tests/conftest.py": (
+        "import jax.numpy as jnp\nimport pytest\n\n\n"
+        "@pytest.fixture\ndef seq_len():\n    return 255\n\n\n"
+        "@pytest.fixture\ndef batch(seq_len):\n    return jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)\n"
+    ),
+    "tests/test_model.py": "import jax\n\nfrom model import loss\n\n\ndef test_grad(batch):\n    jax.grad(loss)(batch)\n",
+}
+
+
+def test_conftest_fixtures_reach_the_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    write(tmp_path, dict(CONFTEST))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--no-cache", "-j1", ".")
+    assert code == 1
+    assert codes_by_file(out) == [("model.py", "JCD201")]
+    assert "literal 255 at conftest.py" in out
+    # the test module's own fixture of that name wins over the conftest's
+    write(tmp_path, {"tests/test_model.py": CONFTEST["tests/test_model.py"] + "\n\nimport pytest\n\n\n@pytest.fixture\ndef seq_len():\n    return 256\n"})
+    code, out, _ = lint(capsys, "--no-cache", "-j1", ".")
+    assert codes_by_file(out) == []
+    # a parent folder's conftest.py counts too; the closest one wins
+    files = {f"sub/{path}": text for path, text in CONFTEST.items()}
+    files["sub/conftest.py"] = CONFTEST["tests/conftest.py"].replace("255", "256")
+    files["sub/tests/conftest.py"] = "import pytest\n\n\n@pytest.fixture\ndef seq_len():\n    return 127\n"
+    write(tmp_path / "nested", files)
+    code, out, _ = lint(capsys, "--no-cache", "-j1", "nested")
+    assert codes_by_file(out) == [("nested/sub/model.py", "JCD201")]
+    assert "T = S = 127" in out
