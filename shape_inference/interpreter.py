@@ -1324,11 +1324,12 @@ class Interpreter:
             else:
                 state[param.arg] = UNKNOWN
         if a.vararg:
-            # a caller we cannot see may pass any number of extra arguments; under a
-            # generic analysis *args stay unknown even where the call site says what it
-            # passes: following them through library dispatch (keras' Layer.__call__(
-            # *args, **kwargs)) cost 15 % more analysis on the corpus for no finding
-            state[a.vararg.arg] = UNKNOWN if generic else TupleV(tuple(args[len(positional) :]))
+            # a caller we cannot see may pass any number of extra arguments.  Under a
+            # generic analysis a method's *args stay unknown even where the call site says
+            # what it passes: following them through library dispatch (keras' Layer.
+            # __call__(*args, **kwargs)) cost 15 % more analysis on the corpus for no
+            # finding.  A plain function's (`def grad_of(f, q, *rest)`) cost nothing
+            state[a.vararg.arg] = UNKNOWN if generic and (entry or func.owner is not None) else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):
             return None  # the call does not fit the signature: not ours to judge
         kw_defaults = dict(func.kw_defaults)
@@ -1347,6 +1348,7 @@ class Interpreter:
         elif kwargs:
             return None
         return state
+
 
 
 def _jumps(body: Sequence[ast.stmt]) -> bool:
