@@ -345,7 +345,7 @@ def boolop(node: ast.BoolOp, values: Sequence[Value]) -> Value:
 
 def compare(node: ast.Compare, left: Value, rights: Sequence[Value]) -> Value:
     arrays = [v for v in (left, *rights) if isinstance(v, ArrayV)]
-    if arrays:
+    if arrays and not any(isinstance(op, _IDENTITY_OR_MEMBERSHIP) for op in node.ops):
         shape = arrays[0].shape
         for other in arrays[1:]:
             shape = S.broadcast_shapes(shape, other.shape)
@@ -359,6 +359,10 @@ def compare(node: ast.Compare, left: Value, rights: Sequence[Value]) -> Value:
         result = result and outcome
         current = right
     return ConstV(result)
+
+
+# `x is None`, `a in b`: a Python bool even where an operand is an array
+_IDENTITY_OR_MEMBERSHIP = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:

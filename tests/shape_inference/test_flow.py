@@ -393,3 +393,12 @@ def test_where_of_two_python_floats_is_a_weak_float32() -> None:
         "    reveal_type(jnp.zeros((4,), jnp.bfloat16) * w)\n    reveal_type(jnp.where(m, 3, 2))\n"
     )
     assert [r.dtype for r in reveal(src)] == ["float32", "bfloat16", "int32"]
+
+
+def test_identity_and_membership_tests_of_arrays_are_python_bools() -> None:
+    # `x is None` on an array is False, not an elementwise comparison: the cross-attention
+    # idiom `context = x if context is None else context` keeps the context's shape
+    src = P + "def f():\n    x = jnp.zeros((2, 7))\n    reveal_type(x is None)\n    reveal_type(x is not None)\n    reveal_type(x == 1)\n"
+    found = reveal(src)
+    assert [r.const for r in found[:2]] == [False, True]
+    assert found[2].shape == "(2, 7)" and found[2].dtype == "bool"
