@@ -51,10 +51,10 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue
         if not call.differentiated and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
+        # None: a `*args`/`**kwargs` the analysis could not resolve may pass a bias or mask.
+        # The placeholder-bias behaviour exists since 0.4.29, so from then on the length
+        # check runs either way; before, only a bias triggers it
         has_bias = call.has_bias_or_mask
-        if has_bias is None:
-            continue
-        # the placeholder-bias behaviour exists since 0.4.29; before, only a bias triggers it
         if version is not None and version < (0, 4, 29) and not has_bias:
             continue
         if version is not None and call.api_is_nn and version < (0, 4, 31):
@@ -63,7 +63,7 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     return findings
 
 
-def _finding(call: AttentionCall, has_bias: bool, config: Config) -> Finding:
+def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Finding:
     event = call.event
     here = event.module.path
     assert call.T is not None and call.S is not None
@@ -75,6 +75,8 @@ def _finding(call: AttentionCall, has_bias: bool, config: Config) -> Finding:
     error = f'"Unsupported sequence length Q {T.render()}, KV {S.render()}."'
     if has_bias:
         trigger = "a bias or mask is passed (the documented trigger)"
+    elif has_bias is None:
+        trigger = "with or without a bias or mask (JAX >= 0.4.29 checks a placeholder bias)"
     else:
         trigger = "even without a bias or mask (JAX >= 0.4.29 checks a placeholder bias)"
     dtype_note = first_note(call, config, "FA-15")
