@@ -65,6 +65,9 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("jax._src.lax.lax", "jax.lax"),
     ("jax._src.random", "jax.random"),
     ("jax.experimental.pjit.pjit", "jax.jit"),
+    # one API under two names (jax.shard_map since 0.6.1): code imports either, often
+    # `try: from jax import shard_map / except ImportError: from jax.experimental...`
+    ("jax.experimental.shard_map.shard_map", "jax.shard_map"),
     ("jax.numpy.linalg", "jax.numpy.linalg"),
     ("numpy", "numpy"),
     ("jax.ad_checkpoint.checkpoint", "jax.checkpoint"),

@@ -402,3 +402,13 @@ def test_identity_and_membership_tests_of_arrays_are_python_bools() -> None:
     found = reveal(src)
     assert [r.const for r in found[:2]] == [False, True]
     assert found[2].shape == "(2, 7)" and found[2].dtype == "bool"
+
+
+def test_an_api_imported_under_either_name_in_try_except_stays_known() -> None:
+    src = (
+        "try:\n    from jax import shard_map\nexcept ImportError:\n"
+        "    from jax.experimental.shard_map import shard_map\n\n"
+        "def f():\n    reveal_type(shard_map)\n"
+    )
+    value = one(src).value
+    assert getattr(value, "qualname", None) == "jax.shard_map"
