@@ -30,6 +30,7 @@ from jax_cudnn_lint.shape_inference.values import (
     TupleV,
     UnknownV,
     Value,
+    contains_diff,
     int_value,
     join,
 )
@@ -153,8 +154,26 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_vmap(interp, tv, args, kwargs, node, fr, step)
     if kind in A.SCAN_LIKE:
         return _call_nnx_scan(interp, tv, args, kwargs, node, fr)
+    if kind == "jax.custom_jvp":
+        # differentiated, the function runs its `defjvp` rule, never its own body: the
+        # body sees its inputs as a stop_gradient would give them
+        # body sees its inputs as a stop_gradient would give them; the result depends on
+        # the inputs as the rule's tangents do
+        result = interp.call(tv.func, [_stopped(a) for a in args], {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
+        return result.tainted(True) if any(contains_diff(a) for a in (*args, *kwargs.values())) else result
     # jit, checkpoint, remat, named_call, shard_map: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _stopped(value: Value, depth: int = 0) -> Value:
+    """`value` as jax.lax.stop_gradient returns it, leaf by leaf."""
+    if isinstance(value, ArrayV):
+        return ArrayV(value.shape, value.dtype, False, value.why, value.name, stopped=True, weak=value.weak)
+    if isinstance(value, TupleV) and depth < 4:
+        return TupleV(tuple(_stopped(item, depth + 1) for item in value.items), value.is_list, value.why)
+    if isinstance(value, DictV) and depth < 4:
+        return DictV(tuple((k, _stopped(v, depth + 1)) for k, v in value.items), value.why)
+    return value.tainted(False)
 
 
 def _gradient_like(value: Value, depth: int = 0) -> Value:
