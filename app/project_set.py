@@ -33,7 +33,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
-from jax_cudnn_lint.shape_inference.modules import conftest_paths
+from jax_cudnn_lint.shape_inference.modules import conftest_paths, import_root
 
 # The names through which a module leads to a watched call: ALL of them (None), or
 # the ones a re-exporting package __init__ took from modules that lead there.
@@ -58,7 +58,7 @@ class Taken(NamedTuple):
 def module_parts(path: str, root: str) -> tuple[str, ...]:
     """'pkg/sub/mod.py' -> ('pkg', 'sub', 'mod'); '__init__' names its package."""
     absolute = os.path.abspath(path)
-    rel = os.path.relpath(absolute, root)
+    rel = os.path.relpath(absolute, import_root(root))
     if rel.startswith(os.pardir):
         rel = absolute.lstrip(os.sep)
     parts = list(os.path.normpath(rel).split(os.sep))

@@ -8,6 +8,7 @@ our own API tables model.  Nothing is imported or executed.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -74,6 +75,20 @@ def conftest_paths(path: str, root: str | None = None) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=64)
+def import_root(root: str) -> str:
+    """The folder imports start from: `root` itself, or, where `root` is a package (the
+    command run on `mypkg/`, whose files say `from mypkg import model`), the folder
+    above its outermost package."""
+    folder = os.path.normpath(os.path.abspath(root))
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder or not os.path.basename(folder).isidentifier():
+            break
+        folder = parent
+    return folder
+
+
 def _src_roots(root: str) -> list[str]:
     roots = [root]
     src = os.path.join(root, "src")
@@ -94,7 +109,7 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
     is_package = stem == "__init__"
     if root is None:
         return (os.path.basename(os.path.dirname(norm)) if is_package else stem), is_package
-    for candidate_root in _src_roots(os.path.normpath(os.path.abspath(root))):
+    for candidate_root in _src_roots(import_root(root)):
         rel = os.path.relpath(norm, candidate_root)
         if rel.startswith(".."):
             continue

@@ -958,3 +958,22 @@ def test_conftest_fixtures_reach_the_tests(tmp_path: Path, monkeypatch: pytest.M
     code, out, _ = lint(capsys, "--no-cache", "-j1", "nested")
     assert codes_by_file(out) == [("nested/sub/model.py", "JCD201")]
     assert "T = S = 127" in out
+
+
+def test_a_package_folder_given_itself_resolves_its_own_absolute_imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # `jax-cudnn-lint mypkg/` with no pyproject.toml above: mypkg/train.py's
+    # `from mypkg import model` is mypkg/model.py, imported from the folder above mypkg
+    write(tmp_path, {
+        "mypkg/__init__.py": "",
+        "mypkg/model.py": "import jax\n\n\ndef attn(x):\n    return jax.nn.dot_product_attention(x, x, x, implementation='cudnn')\n",
+        "mypkg/train.py": (
+            "import jax\nimport jax.numpy as jnp\n\nfrom mypkg import model\n\n\n"
+            "def step():\n    x = jnp.zeros((2, 255, 4, 64), jnp.bfloat16)\n"
+            "    return jax.grad(lambda x: jnp.mean(model.attn(x)))(x)\n"
+        ),
+    })
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--no-cache", "-j1", "mypkg")
+    assert codes_by_file(out) == [("mypkg/model.py", "JCD201")]
+    code, out, _ = lint(capsys, "--no-cache", "-j1", str(tmp_path / "mypkg"))
+    assert [code for _, code in codes_by_file(out)] == ["JCD201"]
