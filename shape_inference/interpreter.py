@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
@@ -149,8 +149,8 @@ class Interpreter:
         self.active: list[int] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
-        # each def's `pytest.mark.parametrize` (args, kwargs): per run, never per process
-        self.parametrize: IdentityTable[ast.AST, list[tuple[list[Value], dict[str, Value]]]] = IdentityTable()
+        # each def's row-giving decorators (case_rows.record): per run, never per process
+        self.parametrize: IdentityTable[ast.AST, list[case_rows.Mark]] = IdentityTable()
         self.absl_flags = absl_flags.FlagTable()
         self._imported: dict[str, frozenset[str]] = {}  # module path -> project modules it imports
         self.mutations = 0  # attribute writes to objects, counted: see IterV.stamp
@@ -258,8 +258,9 @@ class Interpreter:
         """Analyse `func` as if called by code we cannot see.
 
         Required parameters are opaque (symbols); parameters with defaults take their
-        defaults, as in a call that leaves them out; `pytest.mark.parametrize` rows
-        bind the parameters they name (one analysis per row), and a test's parameter
+        defaults, as in a call that leaves them out; the rows a test framework calls
+        it with (case_rows: pytest's parametrize, absl's parameterized, hypothesis'
+        examples) bind the parameters they name (one analysis per row), and a test's parameter
         named after a `@pytest.fixture` of its module takes the fixture's value.
         """
         # a module-level name bound to a decorator's `wrapper` is keyed by its closure too:
@@ -271,7 +272,7 @@ class Interpreter:
         if key in self.analysed_generic:
             return
         self.analysed_generic[key] = (func, self_value)
-        rows = self.api.parametrize_rows(self, func)
+        rows = case_rows.rows(self.parametrize, func)
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
             try:

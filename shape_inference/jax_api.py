@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds
+from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
@@ -762,61 +762,14 @@ class ExtCallDecoratorV(Value):
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
-        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS:
-            if name == "pytest.mark.parametrize" and isinstance(func, FunctionV):
-                marks = interp.parametrize.get(func.node)
-                if marks is None:
-                    marks = interp.parametrize[func.node] = []
-                marks.append((self.args, self.kwargs))
+        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.ABSL_DECORATORS:
+            case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
         return OpaqueDecoratedV(func)
 
 
 def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     return TransformV(name, func, tuple(kwargs.items()), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
-
-
-def parametrize_rows(interp: Interpreter, func: FunctionV) -> list[dict[str, Value]] | None:
-    """The rows of `pytest.mark.parametrize` decorators, crossed, when resolvable."""
-    marks = interp.parametrize.get(func.node)
-    if not marks:
-        return None
-    rows: list[dict[str, Value]] = [{}]
-    for args, kwargs in marks:
-        names_v = args[0] if args else kwargs.get("argnames")
-        values_v = args[1] if len(args) > 1 else kwargs.get("argvalues")
-        ok, names = const_value(names_v) if names_v is not None else (False, None)
-        if not ok or values_v is None:
-            return None
-        if isinstance(names, str):
-            name_list = [n.strip() for n in names.split(",") if n.strip()]
-        elif isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):  # type: ignore[union-attr]
-            name_list = [str(n) for n in names]  # type: ignore[union-attr]
-        else:
-            return None
-        if not isinstance(values_v, TupleV):
-            return None
-        mark_rows: list[dict[str, Value]] = []
-        for entry in values_v.items:
-            entry = _unwrap_param(entry)
-            if len(name_list) == 1:
-                mark_rows.append({name_list[0]: entry})
-            elif isinstance(entry, TupleV) and len(entry.items) == len(name_list):
-                mark_rows.append(dict(zip(name_list, entry.items)))
-            else:
-                mark_rows.append({n: UNKNOWN for n in name_list})
-        rows = [{**a, **b} for a in rows for b in mark_rows][:MAX_ROWS]
-    return rows
-
-
-MAX_ROWS = 16
-
-
-def _unwrap_param(entry: Value) -> Value:
-    if isinstance(entry, CallResultV) and entry.qualname == "pytest.param" and isinstance(entry.payload, TupleV):
-        items = entry.payload.items
-        return items[0] if len(items) == 1 else TupleV(items)
-    return entry
 
 
 def is_linen_class(cls: ClassV) -> bool:

@@ -1,0 +1,172 @@
+"""The argument rows a test framework calls a test function with.
+
+A test analysed without a caller has unknown parameters, except where its decorators
+say what it is called with: `pytest.mark.parametrize` (stacked marks are crossed),
+absl's `parameterized.parameters` / `named_parameters` / `product`, and hypothesis'
+`@example` (each one is run, besides the generated inputs, which stay unknown).  Each
+row binds the parameters it names; the analysis runs the test once per row.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, DictV, FunctionV, TupleV, Value, const_value
+
+if TYPE_CHECKING:
+    import ast
+
+    from jax_cudnn_lint.shape_inference.identity import IdentityTable
+
+Row = dict[str, Value]
+# (decorator, its args, its kwargs, whether it decorates a method: positional values
+# then start after `self`)
+Mark = tuple[str, list[Value], dict[str, Value], bool]
+
+PYTEST = "pytest.mark.parametrize"
+ABSL = "absl.testing.parameterized."
+ABSL_DECORATORS = frozenset({ABSL + "parameters", ABSL + "named_parameters", ABSL + "product"})
+EXAMPLE = "hypothesis.example"
+RECORDED = ABSL_DECORATORS | {PYTEST, EXAMPLE}
+MAX_ROWS = 16
+
+
+def record(table: IdentityTable[ast.AST, list[Mark]], qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value, in_class: bool) -> None:
+    """Keep a row-giving decorator of `func` for `rows`."""
+    if qualname not in RECORDED or not isinstance(func, FunctionV):
+        return
+    marks = table.get(func.node)
+    if marks is None:
+        marks = table[func.node] = []
+    marks.append((qualname, args, kwargs, in_class))
+
+
+def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row] | None:
+    """The rows `func` is called with, when its decorators give them; None: no such
+    decorator, or one the analysis cannot read (the test then runs once, unknown)."""
+    marks = table.get(func.node)
+    if not marks:
+        return None
+    crossed: list[Row] = [{}]
+    listed: list[Row] = []  # rows run as they are, one test each
+    for qualname, args, kwargs, in_class in marks:
+        if qualname == PYTEST:
+            mark_rows = _pytest_rows(args, kwargs)
+            if mark_rows is None:
+                return None
+            crossed = [{**a, **b} for a in crossed for b in mark_rows][:MAX_ROWS]
+            continue
+        names = _positional_names(func, in_class)
+        if qualname == EXAMPLE:
+            row = _bind(names, args, kwargs)
+            if row is None:
+                return None
+            listed.append(row)
+            continue
+        absl_rows = _absl_rows(qualname, args, kwargs, names)
+        if absl_rows is None:
+            return None
+        listed.extend(absl_rows)
+    if listed:
+        return [{**a, **b} for a in crossed for b in listed][:MAX_ROWS]
+    return crossed
+
+
+def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | None:
+    names_v = args[0] if args else kwargs.get("argnames")
+    values_v = args[1] if len(args) > 1 else kwargs.get("argvalues")
+    ok, names = const_value(names_v) if names_v is not None else (False, None)
+    if not ok or values_v is None:
+        return None
+    if isinstance(names, str):
+        name_list = [n.strip() for n in names.split(",") if n.strip()]
+    elif isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):  # type: ignore[union-attr]
+        name_list = [str(n) for n in names]  # type: ignore[union-attr]
+    else:
+        return None
+    if not isinstance(values_v, TupleV):
+        return None
+    mark_rows: list[Row] = []
+    for entry in values_v.items:
+        entry = _unwrap_param(entry)
+        if len(name_list) == 1:
+            mark_rows.append({name_list[0]: entry})
+        elif isinstance(entry, TupleV) and len(entry.items) == len(name_list):
+            mark_rows.append(dict(zip(name_list, entry.items)))
+        else:
+            mark_rows.append({n: UNKNOWN for n in name_list})
+    return mark_rows
+
+
+def _unwrap_param(entry: Value) -> Value:
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    if isinstance(entry, CallResultV) and entry.qualname == "pytest.param" and isinstance(entry.payload, TupleV):
+        items = entry.payload.items
+        return items[0] if len(items) == 1 else TupleV(items)
+    return entry
+
+
+def _positional_names(func: FunctionV, in_class: bool) -> list[str]:
+    node = func.node
+    names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    return names[1:] if in_class and names else names
+
+
+def _bind(names: list[str], args: tuple[Value, ...] | list[Value], kwargs: dict[str, Value] | tuple[tuple[object, Value], ...]) -> Row | None:
+    """One call's values by parameter name; None where they do not fit the signature."""
+    if len(args) > len(names):
+        return None
+    row: Row = dict(zip(names, args))
+    for key, value in kwargs.items() if isinstance(kwargs, dict) else kwargs:
+        if not isinstance(key, str) or key in row:
+            return None
+        row[key] = value
+    return row
+
+
+def _absl_rows(qualname: str, args: list[Value], kwargs: dict[str, Value], names: list[str]) -> list[Row] | None:
+    """absl's parameterized: each test case a tuple (positional), a dict (keywords) or
+    one value (a test of one parameter); named_parameters' cases also carry a name
+    (a tuple's first item, or the dict's "testcase_name"); product crosses lists."""
+    if qualname == ABSL + "product":
+        return _absl_product(args, kwargs)
+    if kwargs:
+        return None
+    cases: list[Value] = list(args)
+    if len(cases) == 1 and not isinstance(cases[0], DictV) and not (isinstance(cases[0], TupleV) and not cases[0].is_list):
+        # one iterable of test cases
+        if not isinstance(cases[0], TupleV):
+            return None
+        cases = list(cases[0].items)
+    out: list[Row] = []
+    named = qualname == ABSL + "named_parameters"
+    for case in cases:
+        if isinstance(case, DictV):
+            items = tuple((k, v) for k, v in case.items if not (named and k == "testcase_name"))
+            row = _bind(names, [], items)
+        elif isinstance(case, TupleV) and not case.is_list:
+            values = case.items[1:] if named else case.items
+            row = _bind(names, list(values), {})
+        elif named:
+            return None
+        else:
+            row = _bind(names, [case], {})
+        if row is None:
+            return None
+        out.append(row)
+    return out[:MAX_ROWS]
+
+
+def _absl_product(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | None:
+    if args:
+        return None
+    choices: list[list[tuple[str, Value]]] = []
+    for name, values in kwargs.items():
+        if not isinstance(values, TupleV) or not values.items:
+            return None
+        choices.append([(name, v) for v in values.items])
+    out = [dict(combination) for combination in itertools.islice(itertools.product(*choices), MAX_ROWS)]
+    return out or None
+

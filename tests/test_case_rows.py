@@ -1,0 +1,122 @@
+"""Tests run with the rows their decorators give: absl's parameterized, hypothesis'
+@example, pytest's parametrize (shape_inference/case_rows.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jax_cudnn_lint.cli import main
+
+SOURCE = '''
+import jax
+import jax.numpy as jnp
+import pytest
+from absl.testing import parameterized
+from hypothesis import example, given, strategies as st
+
+
+def attention(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # row 255
+
+
+def grad_of(attend, seq_len, heads=4):
+    x = jnp.zeros((2, seq_len, heads, 64), jnp.bfloat16)
+    return jax.grad(lambda x: jnp.mean(attend(x).astype(jnp.float32)))(x)
+
+
+def named(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # all even
+
+
+def product(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # product 127
+
+
+def listed(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # dict row 63
+
+
+def hypothesis_example(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # example 31
+
+
+def generated_only(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # unknown
+
+
+def pytest_rows(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # crossed 15
+
+
+class AttentionTest(parameterized.TestCase):
+
+    @parameterized.parameters((128,), (255,))
+    def test_tuples(self, seq_len):
+        grad_of(attention, seq_len)
+
+    @parameterized.named_parameters(("short", 64), dict(testcase_name="long", seq_len=256))
+    def test_named(self, seq_len):
+        grad_of(named, seq_len)
+
+    @parameterized.product(seq_len=[64, 127], heads=[4, 8])
+    def test_product(self, seq_len, heads):
+        grad_of(product, seq_len, heads)
+
+    @parameterized.parameters([dict(seq_len=32), dict(seq_len=63)])
+    def test_one_list_of_dicts(self, seq_len):
+        grad_of(listed, seq_len)
+
+
+@given(st.integers(1, 512))
+@example(seq_len=31)
+def test_hypothesis(seq_len):
+    grad_of(hypothesis_example, seq_len)
+
+
+@given(seq_len=st.integers(1, 512))
+def test_generated(seq_len):
+    grad_of(generated_only, seq_len)
+
+
+@pytest.mark.parametrize("heads", [4, 8])
+@pytest.mark.parametrize("seq_len", [16, 15])
+def test_pytest(seq_len, heads):
+    grad_of(pytest_rows, seq_len, heads)
+'''
+
+
+def test_rows_of_test_decorators_reach_the_attention(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "test_attention.py"
+    path.write_text(SOURCE)
+    code = main(["--no-cache", "-j1", str(path)])
+    out = capsys.readouterr().out
+    lines = SOURCE.splitlines()
+    reported = {int(m[1]): m[2] for m in re.finditer(r":(\d+):\d+: (JCD\d+) ", out)}
+    tagged = {lines[n - 1].split("# ")[-1]: code for n, code in reported.items()}
+    assert tagged == {"row 255": "JCD201", "product 127": "JCD201", "dict row 63": "JCD201", "example 31": "JCD201", "crossed 15": "JCD201"}, out
+    assert code == 1
+    for length in ("255", "127", "63", "31", "15"):
+        assert f"T = S = {length} (literal {length} at line" in out
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "@parameterized.parameters(255)",  # one value that is not a list of cases: absl raises
+        "@parameterized.named_parameters((255,))",  # no name: absl raises
+        "@parameterized.parameters(*CASES)",  # cases the analysis cannot read
+    ],
+)
+def test_rows_it_cannot_read_leave_the_test_unknown(decorator: str, tmp_path: Path, capsys: Any) -> None:
+    source = (
+        "import jax\nimport jax.numpy as jnp\nfrom absl.testing import parameterized\n\n\n"
+        f"class T(parameterized.TestCase):\n    {decorator}\n    def test_it(self, seq_len):\n"
+        "        x = jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)\n"
+        "        jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation='cudnn')))(x)\n"
+    )
+    path = tmp_path / "test_one.py"
+    path.write_text(source)
+    assert main(["--no-cache", "-j1", str(path)]) == 0, capsys.readouterr().out
