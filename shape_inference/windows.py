@@ -11,6 +11,7 @@ window, the layout) leaves the axis, or the whole shape, unknown.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
@@ -38,7 +39,7 @@ Kwargs = dict[str, Value]
 Padding = str | tuple[int, int]
 
 
-def strided_axis(n: Dim, window: int, stride: int, padding: Padding, step: Step, base_dilation: int = 1, pad_window: int | None = None) -> Dim:
+def strided_axis(n: Dim, window: int, stride: int, padding: Padding | None, step: Step, base_dilation: int = 1, pad_window: int | None = None) -> Dim:
     """The length of one axis after a strided window (JAX's arithmetic).
 
     `window` is the window's span (already dilated); "SAME" / "SAME_LOWER" padding is
@@ -47,7 +48,7 @@ def strided_axis(n: Dim, window: int, stride: int, padding: Padding, step: Step,
     dilation.  A base (input) dilation spreads n to (n - 1) * d + 1 first.  The
     result carries the arithmetic as its step; unknown where it cannot be certain.
     """
-    if window < 1 or stride < 1 or base_dilation < 1:
+    if window < 1 or stride < 1 or base_dilation < 1 or padding is None:
         return D.unknown()
     span = window if pad_window is None else pad_window
     if isinstance(padding, str):
@@ -90,24 +91,37 @@ def _ints(v: Value | None, count: int) -> list[int] | None:
     return [i for i in items if i is not None]
 
 
+def _sizes(v: Value | None, count: int) -> list[int] | None:
+    """Window sizes or strides, one per axis: an int whose value is not known gives 0,
+    which leaves that axis unknown (strided_axis takes no size below 1) and the others
+    known; anything but ints leaves them all unknown."""
+    if not isinstance(v, TupleV) or len(v.items) != count or not all(isinstance(i, IntV) for i in v.items):
+        return _ints(v, count)
+    return [n if (n := int_value(i)) is not None else 0 for i in v.items]
+
+
 def _ints_or_ones(v: Value | None, count: int) -> list[int] | None:
     """`v` as `count` ints, all 1s when left out or None."""
     return [1] * count if absent(v) else _ints(v, count)
 
 
-def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Padding] | None:
+def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Padding | None] | None:
     """A padding argument: one of the string `modes` (upper-cased) for every axis, or
-    one (low, high) pair per axis."""
+    one (low, high) pair per axis (None for a pair of ints not both known)."""
     if isinstance(v, ConstV) and isinstance(v.value, str):
         mode = v.value.upper()
         if mode not in modes:
             return None
-        return [(0, 0) if mode == "VALID" else "SAME"] * count
+        same: list[Padding | None] = [(0, 0) if mode == "VALID" else "SAME"]
+        return same * count
     if not isinstance(v, TupleV) or len(v.items) != count:
         return None
-    pairs: list[Padding] = []
+    pairs: list[Padding | None] = []
     for item in v.items:
         pair = _ints(item, 2)
+        if pair is None and isinstance(item, TupleV) and len(item.items) == 2 and all(isinstance(i, IntV) for i in item.items):
+            pairs.append(None)
+            continue
         if pair is None:
             return None
         pairs.append((pair[0], pair[1]))
@@ -193,7 +207,7 @@ def h_conv(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     ndim = len(lhs.shape)
     spatial = ndim - 2
     specs = _conv_specs(get("dimension_numbers"), ndim)
-    strides = _ints(_arg(args, kwargs, 2, "window_strides"), spatial)
+    strides = _sizes(_arg(args, kwargs, 2, "window_strides"), spatial)
     paddings = _paddings(_arg(args, kwargs, 3, "padding"), spatial, ("SAME", "SAME_LOWER", "VALID"))
     lhs_dilation = _ints_or_ones(get("lhs_dilation"), spatial)
     rhs_dilation = _ints_or_ones(get("rhs_dilation"), spatial)
@@ -201,10 +215,17 @@ def h_conv(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     groups = 1 if absent(batch_groups) else int_value(batch_groups) if batch_groups is not None else None
     if specs is None or strides is None or paddings is None or lhs_dilation is None or rhs_dilation is None or groups is None or groups < 1:
         return unknown
+    if min(lhs_dilation + rhs_dilation, default=1) < 1:
+        return unknown  # JAX raises
     padding_v = _arg(args, kwargs, 3, "padding")
     if isinstance(padding_v, ConstV) and isinstance(padding_v.value, str) and lhs_dilation != [1] * spatial:
         return unknown  # JAX raises: string padding of a transposed convolution
     lhs_spec, rhs_spec, out_spec = specs
+    feature_groups = get("feature_group_count")
+    channel_groups = 1 if absent(feature_groups) else int_value(feature_groups) if feature_groups is not None else None
+    in_channels, kernel_in = lhs.shape[lhs_spec.index("C")].value, rhs.shape[rhs_spec.index("I")].value
+    if channel_groups is None or (in_channels is not None and kernel_in is not None and in_channels != kernel_in * channel_groups):
+        return unknown  # JAX raises when the input's channels are not the kernel's times the groups
     step = interp.step(fr, node, A.src(node))
     letters = [c for c in rhs_spec if c not in "OI"]  # JAX orders the spatial axes as the kernel does
     sizes: dict[str, Dim] = {}
@@ -223,7 +244,7 @@ def h_conv(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
 
 
 # -- lax.reduce_window and the pools built on it -------------------------------------------------
-def _reduced(interp: Interpreter, x: ArrayV, windows: list[int], strides: list[int], paddings: list[Padding], node: ast.AST, fr: Frame, dtype: str | None, base: list[int] | None = None, dilation: list[int] | None = None) -> ArrayV:
+def _reduced(interp: Interpreter, x: ArrayV, windows: list[int], strides: list[int], paddings: Sequence[Padding | None], node: ast.AST, fr: Frame, dtype: str | None, base: list[int] | None = None, dilation: list[int] | None = None) -> ArrayV:
     """x after a reduce_window over all its axes (one window, stride and padding each)."""
     assert x.shape is not None
     step = interp.step(fr, node, A.src(node))
@@ -249,12 +270,13 @@ def h_reduce_window(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     if x.shape is None or len(args) > 8:
         return unknown
     ndim = len(x.shape)
-    windows = _ints(_arg(args, kwargs, 3, "window_dimensions"), ndim)
-    strides = _ints_or_ones(_arg(args, kwargs, 4, "window_strides"), ndim)
+    windows = _sizes(_arg(args, kwargs, 3, "window_dimensions"), ndim)
+    strides_v = _arg(args, kwargs, 4, "window_strides")
+    strides = [1] * ndim if absent(strides_v) else _sizes(strides_v, ndim)
     paddings = _paddings(_arg(args, kwargs, 5, "padding"), ndim, ("SAME", "SAME_LOWER", "VALID"))
     base = _ints_or_ones(_arg(args, kwargs, 6, "base_dilation"), ndim)
     dilation = _ints_or_ones(_arg(args, kwargs, 7, "window_dilation"), ndim)
-    if windows is None or strides is None or paddings is None or base is None or dilation is None:
+    if windows is None or strides is None or paddings is None or base is None or dilation is None or min(base + dilation, default=1) < 1:
         return unknown
     out = _reduced(interp, x, windows, strides, paddings, node, fr, x.dtype, base, dilation)
     return ArrayV(out.shape, out.dtype, diff, out.why)
@@ -283,13 +305,14 @@ def h_flax_pool(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
         return unknown
     spatial = len(window_v.items)
     batch = len(x.shape) - spatial - 1
-    windows = _ints(window_v, spatial)
+    windows = _sizes(window_v, spatial)
     empty = isinstance(strides_v, TupleV) and not strides_v.items
     if absent(strides_v) or empty:
         strides: list[int] | None = [1] * spatial
     else:
-        strides = _ints(strides_v, spatial) if isinstance(strides_v, TupleV) and not strides_v.is_list else None
-    paddings = [(0, 0)] * spatial if padding_v is None else _paddings(padding_v, spatial, ("SAME", "SAME_LOWER", "VALID"))
+        strides = _sizes(strides_v, spatial) if isinstance(strides_v, TupleV) and not strides_v.is_list else None
+    valid: list[Padding | None] = [(0, 0)]
+    paddings = valid * spatial if padding_v is None else _paddings(padding_v, spatial, ("SAME", "SAME_LOWER", "VALID"))
     if batch < 0 or windows is None or strides is None or paddings is None or spatial == 0:
         return unknown
     if not (isinstance(padding_v, ConstV) or padding_v is None) and batch > 1:

@@ -252,6 +252,21 @@ def test_strided_windows(expr: str, shape: str, dtype: str | None) -> None:
     assert (r.shape, r.dtype) == (shape, dtype)
 
 
+def test_strided_windows_unknown_stride_leaves_only_its_axis_unknown() -> None:
+    src = PRELUDE + (
+        "def f(s, p):\n"
+        "    s, p = 2 * s, 2 * p\n"
+        "    x = jnp.zeros((2, 101, 256))\n"
+        "    w = jnp.zeros((3, 5, 256, 16))\n"
+        "    reveal_type(jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 1), (s, 2, 1), 'VALID'))\n"
+        "    reveal_type(jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, s, 1), (1, 2, 1), 'VALID'))\n"
+        "    reveal_type(jax.lax.conv_general_dilated(jnp.zeros((2, 101, 47, 256)), w, (2, s), 'VALID', dimension_numbers=('NHWC', 'HWIO', 'NHWC')))\n"
+        "    reveal_type(jax.lax.conv_general_dilated(jnp.zeros((2, 101, 47, 256)), w, (2, 2), ((0, 0), (p, 1)), dimension_numbers=('NHWC', 'HWIO', 'NHWC')))\n"
+        "    reveal_type(nn.max_pool(x, (2,), (s,)))\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["(?, 50, 256)", "(2, ?, 256)", "(2, 50, ?, 16)", "(2, 50, ?, 16)", "(2, ?, 256)"]
+
+
 def test_vit_patch_embedding_with_cls_token_is_odd() -> None:
     src = PRELUDE + (
         "images = jnp.zeros((8, 224, 224, 3))\n"
