@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -1518,6 +1518,11 @@ _register(["resize"], ["jax.image"], h_image_resize)
 _register(["top_k"], ["jax.lax"], h_top_k)
 _register(["take"], _NP, h_take)
 _register(["pad"], ["jax.lax"], h_lax_pad)
+_register(["conv_general_dilated", "conv", "conv_with_general_padding"], ["jax.lax"], windows.h_conv)
+_register(["reduce_window"], ["jax.lax"], windows.h_reduce_window)
+_register(["max_pool", "avg_pool"], ["flax.linen", "flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)
+_register(["min_pool"], ["flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)  # not in flax.linen's namespace
+_register(["max_pool", "avg_pool"], ["haiku"], windows.h_haiku_pool)
 _register(["prod"], ["math", "jax.numpy"], h_prod)
 _register(["setattr", "object.__setattr__"], ["builtins"], h_setattr)
 _register(["bool"], ["builtins"], h_bool)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
+from jax_cudnn_lint.shape_inference import windows as W
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
@@ -334,17 +335,8 @@ def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
         pads = _conv_padding(padding, i, spatial, kernel[i], default_padding)
         if pads is None:
             return unknown
-        if isinstance(pads, str):  # "SAME"
-            out = D.floordiv(D.add(n, D.const(strides[i] - 1)), D.const(strides[i]))
-            formula = f"ceil({n.render()} / {strides[i]})"
-        else:
-            lo, hi = pads
-            out = D.add(D.floordiv(D.add(n, D.const(lo + hi - kernel[i])), D.const(strides[i])), D.const(1))
-            padded = f"{n.render()} + {lo + hi}" if lo + hi else n.render()
-            formula = f"({padded} - {kernel[i]}) // {strides[i]} + 1"
         # the arithmetic, so that a message names the convolution that made the length
-        axis_step = Step(step.path, step.line, f"{out.render()} = {formula}, {step.text}") if out.value is not None else step
-        out_axes.append(out.with_why(axis_step))
+        out_axes.append(W.strided_axis(n, kernel[i], strides[i], pads, step))
     feats = _conv_get(obj, f_at + offset, f_name)
     channels = feats.dim.with_why(step) if isinstance(feats, IntV) else D.unknown()
     if channels_first:

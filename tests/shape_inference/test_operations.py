@@ -198,6 +198,75 @@ def test_convolutions(expr: str, shape: str) -> None:
     assert shape_of(expr, "k = jax.random.PRNGKey(0)\nks = unknown()") == shape
 
 
+# Expected shapes and dtypes as jax.eval_shape gives them (JAX 0.10.2, flax 0.12.8, haiku 0.0.16).
+@pytest.mark.parametrize(
+    "expr, shape, dtype",
+    [
+        ("jax.lax.conv_general_dilated(w16((2, 400, 1)), w16((3, 1, 256)), (2,), 'VALID', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 199, 256)", "bfloat16"),
+        ("jax.lax.conv_general_dilated(f((2, 401, 1)), f((3, 1, 256)), (2,), 'SAME', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 201, 256)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 401, 1)), f((4, 1, 256)), (3,), 'SAME_LOWER', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 134, 256)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), (2,), [(1, 2)], dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 201, 256)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), (2,), 'VALID', rhs_dilation=(3,), dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 197, 256)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), (3,), [(2, 1)], (3,), (2,), ('NWC', 'WIO', 'NWC'))", "(2, 399, 256)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 33, 47, 3)), f((3, 5, 3, 16)), (2, 3), 'VALID', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))", "(2, 16, 15, 16)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 33, 47, 3)), f((3, 5, 3, 16)), (2, 3), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))", "(2, 17, 16, 16)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 33, 47, 3)), f((5, 3, 3, 16)), (2, 3), 'VALID', dimension_numbers=('NHWC', 'WHIO', 'NCHW'))", "(2, 16, 11, 22)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 4, 101)), f((16, 2, 4)), (2,), 'VALID', feature_group_count=2)", "(2, 16, 49)", "float32"),
+        ("jax.lax.conv_general_dilated(f((4, 4, 101)), f((16, 4, 4)), (2,), 'VALID', batch_group_count=2)", "(2, 16, 49)", "float32"),
+        ("jax.lax.conv_general_dilated(w16((2, 3, 101)), w16((16, 3, 4)), (2,), 'VALID', preferred_element_type=jnp.float32)", "(2, 16, 49)", "float32"),
+        ("jax.lax.conv(f((2, 3, 101, 50)), f((16, 3, 4, 3)), (2, 2), 'SAME')", "(2, 16, 51, 25)", "float32"),
+        ("jax.lax.conv_with_general_padding(f((2, 3, 101)), f((16, 3, 4)), (2,), [(1, 0)], (2,), (1,))", "(2, 16, 100)", "float32"),
+        ("jax.lax.conv_with_general_padding(f((2, 3, 101)), f((16, 3, 4)), (2,), 'SAME', None, (3,))", "(2, 16, 51)", "float32"),
+        ("jax.lax.reduce_window(w16((2, 101, 256)), 0.0, jax.lax.add, (1, 2, 1), (1, 2, 1), 'SAME')", "(2, 51, 256)", "bfloat16"),
+        ("jax.lax.reduce_window(f((2, 101, 256)), -jnp.inf, jax.lax.max, (1, 3, 1), None, 'VALID')", "(2, 99, 256)", "float32"),
+        ("jax.lax.reduce_window(f((2, 101, 256)), 0.0, jax.lax.add, (1, 3, 1), (1, 2, 1), ((0, 0), (1, 1), (0, 0)))", "(2, 51, 256)", "float32"),
+        ("jax.lax.reduce_window(f((2, 101, 256)), 0.0, jax.lax.add, (1, 3, 1), (1, 2, 1), 'SAME', (1, 2, 1))", "(2, 101, 256)", "float32"),
+        ("jax.lax.reduce_window(f((2, 101, 256)), 0.0, jax.lax.add, (1, 3, 1), (1, 3, 1), 'VALID', (1, 2, 1), (1, 2, 1))", "(2, 66, 256)", "float32"),
+        ("nn.max_pool(w16((2, 198, 256)), (2,), strides=(2,))", "(2, 99, 256)", "bfloat16"),
+        ("nn.max_pool(f((2, 199, 256)), (3,), strides=(2,), padding='SAME')", "(2, 100, 256)", "float32"),
+        ("nn.max_pool(f((2, 199, 256)), (3,))", "(2, 197, 256)", "float32"),
+        ("nn.max_pool(f((199, 256)), (3,), (2,))", "(99, 256)", "float32"),
+        ("nn.max_pool(f((3, 2, 199, 256)), (3,), (2,))", "(3, 2, 99, 256)", "float32"),
+        ("nn.avg_pool(w16((2, 199, 256)), (3,), (2,), ((1, 1),))", "(2, 100, 256)", "bfloat16"),
+        ("nnx.min_pool(f((2, 33, 47, 8)), (2, 3), (2, 3), 'SAME')", "(2, 17, 16, 8)", "float32"),
+        ("nnx.avg_pool(f((2, 199, 256)), (2,), (2,), 'SAME')", "(2, 100, 256)", "float32"),
+        ("hk.max_pool(f((2, 199, 256)), 2, 2, 'VALID')", "(2, 99, 256)", "float32"),
+        ("hk.max_pool(f((2, 199, 256)), (2, 1), (2, 1), 'SAME')", "(2, 100, 256)", "float32"),
+        ("hk.avg_pool(f((2, 33, 47, 8)), 3, 2, 'VALID')", "(2, 16, 23, 8)", "float32"),
+        ("hk.max_pool(f((2, 33, 47, 8)), 3, 2, 'VALID', channel_axis=None)", "(2, 16, 23, 3)", "float32"),
+        # JAX raises, or the analysis cannot see an argument: nothing known
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), (2,), 'VALID', lhs_dilation=(2,), dimension_numbers=('NWC', 'WIO', 'NWC'))", "(?)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), w16((3, 1, 256)), (2,), 'VALID', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(?)", None),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), 2, 'VALID', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(?)", "float32"),
+        ("jax.lax.conv_general_dilated(f((2, 400, 1)), f((3, 1, 256)), (s,), 'VALID', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(?)", "float32"),
+        ("jax.lax.reduce_window(f((2, 101, 256)), 0.0, jax.lax.add, (1, 3, 1), (1, s, 1), 'VALID')", "(?)", "float32"),
+        ("nn.max_pool(f((2, 198, 256)), [2], strides=(2,))", "(?)", "float32"),
+        ("nn.max_pool(f((2, 198, 256)), (2,), padding=p)", "(?)", "float32"),
+        ("nn.max_pool(f((3, 2, 199, 256)), (3,), (2,), ((1, 1),))", "(?)", "float32"),
+        ("nn.max_pool(x, (2,), (2,))", "?", None),
+    ],
+)
+def test_strided_windows(expr: str, shape: str, dtype: str | None) -> None:
+    setup = "import haiku as hk\nf = jnp.zeros\nw16 = functools.partial(jnp.zeros, dtype=jnp.bfloat16)\ns = unknown()\np = unknown()\nx = unknown()\n"
+    r = one(PRELUDE + setup + f"reveal_type({expr})\n")
+    assert (r.shape, r.dtype) == (shape, dtype)
+
+
+def test_strided_windows_unknown_stride_leaves_only_its_axis_unknown() -> None:
+    src = PRELUDE + (
+        "def f(s, p):\n"
+        "    s, p = 2 * s, 2 * p\n"
+        "    x = jnp.zeros((2, 101, 256))\n"
+        "    w = jnp.zeros((3, 5, 256, 16))\n"
+        "    reveal_type(jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 1), (s, 2, 1), 'VALID'))\n"
+        "    reveal_type(jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, s, 1), (1, 2, 1), 'VALID'))\n"
+        "    reveal_type(jax.lax.conv_general_dilated(jnp.zeros((2, 101, 47, 256)), w, (2, s), 'VALID', dimension_numbers=('NHWC', 'HWIO', 'NHWC')))\n"
+        "    reveal_type(jax.lax.conv_general_dilated(jnp.zeros((2, 101, 47, 256)), w, (2, 2), ((0, 0), (p, 1)), dimension_numbers=('NHWC', 'HWIO', 'NHWC')))\n"
+        "    reveal_type(nn.max_pool(x, (2,), (s,)))\n"
+    )
+    assert [r.shape for r in reveal(src)] == ["(?, 50, 256)", "(2, ?, 256)", "(2, 50, ?, 16)", "(2, 50, ?, 16)", "(2, ?, 256)"]
+
+
 def test_vit_patch_embedding_with_cls_token_is_odd() -> None:
     src = PRELUDE + (
         "images = jnp.zeros((8, 224, 224, 3))\n"
