@@ -19,8 +19,8 @@ Certain only where nothing we see may have changed it:
   holder is tied to its definition: `.value` resolves anywhere);
 * `FLAGS.x = v` makes x Unknown (the code that sets it, a test, is rarely the program
   whose default we report); `flagsaver.flagsaver(x=v)` (decorator or context) makes x
-  Unknown, and makes every flag Unknown when it names them by holder; `FLAGS(argv)` with an argv other than `sys.argv` (or a literal one that names no
-  flag, `FLAGS(["train.py"])`), and any method of
+  Unknown, and makes every flag Unknown when it names them by holder; `FLAGS(argv)` with an argv other than `sys.argv` or a literal one that names no
+  flag (`FLAGS(["train.py"])` keeps the defaults), and any method of
   `FLAGS` but a few readers, make every flag Unknown.  From then on: the change bumps
   the interpreter's globals epoch, so no call memoised before is reused;
 * a flag defined twice (on two branches, or by two programs in one analysis), defined
