@@ -19,7 +19,8 @@ Certain only where nothing we see may have changed it:
   holder is tied to its definition: `.value` resolves anywhere);
 * `FLAGS.x = v` makes x Unknown (the code that sets it, a test, is rarely the program
   whose default we report); `flagsaver.flagsaver(x=v)` (decorator or context) makes x
-  Unknown, and makes every flag Unknown when it names them by holder; `FLAGS(argv)` with an argv other than `sys.argv`, and any method of
+  Unknown, and makes every flag Unknown when it names them by holder; `FLAGS(argv)` with an argv other than `sys.argv` or a literal one that names no
+  flag (`FLAGS(["train.py"])` keeps the defaults), and any method of
   `FLAGS` but a few readers, make every flag Unknown.  From then on: the change bumps
   the interpreter's globals epoch, so no call memoised before is reused;
 * a flag defined twice (on two branches, or by two programs in one analysis), defined
@@ -94,6 +95,10 @@ class FlagTable:
         flag = self.flags.get(name)
         if flag is None or flag.value is UNKNOWN:
             return
+        if isinstance(flag.value, InstanceV):  # a config flag's ConfigDict: overridden in place
+            from jax_cudnn_lint.shape_inference import configdict
+
+            configdict.forget_config(flag.value)
         flag.value = UNKNOWN
         if flag.holder is not None:
             flag.holder.touch()
@@ -178,9 +183,18 @@ def call(interp: Interpreter, qualname: str, args: list[Value], kwargs: dict[str
         return ConstV(None)
     if qualname == FLAGS:  # FLAGS(argv): parses argv
         argv = args[0] if args else None
-        if not (isinstance(argv, ExternalV) and argv.qualname == "sys.argv"):
+        if not (isinstance(argv, ExternalV) and argv.qualname == "sys.argv") and not _without_flags(argv):
             interp.absl_flags.forget_all()
         return UNKNOWN
     if qualname[len(FLAGS) + 1 :] not in _READERS:
         interp.absl_flags.forget_all()
     return UNKNOWN
+
+
+def _without_flags(argv: Value | None) -> bool:
+    """An argv we read whole that names no flag (`FLAGS(["train.py"])`): the defaults hold."""
+    if not isinstance(argv, TupleV) or not argv.items:
+        return False
+    return all(isinstance(a, ConstV) and isinstance(a.value, str) for a in argv.items) and not any(
+        isinstance(a, ConstV) and isinstance(a.value, str) and a.value.startswith("-") for a in argv.items[1:]
+    )

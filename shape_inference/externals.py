@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, configdict, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -946,6 +946,9 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     value = args[2]
     interp.mutations += 1
     obj.touch()
+    if A.is_mapping_namespace(obj):
+        configdict.set_field(interp, obj, name.value, value, node, fr)
+        return ConstV(None)
     if fr.branch_depth:
         old = obj.attrs.get(name.value)
         value = join(old, value) if old is not None else UNKNOWN
@@ -1415,6 +1418,9 @@ def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 def h_namespace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
+    if q.endswith("FrozenConfigDict"):  # it resolves FieldReferences once, when built
+        args = [configdict.resolved(interp, a, node, fr) for a in args]
+        kwargs = {k: configdict.resolved(interp, v, node, fr) for k, v in kwargs.items()}
     return layers.make_namespace(interp, q, args, kwargs, node, fr)
 
 
@@ -1661,6 +1667,26 @@ _register(["List", "Dict", "data", "static"], ["flax.nnx"], h_same_state)
 _register(["apply_updates"], ["optax", "equinox"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
 _register(["SimpleNamespace"], ["types"], h_namespace)
+
+
+def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """ml_collections' FieldReference(default), `ref.get()` / `ref.set(v)`, `cfg.get_ref(key)`."""
+    if q in configdict.FIELD_REFERENCE_CTORS:
+        return configdict.field_reference(interp, list(args), kwargs, node, fr)
+    if q == configdict.GET_REF:
+        return configdict.get_ref(interp, list(args), kwargs, node, fr)
+    return configdict.call_ref_method(interp, q, list(args), kwargs, node, fr)
+
+
+def h_config_flag(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """config_flags.DEFINE_config_dict / DEFINE_config_file: absl flags (configdict.py)."""
+    return configdict.define_config_dict(interp, q, list(args), kwargs, node, fr)
+
+
+for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.REF_GET, configdict.REF_SET):
+    HANDLERS[_q] = h_field_reference
+for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
+    HANDLERS[_q] = h_config_flag
 
 
 def h_omegaconf_create(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

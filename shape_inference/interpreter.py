@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
@@ -398,6 +398,9 @@ class Interpreter:
                 self.mutations += 1
                 if not _own_attribute(target, fr):
                     base.touch()  # (an object's own methods set their state: not counted)
+                if self.api.is_mapping_namespace(base):
+                    configdict.set_field(self, base, target.attr, value, node, fr)
+                    return
                 if fr.branch_depth:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
@@ -412,8 +415,7 @@ class Interpreter:
                     container_v.forget()
                 else:
                     container_v.touch()
-                    old = container_v.attrs.get(key)
-                    container_v.attrs[key] = (join(old, value) if old is not None else UNKNOWN) if fr.branch_depth else value
+                    configdict.set_field(self, container_v, key, value, node, fr)
                 return
             # item assignment on a dict or list: forget what we knew of the container
             if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
@@ -927,6 +929,8 @@ class Interpreter:
         if isinstance(base, InstanceV):
             if name in base.attrs:
                 found = base.attrs[name]
+                if configdict.is_ref(found) and self.api.is_mapping_namespace(base):
+                    found = configdict.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
                 return found.tainted(True) if base.diff and not found.diff else found
             member = base.cls.lookup(name)
             if member is not None:

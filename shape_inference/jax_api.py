@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows
+from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
@@ -188,6 +188,8 @@ def as_dim(value: Value) -> Dim | None:
 
 
 def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
+    if configdict.is_ref(left) or configdict.is_ref(right):
+        return configdict.ref_binop(interp, op, left, right, node, fr)  # a FieldReference computed lazily
     text = _OP_TEXT.get(type(op), "?")
     if isinstance(left, (IntV, OpaqueV)) and isinstance(right, (IntV, OpaqueV)) and not (
         isinstance(left, OpaqueV) and isinstance(right, OpaqueV) and isinstance(op, ast.MatMult)
@@ -932,6 +934,10 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
             return bound
     if name in ("assertRaises", "assertRaisesRegex") and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
         return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
+    if configdict.is_ref(inst):
+        return configdict.ref_method(interp, inst, name)
+    if name == "get_ref" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
+        return BoundMethodV(ExternalV(configdict.GET_REF), inst)
     if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
         inst.forget()  # cfg.update(...), cfg.merge_with(...): values we cannot follow
         return UNKNOWN
@@ -1061,6 +1067,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         index = interp.ev(index_node, fr)
         ok, key = const_value(index)
         item = layers.namespace_item(base, key) if ok else None
+        if item is not None and configdict.is_ref(item):
+            item = configdict.deref(interp, item, node, fr)  # ConfigDict reads a FieldReference's value
         if item is not None:
             return item.tainted(True) if base.diff and not item.diff else item
         getitem = base.cls.lookup("__getitem__")

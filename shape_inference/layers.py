@@ -544,17 +544,18 @@ def make_namespace(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node
     if args and isinstance(args[0], DictV):
         for k, v in args[0].items:
             if isinstance(k, str):
-                inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and _str_keyed(v) else v
+                inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and str_keyed(v) else v
             else:
                 return UNKNOWN if nested else inst
     elif args:
         return UNKNOWN
     for k, v in kwargs.items():
-        inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and _str_keyed(v) else v
+        inst.attrs[k] = make_namespace(interp, q, [v], {}, node, fr) if nested and str_keyed(v) else v
     return inst
 
 
-def _str_keyed(v: Value) -> bool:
+def str_keyed(v: Value) -> bool:
+    """A dict whose keys are all strings: one a mapping namespace takes as its fields."""
     return isinstance(v, DictV) and all(isinstance(k, str) for k, _ in v.items)
 
 

@@ -74,6 +74,8 @@ class UnknownV(FrozenValue):
 
 
 UNKNOWN = UnknownV()
+# ml_collections' FieldReference, modelled as an InstanceV of a synthetic class (configdict.py)
+FIELD_REFERENCE = "ml_collections.config_dict.FieldReference"
 UNKNOWN_DIFF = UnknownV(True)
 
 
@@ -463,7 +465,9 @@ class InstanceV(Value):
         """Code we cannot follow may have changed any attribute: each is Unknown."""
         if any(value is not UNKNOWN for value in self.attrs.values()):
             self.touch()
-        for name in self.attrs:
+        for name, value in self.attrs.items():
+            if isinstance(value, InstanceV) and value is not self and value.cls.qualname == FIELD_REFERENCE:
+                value.forget()  # a reference other fields may share: it may be set too
             self.attrs[name] = UNKNOWN
 
     def tainted(self, diff: bool) -> Value:

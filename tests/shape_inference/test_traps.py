@@ -211,6 +211,79 @@ def test_config_changes_are_followed_or_forgotten() -> None:
         assert value == (511 if change.startswith("cfg.model") else expected), change
 
 
+def test_config_dict_field_given_a_dict_is_a_config_dict() -> None:
+    src = C + (
+        "cfg = ml_collections.ConfigDict()\ncfg.seq = 255\ncfg.input = dict(b=2)\ncfg['data'] = {'n': 3}\n"
+        "setattr(cfg, 'more', {'m': 5})\ncfg.odd = {1: 2}\n"
+        "reveal_type(cfg.input.b)\nreveal_type(cfg.input['b'])\nreveal_type(cfg.data.n)\nreveal_type(cfg.more.m)\nreveal_type(cfg.seq)\n"
+        "reveal_type(cfg.odd)\n"
+    )
+    values = reveal(src)
+    assert [r.int for r in values[:5]] == [2, 2, 3, 5, 255]
+    assert values[5].const == "<not a constant>" and values[5].int is None
+
+
+R = C + "from ml_collections import config_dict\n"
+
+
+def test_field_references_are_read_when_the_field_is() -> None:
+    src = R + (
+        "ref = config_dict.FieldReference(128)\n"
+        "cfg = ml_collections.ConfigDict({'data': {'max_len': ref}, 'seq': ref - 1, 'half': ref // 2, 'cls': 1 + ref, 'twice': ref * 2 + 1})\n"
+        "cfg.tokens = 256\ncfg.with_cls = cfg.get_ref('tokens') + 1\n"
+        "reveal_type(cfg.seq)\nreveal_type(cfg['half'])\nreveal_type(cfg.cls)\nreveal_type(cfg.twice)\nreveal_type(cfg.with_cls)\n"
+        "cfg.data.max_len = 255\ncfg.tokens = 511\n"
+        "reveal_type(cfg.seq)\nreveal_type(cfg.half)\nreveal_type(cfg.twice)\nreveal_type(cfg.with_cls)\nreveal_type(ref.get())\n"
+        "cfg.seq = 8\nreveal_type(cfg.seq)\nreveal_type(cfg.data.max_len)\n"
+        "ref.set(64)\nreveal_type(cfg.half)\n"
+    )
+    assert [r.int for r in reveal(src)] == [127, 64, 129, 257, 257, 254, 127, 511, 512, 255, 8, 255, 32]
+
+
+def test_field_references_changed_where_we_cannot_follow_are_unknown() -> None:
+    cases = {
+        "unknown(cfg.data)\n": None,  # code we cannot see may set the reference
+        "unknown(ref)\n": None,
+        "cfg.data.update(max_len=8)\n": None,
+        "ref.some_method()\n": None,
+        "if input():\n    cfg.data.max_len = 9\n": None,
+        "if input():\n    ref.set(9)\n": None,
+        "cfg.data = 255\n": 127,  # another field: the reference is untouched
+        "cfg.data.max_len = 255\n": 254,
+        "frozen = ml_collections.FrozenConfigDict({'seq': ref - 1})\nref.set(9)\nreveal_type(frozen.seq)\n": 127,
+    }
+    for change, expected in cases.items():
+        src = R + (
+            "from somewhere import unknown\nref = config_dict.FieldReference(128)\n"
+            "cfg = ml_collections.ConfigDict({'data': {'max_len': ref}, 'seq': ref - 1})\n" + change + "reveal_type(cfg.seq)\n"
+        )
+        assert reveal(src)[0].int == expected, change
+
+
+def test_a_call_memoised_before_a_reference_changes_is_not_reused() -> None:
+    src = R + (
+        "ref = config_dict.FieldReference(128)\nmodel = ml_collections.ConfigDict({'seq': ref - 1})\n"
+        "holder = ml_collections.ConfigDict({'model': model})\n"
+        "def length(h):\n    return h.model.seq\n"
+        "reveal_type(length(holder))\nref.set(65)\nreveal_type(length(holder))\n"
+    )
+    assert [r.int for r in reveal(src)] == [127, 64]
+
+
+def test_config_flag_default_is_its_config_dict() -> None:
+    src = A + (
+        "import ml_collections\nfrom ml_collections import config_flags\n"
+        "def get_config():\n    c = ml_collections.ConfigDict()\n    c.model = dict(seq=255)\n    return c\n"
+        "base = get_config()\n_CONFIG = config_flags.DEFINE_config_dict('config', base)\n"
+        "_FILE = config_flags.DEFINE_config_file('file_config', 'configs/base.py')\n"
+        "FLAGS(['train.py'])\n"
+        "reveal_type(_CONFIG.value.model.seq)\nreveal_type(FLAGS.config.model.seq)\nreveal_type(FLAGS.file_config)\n"
+        "FLAGS(['train.py', '--config.model.seq=256'])\n"
+        "reveal_type(_CONFIG.value.model.seq)\nreveal_type(FLAGS.config)\nreveal_type(base.model.seq)\n"
+    )
+    assert [r.int for r in reveal(src)] == [255, 255, None, None, None, None]
+
+
 def test_setattr_and_object_setattr_set_the_attribute() -> None:
     src = C + (
         "@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    ctx: int = 512\n"
