@@ -165,6 +165,7 @@ class Interpreter:
         # the API tables are typed loosely here: they take this interpreter and its
         # frames, which pyright sees twice (source tree and installed package)
         self.api: Any = jax_api
+        self.configs: Any = configdict
 
     # -- driving --------------------------------------------------------------------
     def run(self) -> None:
@@ -399,7 +400,7 @@ class Interpreter:
                 if not _own_attribute(target, fr):
                     base.touch()  # (an object's own methods set their state: not counted)
                 if self.api.is_mapping_namespace(base):
-                    configdict.set_field(self, base, target.attr, value, node, fr)
+                    self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
                 if fr.branch_depth:
                     old = base.attrs.get(target.attr)
@@ -415,7 +416,7 @@ class Interpreter:
                     container_v.forget()
                 else:
                     container_v.touch()
-                    configdict.set_field(self, container_v, key, value, node, fr)
+                    self.configs.set_field(self, container_v, key, value, node, fr)
                 return
             # item assignment on a dict or list: forget what we knew of the container
             if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
@@ -930,7 +931,7 @@ class Interpreter:
             if name in base.attrs:
                 found = base.attrs[name]
                 if configdict.is_ref(found) and self.api.is_mapping_namespace(base):
-                    found = configdict.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
+                    found = self.configs.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
                 return found.tainted(True) if base.diff and not found.diff else found
             member = base.cls.lookup(name)
             if member is not None:
