@@ -301,6 +301,8 @@ class Interpreter:
             elif i < first_default:
                 seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
                 args.append(seeded or self._fixture_value(func, param.arg) or OpaqueV(param.arg))
+        for name in self._defaults_every_call_overrides(func, params, first_default, row):
+            kwargs[name] = OpaqueV(name)
         kw_defaults = {name for name, _ in func.kw_defaults}
         for param in a.kwonlyargs:
             if row is not None and param.arg in row:
@@ -309,6 +311,28 @@ class Interpreter:
                 seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
                 kwargs[param.arg] = seeded or OpaqueV(param.arg)
         return args, kwargs
+
+    @staticmethod
+    def _defaults_every_call_overrides(func: FunctionV, params: list[ast.arg], first_default: int, row: dict[str, Value] | None) -> list[str]:
+        """Parameters whose default no run of the module uses: a module-level function
+        that its module only calls, every call passing the parameter.  Analysed without a
+        caller, they are unknown, not their default (`def train(seq_len=255)` called as
+        `train(256)` never runs with 255).  A function the module does not call keeps its
+        defaults: outside callers may leave them out."""
+        node = func.node
+        if func.owner is not None or isinstance(node, ast.Lambda) or first_default >= len(params) or node not in func.module.tree.body:
+            return []
+        calls = func.module.facts.direct_calls(node.name)
+        if not calls:
+            return []
+        dead: list[str] = []
+        for i in range(first_default, len(params)):
+            name = params[i].arg
+            if row is not None and name in row:
+                continue
+            if all(_passes(call, i, name) for call in calls):
+                dead.append(name)
+        return dead
 
     def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None) -> Value | None:
         """What pytest injects for a test's parameter `name`: the value of the
@@ -1355,6 +1379,16 @@ class Interpreter:
             return None
         return state
 
+
+
+def _passes(call: ast.Call, index: int, name: str) -> bool:
+    """Does the call certainly pass the parameter at `index` / called `name`?"""
+    if any(k.arg == name for k in call.keywords):
+        return True
+    positional = call.args
+    if any(isinstance(arg, ast.Starred) for arg in positional[: index + 1]):
+        return False
+    return index < len(positional)
 
 
 def _jumps(body: Sequence[ast.stmt]) -> bool:

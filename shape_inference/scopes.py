@@ -101,6 +101,8 @@ class ScopeFacts:
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
+        self._calls: dict[str, list[ast.Call]] | None = None
+        self._other_uses: set[str] = set()
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -186,12 +188,41 @@ class ScopeFacts:
                 names |= self.names_used(stmt)
         return frozenset(names)
 
+    def direct_calls(self, name: str) -> list[ast.Call] | None:
+        """Every `name(...)` call in the module, when the module uses `name` in no other
+        way (no callback, no rebinding, no decorator); None otherwise."""
+        if self._calls is None:
+            self._calls = {}
+            if self.tree is not None:
+                _index_calls(self.tree, self._calls, self._other_uses)
+        if name in self._other_uses:
+            return None
+        return self._calls.get(name, [])
+
     def names_used(self, func: FunctionNode | ast.stmt) -> frozenset[str]:
         """Every name and attribute name the function (nested scopes included) mentions."""
         found = self._names.get(func)
         if found is None:
             found = self._names[func] = _names_in(func)
         return found
+
+
+def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: set[str]) -> None:
+    """Calls by the plain name they call, and the names used any other way."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.setdefault(node.func.id, []).append(node)
+            stack.extend(node.args)
+            stack.extend(node.keywords)
+            continue
+        if isinstance(node, ast.Name):
+            other_uses.add(node.id)
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            other_uses.update(node.names)
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:
