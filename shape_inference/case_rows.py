@@ -4,7 +4,8 @@ A test analysed without a caller has unknown parameters, except where its decora
 say what it is called with: `pytest.mark.parametrize` (stacked marks are crossed),
 absl's `parameterized.parameters` / `named_parameters` / `product`, and hypothesis'
 `@example` (each one is run, besides the generated inputs, which stay unknown).  Each
-row binds the parameters it names; the analysis runs the test once per row.
+row binds the parameters it names; the analysis runs the test once per row.  A test
+that a skip decorator certainly skips is not run at all.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ PYTEST = "pytest.mark.parametrize"
 ABSL = "absl.testing.parameterized."
 ABSL_DECORATORS = frozenset({ABSL + "parameters", ABSL + "named_parameters", ABSL + "product"})
 EXAMPLE = "hypothesis.example"
-RECORDED = ABSL_DECORATORS | {PYTEST, EXAMPLE}
+# decorators that skip a test: always, or when their first argument is true (false for
+# skipUnless).  A skipped test never runs, so nothing in it is analysed
+SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip"})
+SKIP_WHEN = {"pytest.mark.skipif": True, "unittest.skipIf": True, "unittest.skipUnless": False}
+RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE}
 MAX_ROWS = 16
 
 
@@ -42,6 +47,21 @@ def record(table: IdentityTable[ast.AST, list[Mark]], qualname: str, args: list[
     marks.append((qualname, args, kwargs, in_class))
 
 
+def skipped(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> bool:
+    """A skip decorator certainly skips the test."""
+    for qualname, args, kwargs, _ in table.get(func.node) or ():
+        if qualname in SKIP_ALWAYS:
+            return True
+        when = SKIP_WHEN.get(qualname)
+        condition = args[0] if args else kwargs.get("condition")
+        if when is None or condition is None:
+            continue
+        ok, value = const_value(condition)
+        if ok and isinstance(value, (bool, int)) and bool(value) is when:
+            return True  # a string condition is code pytest evaluates: not known here
+    return False
+
+
 def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row] | None:
     """The rows `func` is called with, when its decorators give them; None: no such
     decorator, or one the analysis cannot read (the test then runs once, unknown)."""
@@ -51,6 +71,8 @@ def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row
     crossed: list[Row] = [{}]
     listed: list[Row] = []  # rows run as they are, one test each
     for qualname, args, kwargs, in_class in marks:
+        if qualname in SKIP_ALWAYS or qualname in SKIP_WHEN:
+            continue
         if qualname == PYTEST:
             mark_rows = _pytest_rows(args, kwargs)
             if mark_rows is None:

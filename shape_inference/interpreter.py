@@ -273,6 +273,8 @@ class Interpreter:
         if key in self.analysed_generic:
             return
         self.analysed_generic[key] = (func, self_value)
+        if case_rows.skipped(self.parametrize, func):
+            return
         rows = case_rows.rows(self.parametrize, func)
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)

@@ -696,6 +696,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
         if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
+            case_rows.record(interp.parametrize, name, [], {}, func, fr.is_class)  # a bare @pytest.mark.skip
             return func
         if name == "functools.wraps.result":
             return func
@@ -764,7 +765,7 @@ class ExtCallDecoratorV(Value):
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
-        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.ABSL_DECORATORS:
+        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.RECORDED:
             case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
         return OpaqueDecoratedV(func)

@@ -120,3 +120,64 @@ def test_rows_it_cannot_read_leave_the_test_unknown(decorator: str, tmp_path: Pa
     path = tmp_path / "test_one.py"
     path.write_text(source)
     assert main(["--no-cache", "-j1", str(path)]) == 0, capsys.readouterr().out
+
+
+SKIPPED = '''
+import sys
+import unittest
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+X = jnp.zeros((2, 255, 4, 64), jnp.bfloat16)
+
+
+def loss(attend):
+    return jax.grad(lambda x: jnp.mean(attend(x).astype(jnp.float32)))(X)
+
+
+@pytest.mark.skip
+def test_bare_skip():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skip(reason="needs a GPU")
+def test_skip():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skipif(True, reason="off")
+def test_skipif_true():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skipif(sys.platform == "linux", reason="maybe")
+def test_skipif_unknown():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+class Cases(unittest.TestCase):
+    @unittest.skip("later")
+    def test_unittest_skip(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+    @unittest.skipUnless(False, "never")
+    def test_skip_unless_false(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+    @unittest.skipIf(False, "runs")
+    def test_skip_if_false(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+'''
+
+
+def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "test_skips.py"
+    path.write_text(SKIPPED)
+    assert main(["--no-cache", "-j1", str(path)]) == 1
+    out = capsys.readouterr().out
+    lines = SKIPPED.splitlines()
+    reported = [lines[int(m[1]) - 2].strip() for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    # only the tests that run: the skipif the analysis cannot evaluate, and skipIf(False)
+    assert reported == ["def test_skipif_unknown():", "def test_skip_if_false(self):"], out
