@@ -43,6 +43,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     shape_of,
+    mark_changed_in_place,
 )
 
 if TYPE_CHECKING:
@@ -1849,6 +1850,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
             interp.mutations += 1  # in place: what a generator read earlier may have changed
+            if args:
+                mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
             if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):

@@ -47,6 +47,7 @@ from jax_cudnn_lint.shape_inference.values import (
     const_value,
     join,
     make_int,
+    mark_changed_in_place,
 )
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
@@ -444,7 +445,9 @@ class Interpreter:
                     container_v.touch()
                     self.configs.set_field(self, container_v, key, value, node, fr)
                 return
-            # item assignment on a dict or list: forget what we knew of the container
+            # item assignment on a dict or list: every holder of it sees the change; the
+            # name it was stored through is rebound to what it now holds
+            mark_changed_in_place(container_v)
             if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
                 container = fr.state[target.value.id]
                 if isinstance(container, (DictV, TupleV)):
@@ -836,6 +839,7 @@ class Interpreter:
         if isinstance(container, InstanceV):
             container.forget()
             return
+        mark_changed_in_place(container)
         if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
             return
         ok, key = const_value(self.ev(target.slice, fr))
@@ -906,6 +910,8 @@ class Interpreter:
             value = found
         elif isinstance(value, LazyDefV):
             value = scope[name] = self.materialize(value)
+        if value.changed_in_place:
+            return UNKNOWN.tainted(value.diff)  # changed through another name or by a callee
         return value
 
     def s_lazydef(self, stmt: LazyDef, fr: Frame) -> None:
@@ -958,6 +964,8 @@ class Interpreter:
                 found = base.attrs[name]
                 if configdict.is_ref(found) and self.api.is_mapping_namespace(base):
                     found = self.configs.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
+                if found.changed_in_place:
+                    return UNKNOWN.tainted(found.diff or base.diff)
                 return found.tainted(True) if base.diff and not found.diff else found
             member = base.cls.lookup(name)
             if member is not None:
@@ -977,7 +985,8 @@ class Interpreter:
 
     def e_subscript(self, node: ast.Subscript, fr: Frame) -> Value:
         base = self.ev(node.value, fr)
-        return self.api.subscript(self, base, node, fr)
+        found: Value = self.api.subscript(self, base, node, fr)
+        return UNKNOWN.tainted(found.diff) if found.changed_in_place else found
 
     def e_binop(self, node: ast.BinOp, fr: Frame) -> Value:
         left = self.ev(node.left, fr)

@@ -25,6 +25,10 @@ class Value:
 
     diff: bool = False
     why: Why = ()
+    # a dict or list changed in place after this value was made (`d[k] = v`, `xs.append`):
+    # every name, attribute and container holding this very object sees the change, so
+    # what this value says no longer holds (the name that made the change is rebound)
+    changed_in_place: bool = False
 
     def key(self) -> object:
         """A hashable identity for memoising calls; provenance is not part of it."""
@@ -36,6 +40,12 @@ class Value:
 
 
 _set = object.__setattr__
+
+
+def mark_changed_in_place(value: Value) -> None:
+    """A dict or list was changed in place: its other holders' view of it is stale."""
+    if isinstance(value, DictV) or (isinstance(value, TupleV) and value.is_list):
+        _set(value, "changed_in_place", True)
 
 
 class FrozenValue(Value):
