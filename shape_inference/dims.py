@@ -319,8 +319,11 @@ def mod_op(a: Dim, b: Dim, why: Why = ()) -> Dim:
 
 def join(a: Dim, b: Dim) -> Dim:
     """What is certain of a value that is `a` on one path and `b` on another."""
-    if a.poly is not None and a.poly == b.poly:
+    same_poly = a.poly is not None and a.poly == b.poly
+    if same_poly and a.mod == b.mod and a.res == b.res and a.choices == b.choices and a.lo == b.lo and a.hi == b.hi:
         return a
+    # one symbol refined differently on the two paths (`if T % 2:` ... `else:`): the
+    # symbol stays, what each path learnt of it is joined
     mod = min(a.mod, b.mod)
     while mod > 1 and (a.res % mod) != (b.res % mod):
         mod //= 2
@@ -332,7 +335,7 @@ def join(a: Dim, b: Dim) -> Dim:
         choices = ca | cb
     lo = min(a.lo, b.lo) if a.lo is not None and b.lo is not None else None
     hi = max(a.hi, b.hi) if a.hi is not None and b.hi is not None else None
-    return Dim(None, mod, res, choices, lo, hi, merge_why(a.why, b.why))
+    return Dim(a.poly if same_poly else None, mod, res, choices, lo, hi, merge_why(a.why, b.why))
 
 
 def refine_residue(a: Dim, res: int, mod: int) -> Dim:

@@ -103,6 +103,14 @@ class Frame:
             self.state = self.anchor
 
 
+# the last names of the calls that never return (jax_api.NO_RETURN says whose they are)
+_NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest"})
+
+
+def _name_of(func: ast.Name | ast.Attribute) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr
+
+
 def _falls_through(fr: Frame) -> bool:
     """Control reaches the end of the block just run (no return or raise on the way)."""
     return fr.state is not None
@@ -507,6 +515,10 @@ class Interpreter:
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
             self.ev(stmt.value, fr)
+            call = stmt.value
+            if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES:
+                if self.api.never_returns(self, self.ev(call.func, fr)):
+                    fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`: control ends here
 
     def s_return(self, stmt: ast.Return, fr: Frame) -> None:
         value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
@@ -561,7 +573,9 @@ class Interpreter:
         fr.settle()
 
     def s_assert(self, stmt: ast.Assert, fr: Frame) -> None:
-        self.ev(stmt.test, fr)
+        if self.api.truth(self.ev(stmt.test, fr)) is False:
+            fr.state = None  # AssertionError: nothing after it runs on this path
+            return
         self.api.refine(self, stmt.test, True, fr)
 
     def loop(self, fr: Frame, body: Sequence[ast.stmt], orelse: Sequence[ast.stmt], bind: Callable[[Frame], None]) -> None:

@@ -600,6 +600,21 @@ def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withite
     return ctx
 
 
+# calls that raise or end the process, never returning: a test skipped, failed or exited
+NO_RETURN = frozenset(
+    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit", "builtins.exit", "builtins.quit"}
+)
+
+
+def never_returns(interp: Interpreter, func: Value) -> bool:
+    """Does calling `func` certainly end the path (raise or exit)?"""
+    if isinstance(func, ExternalV):
+        return canonical(func.qualname) in NO_RETURN
+    if isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV):
+        return func.func.qualname in ("unittest.TestCase.skipTest", "unittest.TestCase.fail")
+    return False
+
+
 # context managers whose body is expected to raise (a test of the failure itself)
 EXPECTS_RAISE = frozenset({"pytest.raises", "numpy.testing.assert_raises", "unittest.TestCase.assertRaises", "unittest.TestCase.assertRaisesRegex"})
 
@@ -933,7 +948,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         bound = argparse_seeds.method(inst, name)
         if bound is not None:
             return bound
-    if name in ("assertRaises", "assertRaisesRegex") and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
+    if name in ("assertRaises", "assertRaisesRegex", "skipTest", "fail") and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
         return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
     if configdict.is_ref(inst):
         return configdict.ref_method(interp, inst, name)
