@@ -41,8 +41,9 @@ class Ctx:
     # differentiated by both: the inner one's differentiated arguments all came in
     # differentiated by the outer one, and nothing else did (transforms.second_order)
     second_order: tuple[Step, ...] = ()
-    # inside `with pytest.raises(...)`: the code is expected to raise, as a project's
-    # own tests of these very failures do; nothing found here is reported
+    # inside `with pytest.raises(...)` (the code is expected to raise, as a project's own
+    # tests of these very failures do) or the body of a `try` whose handler catches JAX's
+    # errors and carries on (a fallback to XLA): nothing found here is reported
     expects_raise: bool = False
     # jax_default_matmul_precision as `jax.config.update` set it earlier on this path, in
     # program order: a function that sets it before it calls on (UNKNOWN: set on some
@@ -93,3 +94,10 @@ def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
     first = paths[0].config_precision
     same = all(path.config_precision is first or (path.config_precision is not None and first is not None and path.config_precision.key() == first.key()) for path in paths)
     return with_config(ctx, x64, first if same else unknown)
+
+
+def with_expects_raise(ctx: Ctx, expects_raise: bool) -> Ctx:
+    """`ctx` where an error raised is expected or handled (or no longer is)."""
+    if ctx.expects_raise is expects_raise:
+        return ctx
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, expects_raise, ctx.config_precision)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict
-from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_expects_raise
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -101,6 +101,45 @@ class Frame:
             self.anchor.clear()
             self.anchor.update(self.state)
             self.state = self.anchor
+
+
+# what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
+_JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
+_ANY_ERROR = frozenset({"Exception", "BaseException"})
+
+
+def _recovers_from_jax_errors(handlers: Sequence[ast.ExceptHandler]) -> bool:
+    """Does a handler catch what JAX raises and carry on (no `raise`, no exit)?  Then the
+    try body's failures are handled.  A handler of any error (`except Exception:`, bare)
+    counts only where it falls back to another attention or LSTM call: around a whole
+    training run it is a logger, and the run still fails."""
+    for handler in handlers:
+        kind = handler.type
+        names = {_name_of(n) for n in (kind.elts if isinstance(kind, ast.Tuple) else [kind] if kind is not None else []) if isinstance(n, (ast.Name, ast.Attribute))}
+        if any(_ends_path(stmt) for stmt in handler.body):
+            continue
+        if names & _JAX_ERRORS:
+            return True
+        if (kind is None or names & _ANY_ERROR) and _falls_back(handler):
+            return True
+    return False
+
+
+def _falls_back(handler: ast.ExceptHandler) -> bool:
+    """Does the handler call an attention or LSTM function (the fallback path)?"""
+    for node in ast.walk(handler):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            name = _name_of(node.func).lower()
+            if "attention" in name or "attn" in name or "lstm" in name or any(k.arg == "implementation" for k in node.keywords):
+                return True
+    return False
+
+
+def _ends_path(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Raise):
+        return True
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES
 
 
 # the last names of the calls that never return (jax_api.NO_RETURN says whose they are)
@@ -658,7 +697,10 @@ class Interpreter:
         fr.branch_depth += 1
         try:
             fr.state = dict(start)
+            if not start_ctx.expects_raise and _recovers_from_jax_errors(stmt.handlers):
+                fr.ctx = with_expects_raise(fr.ctx, True)
             self.exec_block(stmt.body, fr)
+            fr.ctx = with_expects_raise(fr.ctx, start_ctx.expects_raise)
             self.exec_block(stmt.orelse, fr)
             after_body = fr.state
             merged = after_body
