@@ -17,6 +17,7 @@ from jax_cudnn_lint.lint_rules.attention_checks import first_note, neutral_dtype
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.shape_inference.dims import Dim
+from jax_cudnn_lint.shape_inference.jax_api import FORWARD_MODE, GRAD_LIKE
 
 JCD201 = rule(
     "JCD201",
@@ -30,6 +31,16 @@ JCD202 = rule(
 )
 
 FIX = "pad T and S to even lengths and mask the padded keys (jax_cudnn_lint.kernels.padded_dot_product_attention does both)"
+
+
+# reverse-mode transforms: under one, values the taint does not mark are not differentiated
+_REVERSE_MODE = (GRAD_LIKE - FORWARD_MODE) | {"jax.vjp", "flax.linen.vjp", "equinox.filter_vjp", "flax.nnx.vjp"}
+
+
+def under_reverse_mode(transforms: tuple[tuple[str, object], ...]) -> bool:
+    """Is the call inside a reverse-mode transform the analysis followed?  Then the
+    taint says what it differentiates: JCD202's "not proven" would be "disproven"."""
+    return any(kind in _REVERSE_MODE for kind, _ in transforms)
 
 
 def _odd(dim: Dim | None) -> bool:
@@ -51,6 +62,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue
         if not call.differentiated and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
+        if not call.differentiated and under_reverse_mode(call.event.ctx.transforms):
+            continue  # the differentiation is in sight and does not reach q, k, v or the bias
         # None: a `*args`/`**kwargs` the analysis could not resolve may pass a bias or mask.
         # The placeholder-bias behaviour exists since 0.4.29, so from then on the length
         # check runs either way; before, only a bias triggers it
