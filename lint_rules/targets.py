@@ -97,6 +97,9 @@ def bind(event: CallEvent) -> Bound | None:
         values[name] = value
         explicit.add(name)
     if not event.star_unknown:
+        optional = {name for name, _ in sig.defaults}
+        if any(name not in values for name in sig.positional if name not in optional):
+            return None  # a required argument is missing: Python raises TypeError first
         for name, default in sig.defaults:
             if name not in values:
                 values[name] = ConstV(default)
