@@ -44,6 +44,7 @@ from jax_cudnn_lint.shape_inference.values import (
     make_int,
     shape_of,
     mark_changed_in_place,
+    absent,
 )
 
 if TYPE_CHECKING:
@@ -586,13 +587,21 @@ def h_tile(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return ArrayV(tuple(D.mul(a, b) for a, b in zip(shape, reps_full)), arr.dtype, arr.diff)
 
 
+def _preferred(result: Value, preferred: Value | None) -> Value:
+    """A contraction's result in its `preferred_element_type`, when one is given (an
+    unresolved one leaves the dtype unknown, never the operands')."""
+    if absent(preferred) or not isinstance(result, ArrayV):
+        return result
+    return ArrayV(result.shape, A.dtype_name(preferred), result.diff, result.why, result.name)
+
+
 def h_einsum(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return UNKNOWN
     ok, spec = const_value(args[0])
     if not ok or not isinstance(spec, str):
         return ArrayV(None, None, any_diff(*args))
-    return S.einsum(interp, spec, args[1:], node, fr)
+    return _preferred(S.einsum(interp, spec, args[1:], node, fr), kwargs.get("preferred_element_type"))
 
 
 def h_matmul(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -600,7 +609,7 @@ def h_matmul(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     b = _array(arg(args, kwargs, 1, "b"))
     if a is None or b is None:
         return UnknownV(any_diff(*args))
-    return S.matmul(interp, a, b, node, fr)
+    return _preferred(S.matmul(interp, a, b, node, fr), kwargs.get("preferred_element_type"))
 
 
 def h_dot_general(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -609,7 +618,7 @@ def h_dot_general(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     numbers = arg(args, kwargs, 2, "dimension_numbers")
     if a is None or b is None or numbers is None:
         return UnknownV(any_diff(*args))
-    return S.dot_general(interp, a, b, numbers, node, fr)
+    return _preferred(S.dot_general(interp, a, b, numbers, node, fr), arg(args, kwargs, 4, "preferred_element_type"))
 
 
 def h_einops(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
