@@ -658,9 +658,11 @@ class Interpreter:
             if stmt.orelse:
                 self.exec_block(stmt.orelse, fr)
             return
-        if isinstance(stmt, ast.For) and isinstance(iterable, TupleV) and 0 < len(iterable.items) <= _MAX_UNROLLED_LOOP and not _jumps(stmt.body):
-            # `for seq_len in (128, 255):` runs each item: one pass per item, in order
-            for item in iterable.items:
+        items = self._unrolled_items(iterable)
+        if isinstance(stmt, ast.For) and items is not None and not _jumps(stmt.body):
+            # `for seq_len in (128, 255):`, `for stage in range(3):` run each item: one
+            # pass per item, in order (a funnel that halves T each stage is exact)
+            for item in items:
                 if fr.state is None:
                     return
                 self.assign(stmt.target, item, fr, stmt)
@@ -674,6 +676,12 @@ class Interpreter:
             self.assign(stmt.target, element, frame, stmt)
 
         self.loop(fr, stmt.body, stmt.orelse, bind)
+
+    def _unrolled_items(self, iterable: Value) -> list[Value] | None:
+        """The items of a short literal tuple or list, or of a short range with known
+        bounds, that a for loop runs one by one."""
+        items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
+        return items if items else None
 
     def s_while(self, stmt: ast.While, fr: Frame) -> None:
         self.ev(stmt.test, fr)
@@ -1178,10 +1186,20 @@ class Interpreter:
         return TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
+        """An f-string of known parts (`PRESETS[f"{modality}_{size}"]`), else Unknown."""
+        parts: list[str] | None = []
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
-                self.ev(value.value, fr)
-        return UNKNOWN
+                ok, py = const_value(self.ev(value.value, fr))
+                if parts is None or not ok or value.format_spec is not None or not isinstance(py, (str, int, bool)):
+                    parts = None
+                    continue
+                parts.append(repr(py) if value.conversion == ord("r") else str(py))
+            elif isinstance(value, ast.Constant) and isinstance(value.value, str) and parts is not None:
+                parts.append(value.value)
+            else:
+                parts = None
+        return ConstV("".join(parts), (self.step(fr, node, "an f-string"),)) if parts is not None else UNKNOWN
 
     def e_starred(self, node: ast.Starred, fr: Frame) -> Value:
         return self.ev(node.value, fr)

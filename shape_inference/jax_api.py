@@ -576,6 +576,17 @@ def next_item(interp: Interpreter, it: Value, node: ast.AST, fr: Frame) -> Value
     return UNKNOWN.tainted(it.diff)
 
 
+def known_items(value: Value, limit: int) -> list[Value] | None:
+    """Every item of a literal tuple or list, or of a range with known bounds, when there
+    are at most `limit` of them."""
+    if isinstance(value, TupleV):
+        return list(value.items) if len(value.items) <= limit else None
+    if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
+        values = range(value.start, value.stop, value.step)
+        return [make_int(i) for i in values] if len(values) <= limit else None
+    return None
+
+
 class RangeV(Value):
     """range(...): a for loop knows its first value; unpacking and comprehensions know
     every value when the range is short and its bounds are known (`stop`, step 1)."""

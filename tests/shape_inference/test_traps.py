@@ -70,7 +70,11 @@ def test_dynamic_shapes_are_unknown() -> None:
 
 
 def test_loop_changing_length() -> None:
+    # a short range is run pass by pass: each pass sees its own length
     src = P + "x = jnp.zeros((2, 512))\nfor _ in range(3):\n    x = x[:, :-1]\n    reveal_type(x.shape[1])\n"
+    assert [r.int for r in reveal(src)] == [511, 510, 509]
+    # a long or unbounded one is joined: no pass's length is certain
+    src = P + "x = jnp.zeros((2, 512))\nfor _ in range(30):\n    x = x[:, :-1]\n    reveal_type(x.shape[1])\n"
     assert all(r.int is None for r in reveal(src))
 
 
