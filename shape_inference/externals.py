@@ -1583,6 +1583,21 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 
 HANDLERS["jax.default_backend"] = h_default_backend
+
+
+def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.devices()[0].platform` is "gpu" on the target, as `jax.default_backend()` is;
+    `jax.devices("cpu")` lists CPU devices.  Anything else about a device is unknown."""
+    backend = arg(args, kwargs, 0, "backend")
+    ok, name = const_value(backend) if backend is not None else (True, None)
+    if not ok or name not in (None, "gpu", "cuda", "cpu"):
+        return UNKNOWN
+    platform = "cpu" if name == "cpu" else "gpu"
+    device = ExtObjectV("jax.Device", (), (("platform", ConstV(platform, (interp.step(fr, node, f"{A.src(node)}: {platform} devices on the target GPU host"),))),))
+    return IterV(device, True, (interp.step(fr, node, A.src(node)),))
+
+
+HANDLERS["jax.devices"] = HANDLERS["jax.local_devices"] = h_devices
 _register(
     [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],
     ["jax"],
