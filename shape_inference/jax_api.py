@@ -139,8 +139,6 @@ def truth(value: Value) -> bool | None:
             return True
     if isinstance(value, (FunctionV, ClassV, ModuleV, PartialV)):
         return True
-    if isinstance(value, (DictV, TupleV)):
-        return bool(value.items)  # every key or item is known: `if overrides:`
     return None
 
 
