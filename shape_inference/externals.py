@@ -45,6 +45,8 @@ from jax_cudnn_lint.shape_inference.values import (
     shape_of,
     mark_changed_in_place,
     absent,
+    as_array as _array,
+    call_arg as arg,
 )
 
 if TYPE_CHECKING:
@@ -53,20 +55,6 @@ if TYPE_CHECKING:
 Args = list[Value]
 Kwargs = dict[str, Value]
 Handler = Callable[["Interpreter", Args, Kwargs, ast.AST, "Frame", str], Value]
-
-
-def arg(args: Args, kwargs: Kwargs, i: int, name: str) -> Value | None:
-    if i < len(args):
-        return args[i]
-    return kwargs.get(name)
-
-
-def _array(v: Value | None) -> ArrayV | None:
-    if isinstance(v, ArrayV):
-        return v
-    if isinstance(v, OpaqueV):
-        return ArrayV(None, None, v.diff, v.why, v.name)
-    return None
 
 
 def _shape_arg(v: Value | None) -> tuple[Dim, ...] | None:

@@ -687,3 +687,19 @@ class OpaqueV(FrozenValue):
 
     def tainted(self, diff: bool) -> Value:
         return OpaqueV(self.name, diff, self.why)
+
+
+def call_arg(args: list[Value], kwargs: dict[str, Value], i: int, name: str) -> Value | None:
+    """A call's argument by position `i`, else by keyword `name`; None: not passed."""
+    if i < len(args):
+        return args[i]
+    return kwargs.get(name)
+
+
+def as_array(v: Value | None) -> ArrayV | None:
+    """An array argument: an opaque parameter is an array of unknown shape and dtype."""
+    if isinstance(v, ArrayV):
+        return v
+    if isinstance(v, OpaqueV):
+        return ArrayV(None, None, v.diff, v.why, v.name)
+    return None

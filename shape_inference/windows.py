@@ -23,12 +23,13 @@ from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
     ConstV,
     IntV,
-    OpaqueV,
     TupleV,
     Value,
     absent,
     any_diff,
     int_value,
+    as_array as _array,
+    call_arg as _arg,
 )
 
 if TYPE_CHECKING:
@@ -126,20 +127,6 @@ def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Paddi
             return None
         pairs.append((pair[0], pair[1]))
     return pairs
-
-
-def _arg(args: Args, kwargs: Kwargs, i: int, name: str) -> Value | None:
-    if i < len(args):
-        return args[i]
-    return kwargs.get(name)
-
-
-def _array(v: Value | None) -> ArrayV | None:
-    if isinstance(v, ArrayV):
-        return v
-    if isinstance(v, OpaqueV):
-        return ArrayV(None, None, v.diff, v.why, v.name)
-    return None
 
 
 # -- lax.conv_general_dilated ----------------------------------------------------------------
@@ -282,17 +269,27 @@ def h_reduce_window(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     return ArrayV(out.shape, out.dtype, diff, out.why)
 
 
+def _pool_input(args: Args, kwargs: Kwargs, name: str, q: str) -> tuple[ArrayV, str | None, ArrayV, bool] | None:
+    """A pool's input array, its result dtype (an average of integers is a float of a
+    dtype left unknown), the result when the window cannot be read, and whether it
+    averages."""
+    x = _array(_arg(args, kwargs, 0, name))
+    if x is None:
+        return None
+    avg = q.endswith("avg_pool")
+    dtype = x.dtype if not avg or (x.dtype is not None and is_float(x.dtype)) else None
+    return x, dtype, ArrayV(None, dtype, x.diff), avg
+
+
 def h_flax_pool(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """flax's max_pool / min_pool / avg_pool(inputs, window_shape, strides=None,
     padding="VALID"): inputs (batch..., spatial..., features), or with no batch axis;
     window_shape and strides tuples (flax concatenates them: a list fails), padding
     "SAME", "VALID" or (low, high) pairs (which allow at most one batch axis)."""
-    x = _array(_arg(args, kwargs, 0, "inputs"))
-    if x is None:
+    pooled = _pool_input(args, kwargs, "inputs", q)
+    if pooled is None:
         return UNKNOWN
-    avg = q.endswith("avg_pool")
-    dtype = x.dtype if not avg or (x.dtype is not None and is_float(x.dtype)) else None
-    unknown = ArrayV(None, dtype, x.diff)
+    x, dtype, unknown, avg = pooled
     allowed: set[str] = {"inputs", "window_shape", "strides", "padding"}
     if avg:
         allowed.add("count_include_pad")
@@ -325,12 +322,10 @@ def h_haiku_pool(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     """hk.max_pool / hk.avg_pool(value, window_shape, strides, padding, channel_axis=-1):
     an int applies to every axis but the first and the channel axis; a shorter sequence
     is padded with leading 1s (batch axes); padding is "SAME" or "VALID"."""
-    x = _array(_arg(args, kwargs, 0, "value"))
-    if x is None:
+    pooled = _pool_input(args, kwargs, "value", q)
+    if pooled is None:
         return UNKNOWN
-    avg = q.endswith("avg_pool")
-    dtype = x.dtype if not avg or (x.dtype is not None and is_float(x.dtype)) else None
-    unknown = ArrayV(None, dtype, x.diff)
+    x, dtype, unknown, _avg = pooled
     if x.shape is None or set(kwargs) - {"value", "window_shape", "strides", "padding", "channel_axis"} or len(args) > 5 or not x.shape:
         return unknown
     ndim = len(x.shape)
