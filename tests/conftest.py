@@ -77,8 +77,8 @@ def install(setitem=None):
 LSTM_SNIPPET = textwrap.dedent(
     """\
     from jax.experimental import rnn
-    def f(x, h, c, w, sl):
-        return rnn.lstm_ref(x, h, c, w, sl, input_size=4, hidden_size=8, num_layers=1, dropout=0.5, bidirectional=False)
+    def f(x, h, c, wi, wh, bi, bh, sl):
+        return rnn.lstm_ref(x, h, c, wi, wh, bi, bh, sl, input_size=4, hidden_size=8, num_layers=1, dropout=0.5, bidirectional=False)
     """
 )
 LSTM_LINE = 3

@@ -157,11 +157,11 @@ TRIGGERS = (
         "dropout=0.5, bidirectional=False)"
     ),
     (
-        "y = rnn.lstm_ref(x, h0, c0, w, seq_lengths, input_size=8, hidden_size=16, num_layers=1, "
+        "y = rnn.lstm_ref(x, h0, c0, wi, wh, bi, bh, seq_lengths, input_size=8, hidden_size=16, num_layers=1, "
         "dropout=0.1, bidirectional=True)"
     ),
     (
-        "y = lstm_ref(x, h0, c0, w, seq_lengths, input_size=8, hidden_size=16, num_layers=1, "
+        "y = lstm_ref(x, h0, c0, wi, wh, bi, bh, seq_lengths, input_size=8, hidden_size=16, num_layers=1, "
         "dropout=d, bidirectional=False)"
     ),
     "g = jax.grad(loss)(params)",

@@ -67,8 +67,8 @@ def build_project(root: Path, markers: Path, shadows: bool = True) -> Path:
                 return out.sum()
 
 
-            def lstm(x, h, c, w, sl):
-                return rnn.lstm_ref(x, h, c, w, sl, input_size=4, hidden_size=8,
+            def lstm(x, h, c, wi, wh, bi, bh, sl):
+                return rnn.lstm_ref(x, h, c, wi, wh, bi, bh, sl, input_size=4, hidden_size=8,
                                     num_layers=1, dropout=0.5, bidirectional=False)
 
 
