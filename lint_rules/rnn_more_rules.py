@@ -163,7 +163,7 @@ def seq_lengths_problem(event: CallEvent, bound: Bound) -> tuple[str, str, str, 
         if x64_why:
             note = f"jax_enable_x64 is on ({origin_phrase(x64_why, event.module.path)})"
         else:
-            note = "jax_enable_x64 is on inside `with jax.enable_x64()`"
+            note = "jax_enable_x64 is on where it runs (`with jax.enable_x64()`, or a `jax.config.update` earlier on its path)"
         return ("an int64 array", note, raised, seq.why, x64_why, "int64", True)
     seen = dtype if x64 else _CANONICAL_32.get(dtype, dtype)
     article = "an" if seen.startswith("int") else "a"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, DictV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, DictV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
     import ast
@@ -31,35 +31,43 @@ ABSL_DECORATORS = frozenset({ABSL + "parameters", ABSL + "named_parameters", ABS
 EXAMPLE = "hypothesis.example"
 # decorators that skip a test: always, or when their first argument is true (false for
 # skipUnless).  A skipped test never runs, so nothing in it is analysed
-SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip"})
+SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip", "pytest.mark.xfail", "unittest.expectedFailure"})
 SKIP_WHEN = {"pytest.mark.skipif": True, "unittest.skipIf": True, "unittest.skipUnless": False}
 RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE}
 MAX_ROWS = 16
 
 
 def record(table: IdentityTable[ast.AST, list[Mark]], qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value, in_class: bool) -> None:
-    """Keep a row-giving decorator of `func` for `rows`."""
-    if qualname not in RECORDED or not isinstance(func, FunctionV):
+    """Keep a row-giving or skipping decorator of a def (or a skip of a class)."""
+    if qualname not in RECORDED:
         return
-    marks = table.get(func.node)
+    if isinstance(func, FunctionV):
+        node: ast.AST = func.node
+    elif isinstance(func, ClassV) and (qualname in SKIP_ALWAYS or qualname in SKIP_WHEN):
+        node = func.node
+    else:
+        return
+    marks = table.get(node)
     if marks is None:
-        marks = table[func.node] = []
+        marks = table[node] = []
     marks.append((qualname, args, kwargs, in_class))
 
 
-def skipped(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> bool:
-    """A skip decorator certainly skips the test."""
-    for qualname, args, kwargs, _ in table.get(func.node) or ():
-        if qualname in SKIP_ALWAYS:
-            return True
-        when = SKIP_WHEN.get(qualname)
-        condition = args[0] if args else kwargs.get("condition")
-        if when is None or condition is None:
-            continue
-        ok, value = const_value(condition)
-        if ok and isinstance(value, (bool, int)) and bool(value) is when:
-            return True  # a string condition is code pytest evaluates: not known here
-    return False
+def skipped(table: IdentityTable[ast.AST, list[Mark]], node: ast.AST) -> bool:
+    """A skip decorator of this def or class certainly skips it."""
+    return any(skips(qualname, args, kwargs) for qualname, args, kwargs, _ in table.get(node) or ())
+
+
+def skips(qualname: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Does this decorator certainly skip the test (or mark it as expected to fail)?"""
+    if qualname in SKIP_ALWAYS:
+        return True
+    when = SKIP_WHEN.get(qualname)
+    condition = args[0] if args else kwargs.get("condition")
+    if when is None or condition is None:
+        return False
+    ok, value = const_value(condition)
+    return ok and isinstance(value, (bool, int)) and bool(value) is when  # a string condition is code pytest evaluates
 
 
 def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row] | None:
@@ -111,6 +119,8 @@ def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | Non
         return None
     mark_rows: list[Row] = []
     for entry in values_v.items:
+        if _skipped_param(entry):
+            continue
         entry = _unwrap_param(entry)
         if len(name_list) == 1:
             mark_rows.append({name_list[0]: entry})
@@ -119,6 +129,12 @@ def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | Non
         else:
             mark_rows.append({n: UNKNOWN for n in name_list})
     return mark_rows
+
+
+def _skipped_param(entry: Value) -> bool:
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    return isinstance(entry, CallResultV) and entry.qualname == "pytest.param.skipped"
 
 
 def _unwrap_param(entry: Value) -> Value:

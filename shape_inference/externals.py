@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, configdict, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -1353,10 +1353,22 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         known = tuple((k, v) for k, v in kwargs.items() if "converter" not in kwargs or k not in ("default", "default_factory"))
         return A.CallResultV("dataclasses.field", DictV(known))
     if q == "pytest.param":
+        if _skips(kwargs.get("marks")):
+            return A.CallResultV("pytest.param.skipped", None)  # a row pytest never runs
         return A.CallResultV(q, TupleV(tuple(args)))
     if q == "jax.default_matmul_precision":
         return A.CallResultV(q, args[0] if args else kwargs.get("precision"))
+    if q.endswith("enable_x64"):
+        # `with jax.enable_x64(False):` turns 64-bit mode off; left out, it turns it on
+        new_val = args[0] if args else kwargs.get("new_val")
+        return A.CallResultV(q, ConstV(True) if new_val is None else new_val)
     return A.CallResultV(q, None)
+
+
+def _skips(marks: Value | None) -> bool:
+    """Do `pytest.param(..., marks=...)` marks skip the row?"""
+    items = marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ()
+    return any(isinstance(m, ExternalV) and m.qualname == "pytest.mark.skip" or isinstance(m, A.ExtCallDecoratorV) and case_rows.skips(m.qualname, m.args, m.kwargs) for m in items)
 
 
 def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

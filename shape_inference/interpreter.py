@@ -67,7 +67,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields", "exits")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields", "exits", "nested")
 
     def __init__(
         self,
@@ -88,6 +88,7 @@ class Frame:
         self.returns: list[Value] = []
         self.yields: list[Value] | None = None  # a generator's body: every value it yields
         self.exits: list[Ctx] | None = None  # the context at each `return` that had a config flag set
+        self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
         self.ctx = ctx
         self.branch_depth = 0
         self.generic = generic
@@ -321,7 +322,7 @@ class Interpreter:
         if key in self.analysed_generic:
             return
         self.analysed_generic[key] = (func, self_value)
-        if case_rows.skipped(self.parametrize, func):
+        if self._skipped(func):
             return
         rows = case_rows.rows(self.parametrize, func)
         for row in rows or [None]:
@@ -330,6 +331,21 @@ class Interpreter:
                 self.call_function(func, args, kwargs, False, Ctx(), None, generic=True)
             except RecursionError:
                 continue
+
+    def _skipped(self, func: FunctionV) -> bool:
+        """A test that never runs: its def or its class has a skip decorator, or its
+        module says `pytestmark = pytest.mark.skip(...)`."""
+        if case_rows.skipped(self.parametrize, func.node):
+            return True
+        if func.owner is not None and case_rows.skipped(self.parametrize, func.owner.node):
+            return True
+        marks = func.module.namespace.get("pytestmark")
+        for mark in marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ():
+            if isinstance(mark, ExternalV) and mark.qualname == "pytest.mark.skip":
+                return True
+            if isinstance(mark, self.api.ExtCallDecoratorV) and case_rows.skips(mark.qualname, mark.args, mark.kwargs):
+                return True
+        return False
 
     def _generic_args(
         self, func: FunctionV, self_value: Value | None, row: dict[str, Value] | None
@@ -562,6 +578,8 @@ class Interpreter:
     def s_return(self, stmt: ast.Return, fr: Frame) -> None:
         value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
         fr.returns.append(value)
+        if fr.nested:
+            self.analyse_nested(fr)
         fr.state = None
         if fr.ctx.config_precision is not None:
             if fr.exits is None:
@@ -847,8 +865,12 @@ class Interpreter:
             value = self.api.apply_decorator(self, deco, value, deco_node, fr)
         self.assign_name(stmt.name, value, fr)
         if fr.func is not None and fr.generic:
-            # nested functions are analysed in the scope they were defined in
-            self.generic_call(func, None)
+            # nested functions are analysed in the scope they were defined in, as it is
+            # when the enclosing body returns: a closure reads its variables when it runs,
+            # after what the body changed since the `def` (`cfg["seq_len"] = 256`)
+            if fr.nested is None:
+                fr.nested = []
+            fr.nested.append(func)
 
     def s_classdef(self, stmt: ast.ClassDef, fr: Frame) -> None:
         bases = tuple(self.ev(b, fr) for b in stmt.bases)
@@ -880,6 +902,10 @@ class Interpreter:
         for deco in reversed(decorators):
             if isinstance(deco, FunctionV):
                 value = self.call(deco, [value], {}, False, stmt, fr)
+            elif isinstance(deco, self.api.ExtCallDecoratorV):
+                case_rows.record(self.parametrize, deco.qualname, deco.args, deco.kwargs, cls, False)  # @unittest.skip(...)
+            elif isinstance(deco, ExternalV):
+                case_rows.record(self.parametrize, deco.qualname, [], {}, cls, False)  # @pytest.mark.skip
         self.assign_name(stmt.name, value, fr)
 
     def s_delete(self, stmt: ast.Delete, fr: Frame) -> None:
@@ -1365,6 +1391,8 @@ class Interpreter:
                 result = self.ev(node.body, frame)
             else:
                 self.exec_block(node.body, frame)
+                if frame.nested:
+                    self.analyse_nested(frame)
                 if id(node) in self.config_setters:
                     self.config_effects[memo_key] = effect = self._config_at_exit(frame, ctx)
                     self._config_set_by_call(caller, effect)
@@ -1379,6 +1407,15 @@ class Interpreter:
             self.active.pop()
         self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
+
+    def analyse_nested(self, fr: Frame) -> None:
+        """The generic analysis of the functions a generic body defined, each with its
+        closure as the body leaves it (the state at `def` where control ended otherwise)."""
+        nested, fr.nested = fr.nested or [], None
+        for func in nested:
+            if fr.state is not None and func.closure and not fr.is_class:
+                func = FunctionV(func.node, func.module, (fr.state,) + func.closure[1:], func.defaults, func.kw_defaults, func.qualname, func.decorators, func.owner)
+            self.generic_call(func, None)
 
     @staticmethod
     def _config_at_exit(frame: Frame, entry: Ctx) -> Value | None:

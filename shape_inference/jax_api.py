@@ -605,7 +605,8 @@ def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withite
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
         return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise, ctx.config_precision)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, True, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+        on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
     if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
         return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True, ctx.config_precision)
     return ctx
@@ -721,7 +722,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return PropertyV(func)
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
-        if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis."):
+        if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis.") or name in case_rows.RECORDED:
             case_rows.record(interp.parametrize, name, [], {}, func, fr.is_class)  # a bare @pytest.mark.skip
             return func
         if name == "functools.wraps.result":

@@ -181,3 +181,70 @@ def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, caps
     reported = [lines[int(m[1]) - 2].strip() for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
     # only the tests that run: the skipif the analysis cannot evaluate, and skipIf(False)
     assert reported == ["def test_skipif_unknown():", "def test_skip_if_false(self):"], out
+
+
+CLASS_AND_MODULE_SKIPS = {
+    "test_class_skip.py": '''
+import unittest
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+X = jnp.zeros((2, 255, 4, 64), jnp.bfloat16)
+
+
+def loss(attend):
+    return jax.grad(lambda x: jnp.mean(attend(x).astype(jnp.float32)))(X)
+
+
+@unittest.skip("needs a GPU")
+class SkippedCase(unittest.TestCase):
+    def test_it(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skip(reason="later")
+class TestSkipped:
+    def test_it(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.xfail(raises=NotImplementedError)
+def test_expected_to_fail():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.parametrize("seq_len", [pytest.param(253, marks=pytest.mark.skip), 256])
+def test_skipped_row(seq_len):
+    x = jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+
+
+class TestRuns:
+    def test_it(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+''',
+    "test_module_skip.py": '''
+import jax
+import jax.numpy as jnp
+import pytest
+
+pytestmark = pytest.mark.skip(reason="GPU only")
+
+
+def test_it():
+    x = jnp.zeros((2, 255, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+''',
+}
+
+
+def test_skips_on_classes_modules_and_rows(tmp_path: Path, capsys: Any) -> None:
+    for name, text in CLASS_AND_MODULE_SKIPS.items():
+        (tmp_path / name).write_text(text)
+    assert main(["--no-cache", "-j1", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    found = [(Path(m[1]).name, int(m[2])) for m in re.finditer(r"^(.*?):(\d+):\d+: JCD201 ", out, re.M)]
+    lines = CLASS_AND_MODULE_SKIPS["test_class_skip.py"].splitlines()
+    assert found == [("test_class_skip.py", next(i for i, line in enumerate(lines, 1) if "class TestRuns" in line) + 2)], out
