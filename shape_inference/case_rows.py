@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, DictV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, DictV, ExternalV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
     import ast
@@ -51,6 +51,29 @@ def record(table: IdentityTable[ast.AST, list[Mark]], qualname: str, args: list[
     if marks is None:
         marks = table[node] = []
     marks.append((qualname, args, kwargs, in_class))
+
+
+def record_class_decorator(table: IdentityTable[ast.AST, list[Mark]], decorator: Value, cls: Value) -> None:
+    """`@unittest.skip(...)` / `@pytest.mark.skip` on a test class."""
+    from jax_cudnn_lint.shape_inference.jax_api import ExtCallDecoratorV
+
+    if isinstance(decorator, ExtCallDecoratorV):
+        record(table, decorator.qualname, decorator.args, decorator.kwargs, cls, False)
+    elif isinstance(decorator, ExternalV):
+        record(table, decorator.qualname, [], {}, cls, False)
+
+
+def module_skipped(namespace: dict[str, Value]) -> bool:
+    """`pytestmark = pytest.mark.skip(...)` (or a list holding one) skips the module."""
+    from jax_cudnn_lint.shape_inference.jax_api import ExtCallDecoratorV
+
+    marks = namespace.get("pytestmark")
+    for mark in marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ():
+        if isinstance(mark, ExternalV) and mark.qualname in SKIP_ALWAYS:
+            return True
+        if isinstance(mark, ExtCallDecoratorV) and skips(mark.qualname, mark.args, mark.kwargs):
+            return True
+    return False
 
 
 def skipped(table: IdentityTable[ast.AST, list[Mark]], node: ast.AST) -> bool:

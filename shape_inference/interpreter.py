@@ -339,13 +339,7 @@ class Interpreter:
             return True
         if func.owner is not None and case_rows.skipped(self.parametrize, func.owner.node):
             return True
-        marks = func.module.namespace.get("pytestmark")
-        for mark in marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ():
-            if isinstance(mark, ExternalV) and mark.qualname == "pytest.mark.skip":
-                return True
-            if isinstance(mark, self.api.ExtCallDecoratorV) and case_rows.skips(mark.qualname, mark.args, mark.kwargs):
-                return True
-        return False
+        return case_rows.module_skipped(func.module.namespace)
 
     def _generic_args(
         self, func: FunctionV, self_value: Value | None, row: dict[str, Value] | None
@@ -902,10 +896,8 @@ class Interpreter:
         for deco in reversed(decorators):
             if isinstance(deco, FunctionV):
                 value = self.call(deco, [value], {}, False, stmt, fr)
-            elif isinstance(deco, self.api.ExtCallDecoratorV):
-                case_rows.record(self.parametrize, deco.qualname, deco.args, deco.kwargs, cls, False)  # @unittest.skip(...)
-            elif isinstance(deco, ExternalV):
-                case_rows.record(self.parametrize, deco.qualname, [], {}, cls, False)  # @pytest.mark.skip
+            else:
+                case_rows.record_class_decorator(self.parametrize, deco, cls)  # @unittest.skip(...)
         self.assign_name(stmt.name, value, fr)
 
     def s_delete(self, stmt: ast.Delete, fr: Frame) -> None:
