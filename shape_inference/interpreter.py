@@ -394,7 +394,7 @@ class Interpreter:
                 dead.append(name)
         return dead
 
-    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None) -> Value | None:
+    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None, test_class: ClassV | None = None) -> Value | None:
         """What pytest injects for a test's parameter `name`: the value of the
         `@pytest.fixture` of that name that the test's module sees (its own, else its
         conftest.py files'), with the fixture's own parameters injected the same way, as
@@ -404,13 +404,18 @@ class Interpreter:
         if depth > 3 or not func.qualname.split(".")[-1].startswith("test") and depth == 0:
             return None
         seen_from = test_module or func.module
-        fixture = self._plain_fixture(seen_from.namespace, name) or self._conftest_fixture(seen_from, name)
+        in_class = test_class if depth else func.owner  # a test class's own fixtures come first
+        fixture = (
+            (self._plain_fixture(in_class.attrs, name) if in_class is not None else None)
+            or self._plain_fixture(seen_from.namespace, name)
+            or self._conftest_fixture(seen_from, name)
+        )
         if fixture is None:
             return None
         args: list[Value] = []
         a = fixture.node.args
         for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
-            args.append(self._fixture_value(fixture, param.arg, depth + 1, seen_from) or OpaqueV(param.arg))
+            args.append(self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class) or OpaqueV(param.arg))
         try:
             value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
         except RecursionError:

@@ -248,3 +248,43 @@ def test_skips_on_classes_modules_and_rows(tmp_path: Path, capsys: Any) -> None:
     found = [(Path(m[1]).name, int(m[2])) for m in re.finditer(r"^(.*?):(\d+):\d+: JCD201 ", out, re.M)]
     lines = CLASS_AND_MODULE_SKIPS["test_class_skip.py"].splitlines()
     assert found == [("test_class_skip.py", next(i for i, line in enumerate(lines, 1) if "class TestRuns" in line) + 2)], out
+
+
+CLASS_FIXTURES = """
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+@pytest.fixture
+def seq_len():
+    return 255
+
+
+def loss(x):
+    return jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32))
+
+
+class TestEven:
+    @pytest.fixture
+    def seq_len(self):
+        return 256  # pytest gives the class's tests the class's fixture
+
+    def test_grad(self, seq_len):
+        jax.grad(loss)(jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16))
+
+
+def test_module_level(seq_len):
+    x = jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+"""
+
+
+def test_a_test_class_fixture_overrides_the_module_fixture(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "test_fixtures.py"
+    path.write_text(CLASS_FIXTURES)
+    assert main(["--no-cache", "-j1", str(path)]) == 1
+    out = capsys.readouterr().out
+    reported = [int(m[1]) for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    lines = CLASS_FIXTURES.splitlines()
+    assert reported == [len(lines)], out  # the module-level test only, with 255
