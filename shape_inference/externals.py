@@ -1876,7 +1876,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             interp.mutations += 1  # in place: what a generator read earlier may have changed
             if args:
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
-            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)):
+            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
             # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)
@@ -1906,6 +1906,29 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         items = [(k, v) for k, v in items if not (k == key and type(k) is type(key))]
         items.append((key, value))
     interp.assign_name(node.func.value.id, DictV(tuple(items), args[0].why), fr)
+    return True
+
+
+def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
+    """`tokens.append(cls)`, `.extend([...])`, `.insert(0, reg)` on a list the analysis
+    knows, outside any branch: the name is rebound to the longer list (False: not that
+    case).  timm's ViT gathers its prefix tokens this way before one concatenate."""
+    if fr.branch_depth or fr.state is None or kwargs or not args or not isinstance(args[0], TupleV) or not args[0].is_list:
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+        return False
+    items = list(args[0].items)
+    if method == "append" and len(args) == 2:
+        items.append(args[1])
+    elif method == "extend" and len(args) == 2 and isinstance(args[1], TupleV):
+        items.extend(args[1].items)
+    elif method == "insert" and len(args) == 3 and (at := int_value(args[1])) is not None and at >= 0:
+        items.insert(at, args[2])
+    else:
+        return False
+    if len(items) > 64:
+        return False
+    interp.assign_name(node.func.value.id, TupleV(tuple(items), True, args[0].why), fr)
     return True
 
 

@@ -55,8 +55,14 @@ def test_code_known_not_to_change_structure_keeps_it() -> None:
     assert one(src).int is None
 
 
-def test_list_mutation_forgets_length() -> None:
+def test_list_mutation_outside_branches_is_followed_else_forgotten() -> None:
     src = P + "xs = [1, 2]\nxs.append(3)\nreveal_type(len(xs))\n"
+    assert one(src).int == 3
+    src = P + "def f(c):\n    xs = [1, 2]\n    if c:\n        xs.append(3)\n    reveal_type(len(xs))\n"
+    assert one(src).int is None
+    src = P + "xs = [1, 2]\nys = xs\nys.append(3)\nreveal_type(len(xs))\n"
+    assert one(src).int is None  # changed through another name: its holders forget it
+    src = P + "xs = [1, 2]\nxs.sort()\nreveal_type(len(xs))\n"
     assert one(src).int is None
 
 
