@@ -478,8 +478,9 @@ def _module_and_depth(value: Value) -> tuple[InstanceV, int] | None:
 def split_parts(module: Value, n_arrays: int, static_first: bool) -> Value:
     """nnx.split(m, *filters) -> (graphdef, state, ...), eqx.partition(m, eqx.is_array) ->
     (arrays, static): parts that only `recombine` reads."""
-    if _module_and_depth(module) is None:
-        return UnknownV(module.diff)
+    several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
+    if _module_and_depth(module) is None and not several:
+        return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
     arrays = [ExtObjectV(ARRAYS_PART, (module,), (), (), module.diff) for _ in range(n_arrays)]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
     return TupleV((static, *arrays) if static_first else (*arrays, static))
@@ -493,7 +494,14 @@ def recombine(parts: Args) -> Value:
     arrays = [p for p in parts if isinstance(p, ExtObjectV) and p.qualname == ARRAYS_PART]
     if len(statics) != 1 or not arrays or len(statics) + len(arrays) != len(parts):
         return UNKNOWN
-    base = _module_and_depth(statics[0].args[0])
+    whole = statics[0].args[0]
+    if isinstance(whole, TupleV):
+        # the modules split together (`nnx.merge(graphdef, state)` of a (model, optimizer))
+        if any(part.args[0] is not whole for part in arrays):
+            return UNKNOWN
+        diff = any(p.diff for p in arrays)
+        return whole.tainted(True) if diff and not whole.diff else whole
+    base = _module_and_depth(whole)
     depths: set[int] = set()
     for part in arrays:
         found = _module_and_depth(part.args[0])
