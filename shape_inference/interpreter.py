@@ -48,6 +48,8 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    fresh_copies,
+    next_serial,
 )
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
@@ -207,6 +209,8 @@ class Interpreter:
         # themselves or through a call; and what each of their calls leaves it at
         self.config_setters: set[int] = set()
         self.config_effects: dict[object, Value | None] = {}
+        # the serials of the instances each memoised call made (values.fresh_copies)
+        self.made_by_call: dict[object, tuple[int, int]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -1366,6 +1370,9 @@ class Interpreter:
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
+            made = self.made_by_call.get(memo_key)
+            if made is not None:
+                result = fresh_copies(result, *made)  # each call makes its own objects
             if memo_key in self.config_effects:
                 self._config_set_by_call(caller, self.config_effects[memo_key])
             if isinstance(result, IterV) and result.stamp is not None:
@@ -1373,6 +1380,7 @@ class Interpreter:
                 result = IterV(result.element, result.is_list, result.why, self.mutations)
             return result
         mark = len(self.events)
+        first_made = next_serial()
         state = self.bind_params(func, args, kwargs, generic, caller is None)
         if state is None:
             argparse_seeds.not_followed((*args, *kwargs.values()))
@@ -1402,7 +1410,14 @@ class Interpreter:
                     result = self.generator_value(func, frame.yields or [])
         finally:
             self.active.pop()
-        self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
+        made = (first_made, next_serial())
+        if made[1] > made[0]:
+            # the objects as the call returns them: later calls get copies of these, not
+            # of what the first caller went on to change (`config.seq_len = 127`)
+            self.made_by_call[memo_key] = made
+            self.memo[memo_key] = (fresh_copies(result, *made), tuple(self.events[mark:]), (func, args, kwargs))
+        else:
+            self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
 
     def analyse_nested(self, fr: Frame) -> None:

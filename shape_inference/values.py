@@ -438,6 +438,44 @@ class ClassV(Value):
         return out
 
 
+_SERIAL = [0]  # the serial the next instance made will have
+
+
+def _new_serial() -> int:
+    serial = _SERIAL[0]
+    _SERIAL[0] = serial + 1
+    return serial
+
+
+def next_serial() -> int:
+    """The serial the next instance made will have."""
+    return _SERIAL[0]
+
+
+def fresh_copies(value: Value, first: int, last: int, copies: dict[int, Value] | None = None, depth: int = 0) -> Value:
+    """`value` with the instances made in serials [first, last) copied, attributes and all
+    (once each: what the original shared, the copies share)."""
+    if copies is None:
+        copies = {}
+    if isinstance(value, InstanceV):
+        if not first <= value.serial < last or depth > 4:
+            return value
+        done = copies.get(id(value))
+        if done is not None:
+            return done
+        copy = InstanceV(value.cls, {}, value.diff, value.why, value.ready, [value.writes[0]], False, value.serial)
+        copies[id(value)] = copy
+        copy.attrs.update({k: fresh_copies(v, first, last, copies, depth + 1) for k, v in value.attrs.items()})
+        return copy
+    if isinstance(value, TupleV) and depth <= 4 and value.items:
+        items = tuple(fresh_copies(item, first, last, copies, depth + 1) for item in value.items)
+        return value if all(a is b for a, b in zip(items, value.items)) else TupleV(items, value.is_list, value.why, value.diff)
+    if isinstance(value, DictV) and depth <= 4 and value.items:
+        pairs = tuple((k, fresh_copies(v, first, last, copies, depth + 1)) for k, v in value.items)
+        return value if all(a[1] is b[1] for a, b in zip(pairs, value.items)) else DictV(pairs, value.why, value.diff)
+    return value
+
+
 @dataclass(eq=False)
 class InstanceV(Value):
     """An instance of a class of the analysed code; attributes are mutable."""
@@ -453,6 +491,9 @@ class InstanceV(Value):
     # they build the object, and counting them would re-run every helper they call.
     writes: list[int] = field(default_factory=lambda: [0])
     building: bool = False
+    # the order in which instances were made: a memoised call hands out fresh copies of
+    # the instances it made (`serial` in its range), as each real call makes new objects
+    serial: int = field(default_factory=_new_serial)
 
     def key(self) -> object:
         return ("inst", id(self), self.diff, self.state())
@@ -483,7 +524,7 @@ class InstanceV(Value):
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:
             return self
-        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes)
+        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial)
 
 
 class BoundMethodV(FrozenValue):
