@@ -1422,7 +1422,20 @@ def h_haiku_apply(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
 
 
 def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    return ExtObjectV(q, tuple(args), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
+    from jax_cudnn_lint.shape_inference.layers import HAIKU_POLICY
+
+    items = tuple(kwargs.items())
+    if interp.haiku_policy and q.startswith("haiku."):
+        items += ((HAIKU_POLICY, ConstV(True)),)
+    return ExtObjectV(q, tuple(args), items, (interp.step(fr, node, A.src(node)),))
+
+
+def h_haiku_policy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """hk.mixed_precision.set_policy / push_policy: modules built from now on cast their
+    inputs and outputs as the policy says, which is not modelled (their dtype: unknown)."""
+    interp.haiku_policy = True
+    return ConstV(None)
+
 
 
 def h_namespace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1564,6 +1577,7 @@ _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "
 _register(["given", "settings", "example"], ["hypothesis"], h_decorator_factory)
 _register(["parameters", "named_parameters", "product"], ["absl.testing.parameterized"], h_decorator_factory)
 _register(["skip", "skipIf", "skipUnless"], ["unittest"], h_decorator_factory)
+_register(["set_policy", "push_policy"], ["haiku.mixed_precision"], h_haiku_policy)
 _register(["fixture"], ["pytest"], h_decorator_factory)
 _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_factory)
 _register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)

@@ -211,6 +211,7 @@ class Interpreter:
         self.config_effects: dict[object, Value | None] = {}
         # the serials of the instances each memoised call made (values.fresh_copies)
         self.made_by_call: dict[object, tuple[int, int]] = {}
+        self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api

@@ -75,10 +75,20 @@ def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
     given = obj.kwarg("dtype")
     if not absent(given):
         return A.dtype_name(given)  # None when given but not resolved
-    if obj.qualname.startswith(("flax.", "haiku.")):
+    if obj.qualname.startswith("flax."):
         param = A.dtype_or(obj.kwarg("param_dtype"), "float32")
         return promote(x.dtype, param)
+    if obj.qualname.startswith("haiku."):
+        # haiku makes a module's parameters in its input's dtype; a mixed-precision policy
+        # (hk.mixed_precision.set_policy) casts both ways: unknown
+        return None if obj.kwarg(HAIKU_POLICY) is not None else x.dtype
+    if obj.qualname == "equinox.nn.Linear":
+        # equinox makes the weights when the layer is built: float32 unless dtype= said
+        return promote(x.dtype, "float32")
     return x.dtype
+
+
+HAIKU_POLICY = "<haiku mixed precision>"  # a keyword no call can spell: a policy was set
 
 
 def _features(v: Value | None) -> tuple[Dim, ...] | None:
@@ -121,11 +131,11 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "Linear" and q.startswith("equinox"):
         out = _get(obj, 1, "out_features")
         if isinstance(out, ConstV) and out.value == "scalar":
-            return ArrayV(x.shape[:-1] if x.shape else None, x.dtype, diff)
+            return ArrayV(x.shape[:-1] if x.shape else None, _out_dtype(obj, x), diff)
         feats = _features(out)
         if x.shape is None or feats is None:
-            return ArrayV(None, x.dtype, diff)
-        return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), x.dtype, diff, x.why)
+            return ArrayV(None, _out_dtype(obj, x), diff)
+        return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
     if short in ("DenseGeneral", "LinearGeneral"):
         feats = _features(_get(obj, 0 if q.startswith("flax.linen") else 1, "features" if q.startswith("flax.linen") else "out_features"))
         axis_v = obj.kwarg("axis")
