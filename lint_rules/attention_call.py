@@ -155,11 +155,14 @@ def read_attention(event: CallEvent) -> AttentionCall | None:
         impl = bound.get("implementation")
         impl_name = _const_str(impl)
         is_cudnn = impl_name == "cudnn"
-        reason = "implementation='cudnn'" + (f" ({impl.why[-1].text}, line {impl.why[-1].line})" if is_cudnn and impl is not None and impl.why and impl.why[-1].line != event.node.lineno else "")
+        if is_cudnn:
+            reason = "cuDNN: implementation='cudnn'" + (f" ({impl.why[-1].text}, line {impl.why[-1].line})" if impl is not None and impl.why and impl.why[-1].line != event.node.lineno else "")
+        else:
+            reason = f"not cuDNN: implementation={impl_name!r}" if impl_name is not None else "implementation not resolved"
         layout: str | None = "BTNH"
     else:
         is_cudnn = True
-        reason = "fused_attention_stablehlo is cuDNN-only"
+        reason = "cuDNN: fused_attention_stablehlo is cuDNN-only"
         layout = _const_str(bound.get("qkv_layout"))
         layout = layout.upper() if layout else None
         if layout not in _LAYOUT_T_AXIS:

@@ -44,7 +44,7 @@ def attention_finding(call: AttentionCall, code: str, message: str, evidence: li
     """A finding at the attention call, with the callee and context in its evidence."""
     event: CallEvent = call.event
     here = event.module.path
-    lines = [f"callee: {event.qualname} (cuDNN: {call.cudnn_reason})", *evidence, *context_lines(event)]
+    lines = [f"callee: {event.qualname} ({call.cudnn_reason})", *evidence, *context_lines(event)]
     node = event.node
     return Finding(code, here, node.lineno, node.col_offset, message, tuple(lines), repro, related_locations(event, *whys))
 
@@ -113,7 +113,7 @@ def check_jcd212(events: list[CallEvent], config: Config) -> list[Finding]:
         origin = origin_phrase(mask.why, here)
         shown = C.dtype_as_seen(call, mask.dtype or "")[0]
         message = (
-            f"dot_product_attention gets a {shown} mask {mask.render_shape()}" + (f" (from {origin})" if origin else "")
+            f"dot_product_attention gets {'an' if shown[:1] in 'aeiou' or shown.startswith(('int', 'uint')) else 'a'} {shown} mask {mask.render_shape()}" + (f" (from {origin})" if origin else "")
             + f": jax.nn takes boolean masks only and raises {failure.quoted()} on every implementation (xla, cudnn, None), "
             "on every host; pass mask.astype(bool) (flax's make_attention_mask / make_causal_mask return float32 unless "
             "given dtype=jnp.bool_), or pass an additive float mask as bias="

@@ -106,7 +106,7 @@ def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Find
             f"once this call is differentiated (training), {trigger}{dtype_note}; {FIX}"
         )
     evidence = [
-        f"callee: {event.qualname} (cuDNN: {call.cudnn_reason})",
+        f"callee: {event.qualname} ({call.cudnn_reason})",
         *evidence_lines("T", T.why, here),
         *evidence_lines("S", S.why, here),
         *context_lines(event),
