@@ -208,21 +208,30 @@ class ScopeFacts:
 
 
 def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: set[str]) -> None:
-    """Calls by the plain name they call, and the names used any other way."""
+    """Calls by the plain name they call, and the names used any other way.  Walked by
+    hand, as `_names_in` is (ast.iter_child_nodes' generators cost twice as much)."""
     stack: list[ast.AST] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    call_type, name_type, node_type = ast.Call, ast.Name, ast.AST
     while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            calls.setdefault(node.func.id, []).append(node)
-            stack.extend(node.args)
-            stack.extend(node.keywords)
+        node = pop()
+        kind = type(node)
+        if kind is call_type and type(node.func) is name_type:  # type: ignore[attr-defined]
+            calls.setdefault(node.func.id, []).append(node)  # type: ignore[attr-defined]
+            extend(node.args)  # type: ignore[attr-defined]
+            extend(node.keywords)  # type: ignore[attr-defined]
             continue
-        if isinstance(node, ast.Name):
-            other_uses.add(node.id)
+        if kind is name_type:
+            other_uses.add(node.id)  # type: ignore[attr-defined]
             continue
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             other_uses.update(node.names)
-        stack.extend(ast.iter_child_nodes(node))
+        for field in node._fields:
+            child = getattr(node, field, None)
+            if type(child) is list:
+                extend(item for item in child if isinstance(item, node_type))  # type: ignore[union-attr]
+            elif isinstance(child, node_type):
+                push(child)
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:
