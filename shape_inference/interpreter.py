@@ -212,6 +212,7 @@ class Interpreter:
         # the serials of the instances each memoised call made (values.fresh_copies)
         self.made_by_call: dict[object, tuple[int, int]] = {}
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
+        self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -387,6 +388,8 @@ class Interpreter:
         node = func.node
         if func.owner is not None or isinstance(node, ast.Lambda) or first_default >= len(params) or node not in func.module.tree.body:
             return []
+        if not any(_could_fail(default) for default in node.args.defaults):
+            return []  # the module's call index costs a walk: only where a default could matter
         calls = func.module.facts.direct_calls(node.name)
         if not calls:
             return []
@@ -615,11 +618,14 @@ class Interpreter:
         first = True
         start_ctx = fr.ctx
         live: list[Ctx] = []  # each arm's context where it falls through
+        changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
-                fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
+                if fr.ctx is not start_ctx:
+                    changed = True
+                    fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 if test is not None:
                     self.api.refine(self, test, sense, fr)
                 self.exec_block(body, fr)
@@ -629,7 +635,8 @@ class Interpreter:
                 first = False
         finally:
             fr.branch_depth -= 1
-        fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
+        if changed or fr.ctx is not start_ctx:
+            fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         fr.state = merged
         fr.settle()
 
@@ -652,7 +659,8 @@ class Interpreter:
                 del self.events[mark:]
                 # each pass starts as the first iteration does: a `jax.config.update` in
                 # the body has not run yet
-                fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
+                if fr.ctx is not start_ctx:
+                    fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 fr.state = dict(state) if state is not None else None
                 if fr.state is None:
                     break
@@ -667,7 +675,8 @@ class Interpreter:
             fr.state = join_states(start, state)
         finally:
             fr.branch_depth -= 1
-        fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
+        if fr.ctx is not start_ctx:
+            fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
         fr.settle()
         if orelse:
             self.exec_block(orelse, fr)
@@ -727,7 +736,7 @@ class Interpreter:
         fr.branch_depth += 1
         try:
             fr.state = dict(start)
-            if not start_ctx.expects_raise and _recovers_from_jax_errors(stmt.handlers):
+            if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt):
                 fr.ctx = with_expects_raise(fr.ctx, True)
             self.exec_block(stmt.body, fr)
             fr.ctx = with_expects_raise(fr.ctx, start_ctx.expects_raise)
@@ -762,6 +771,13 @@ class Interpreter:
                 self.exec_block(stmt.finalbody, probe)
             else:
                 self.exec_block(stmt.finalbody, fr)
+
+    def _handles_jax_errors(self, stmt: ast.Try) -> bool:
+        """_recovers_from_jax_errors, once per try statement."""
+        found = self.handles_jax_errors.get(stmt)
+        if found is None:
+            found = self.handles_jax_errors[stmt] = _recovers_from_jax_errors(stmt.handlers)
+        return found
 
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
         subject = getattr(stmt, "subject", None)
@@ -1514,6 +1530,18 @@ class Interpreter:
             return None
         return state
 
+
+
+def _could_fail(default: ast.expr) -> bool:
+    """A default that could itself be what a rule reports: an odd length (`seq_len=255`),
+    a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`).  Flags, None,
+    even sizes and 1 decide no finding on their own."""
+    value = default.value if isinstance(default, ast.Constant) else None
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, int):
+        return value > 1 and value % 2 == 1
+    return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
 
 
 def _passes(call: ast.Call, index: int, name: str) -> bool:
