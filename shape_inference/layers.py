@@ -33,7 +33,6 @@ from jax_cudnn_lint.shape_inference.values import (
     FunctionV,
     InstanceV,
     IntV,
-    OpaqueV,
     TransformV,
     TupleV,
     UnknownV,
@@ -42,6 +41,8 @@ from jax_cudnn_lint.shape_inference.values import (
     contains_diff,
     int_value,
     shape_of,
+    as_array as _arr,
+    call_arg as _in,
 )
 
 if TYPE_CHECKING:
@@ -55,20 +56,6 @@ def _get(obj: ExtObjectV, i: int, name: str) -> Value | None:
     if i < len(obj.args):
         return obj.args[i]
     return obj.kwarg(name)
-
-
-def _in(args: Args, kwargs: Kwargs, i: int, name: str) -> Value | None:
-    if i < len(args):
-        return args[i]
-    return kwargs.get(name)
-
-
-def _arr(v: Value | None) -> ArrayV | None:
-    if isinstance(v, ArrayV):
-        return v
-    if isinstance(v, OpaqueV):
-        return ArrayV(None, None, v.diff, v.why, v.name)
-    return None
 
 
 def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
