@@ -47,6 +47,7 @@ from jax_cudnn_lint.shape_inference.values import (
     absent,
     as_array as _array,
     call_arg as arg,
+    view_of,
 )
 
 if TYPE_CHECKING:
@@ -827,7 +828,7 @@ def h_vars(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     ns = args[0] if len(args) == 1 and not kwargs else None
     if not isinstance(ns, InstanceV) or ns.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
         return UNKNOWN
-    return DictV(tuple((k, v) for k, v in ns.attrs.items() if k.isidentifier()), ns.why)
+    return view_of(DictV(tuple((k, v) for k, v in ns.attrs.items() if k.isidentifier()), ns.why), ns)
 
 
 def _flax_mask(mask_shape: tuple[Dim, ...] | None, extra: Value | None, dtype: Value | None, why: Why) -> ArrayV:

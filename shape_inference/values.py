@@ -43,9 +43,19 @@ _set = object.__setattr__
 
 
 def mark_changed_in_place(value: Value) -> None:
-    """A dict or list was changed in place: its other holders' view of it is stale."""
+    """A dict or list was changed in place: its other holders' view of it is stale.  A
+    `vars(namespace)` dict is the namespace's own: the namespace forgets its attributes."""
     if isinstance(value, DictV) or (isinstance(value, TupleV) and value.is_list):
         _set(value, "changed_in_place", True)
+        owner = getattr(value, "view_of", None)
+        if isinstance(owner, InstanceV):
+            owner.forget()
+
+
+def view_of(view: DictV, owner: Value) -> DictV:
+    """`view` is `vars(owner)`: changing it changes `owner` (mark_changed_in_place)."""
+    _set(view, "view_of", owner)
+    return view
 
 
 class FrozenValue(Value):
