@@ -330,7 +330,7 @@ class Interpreter:
         self.analysed_generic[key] = (func, self_value)
         if self._skipped(func):
             return
-        rows = case_rows.rows(self.parametrize, func)
+        rows = self._fixture_param_rows(func, case_rows.rows(self.parametrize, func))
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
             try:
@@ -431,6 +431,40 @@ class Interpreter:
         if isinstance(value, IterV) and fixture.module.facts.is_generator(fixture.node):
             value = self.api.iter_element(self, value, fixture.node, Frame(fixture.module, {}, Ctx()))
         return None if isinstance(value, UnknownV) else value
+
+    def _fixture_param_rows(self, func: FunctionV, rows: list[dict[str, Value]] | None) -> list[dict[str, Value]] | None:
+        """A test's rows crossed with the `params=` of the fixtures its parameters name
+        (`@pytest.fixture(params=[128, 255])` returning `request.param`): pytest runs the
+        test once per param."""
+        if not func.qualname.split(".")[-1].startswith("test"):
+            return rows
+        a = func.node.args
+        for param in [*a.posonlyargs, *a.args]:
+            if rows is not None and all(param.arg in row for row in rows):
+                continue
+            fixture = self._any_fixture(func, param.arg)
+            values = self.api.fixture_params(fixture) if fixture is not None else None
+            if values is None:
+                continue
+            rows = [{**row, param.arg: value} for row in (rows or [{}]) for value in values][:case_rows.MAX_ROWS]
+        return rows
+
+    def _any_fixture(self, func: FunctionV, name: str) -> FunctionV | None:
+        """The fixture named `name` that pytest gives `func` (class, module, conftest),
+        parametrized or not."""
+        scopes: list[State] = []
+        if func.owner is not None:
+            scopes.append(func.owner.attrs)
+        scopes.append(func.module.namespace)
+        for path in conftest_paths(func.module.path):
+            info = self.project.by_path.get(path)
+            if info is not None:
+                scopes.append(self.module_namespace(info))
+        for scope in scopes:
+            found = self.resolved(scope, name) if name in scope else None
+            if isinstance(found, FunctionV) and any(getattr(d, "qualname", None) == "pytest.fixture" for d in found.decorators):
+                return found
+        return None
 
     def _conftest_fixture(self, module: ModuleInfo, name: str) -> FunctionV | None:
         """The `@pytest.fixture` named `name` that pytest finds for a test module in the

@@ -766,6 +766,34 @@ def is_plain_fixture(func: FunctionV) -> bool:
     return False
 
 
+def fixture_params(func: FunctionV) -> list[Value] | None:
+    """The values of `@pytest.fixture(params=[...])` when the fixture returns
+    `request.param` as it is (pytest's usual way to parametrize through a fixture)."""
+    node = func.node
+    body = [stmt for stmt in node.body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))] if not isinstance(node, ast.Lambda) else []
+    returns_param = (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Attribute)
+        and body[0].value.attr == "param"
+        and isinstance(body[0].value.value, ast.Name)
+        and body[0].value.value.id == "request"
+    )
+    for deco in func.decorators:
+        if isinstance(deco, ExtCallDecoratorV) and deco.qualname == "pytest.fixture" and "params" in deco.kwargs:
+            params = deco.kwargs["params"]
+            if returns_param and isinstance(params, TupleV) and 0 < len(params.items) <= 16:
+                return [_unwrap_pytest_param(item) for item in params.items]
+            return None
+    return None
+
+
+def _unwrap_pytest_param(entry: Value) -> Value:
+    if isinstance(entry, CallResultV) and entry.qualname == "pytest.param" and isinstance(entry.payload, TupleV) and len(entry.payload.items) == 1:
+        return entry.payload.items[0]
+    return entry
+
+
 def decorated_function(value: Value) -> Value | None:
     """The function inside an OpaqueDecoratedV, else None."""
     return value.func if isinstance(value, OpaqueDecoratedV) else None
@@ -792,7 +820,7 @@ class ExtCallDecoratorV(Value):
             return interp.call(inner, [*self.args[1:], func], dict(self.kwargs), False, node, fr)
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return _transform_with(interp, name, func, self.kwargs, node, fr)
-        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.RECORDED:
+        if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.RECORDED or name == "pytest.fixture":
             case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
         return OpaqueDecoratedV(func)

@@ -288,3 +288,51 @@ def test_a_test_class_fixture_overrides_the_module_fixture(tmp_path: Path, capsy
     reported = [int(m[1]) for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
     lines = CLASS_FIXTURES.splitlines()
     assert reported == [len(lines)], out  # the module-level test only, with 255
+
+
+FIXTURE_PARAMS = """
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+@pytest.fixture(params=[128, 255])
+def seq_len(request):
+    return request.param
+
+
+@pytest.fixture(params=[64, pytest.param(256, id="long")])
+def even_len(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def module_len():
+    return 127
+
+
+def test_odd_param(seq_len):
+    x = jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+
+
+def test_even_params(even_len):
+    x = jnp.zeros((2, even_len, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+
+
+def test_scoped_fixture(module_len):
+    x = jnp.zeros((2, module_len, 4, 64), jnp.bfloat16)
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+"""
+
+
+def test_fixture_params_and_fixture_options(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "test_params.py"
+    path.write_text(FIXTURE_PARAMS)
+    assert main(["--no-cache", "-j1", str(path)]) == 1
+    out = capsys.readouterr().out
+    lines = FIXTURE_PARAMS.splitlines()
+    reported = [lines[int(m[1]) - 3].strip() for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    # one run per param (255 fails, 64 and 256 do not); a fixture with options (scope=) still counts
+    assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):"], out
