@@ -10,6 +10,15 @@ from typing import Any
 import pytest
 from jax_cudnn_lint.cli import main
 
+
+def jcd201_lines(tmp_path: Path, capsys: Any, name: str, source: str) -> tuple[int, str, list[int]]:
+    """Lint `source` as tmp_path/name: exit code, output, the lines reported as JCD201."""
+    path = tmp_path / name
+    path.write_text(source)
+    code = main(["--no-cache", "-j1", str(path)])
+    out = capsys.readouterr().out
+    return code, out, [int(m[1]) for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+
 SOURCE = '''
 import jax
 import jax.numpy as jnp
@@ -173,12 +182,10 @@ class Cases(unittest.TestCase):
 
 
 def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, capsys: Any) -> None:
-    path = tmp_path / "test_skips.py"
-    path.write_text(SKIPPED)
-    assert main(["--no-cache", "-j1", str(path)]) == 1
-    out = capsys.readouterr().out
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_skips.py", SKIPPED)
+    assert code == 1
     lines = SKIPPED.splitlines()
-    reported = [lines[int(m[1]) - 2].strip() for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    reported = [lines[n - 2].strip() for n in found]
     # only the tests that run: the skipif the analysis cannot evaluate, and skipIf(False)
     assert reported == ["def test_skipif_unknown():", "def test_skip_if_false(self):"], out
 
@@ -281,11 +288,8 @@ def test_module_level(seq_len):
 
 
 def test_a_test_class_fixture_overrides_the_module_fixture(tmp_path: Path, capsys: Any) -> None:
-    path = tmp_path / "test_fixtures.py"
-    path.write_text(CLASS_FIXTURES)
-    assert main(["--no-cache", "-j1", str(path)]) == 1
-    out = capsys.readouterr().out
-    reported = [int(m[1]) for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    code, out, reported = jcd201_lines(tmp_path, capsys, "test_fixtures.py", CLASS_FIXTURES)
+    assert code == 1
     lines = CLASS_FIXTURES.splitlines()
     assert reported == [len(lines)], out  # the module-level test only, with 255
 
@@ -328,11 +332,9 @@ def test_scoped_fixture(module_len):
 
 
 def test_fixture_params_and_fixture_options(tmp_path: Path, capsys: Any) -> None:
-    path = tmp_path / "test_params.py"
-    path.write_text(FIXTURE_PARAMS)
-    assert main(["--no-cache", "-j1", str(path)]) == 1
-    out = capsys.readouterr().out
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_params.py", FIXTURE_PARAMS)
+    assert code == 1
     lines = FIXTURE_PARAMS.splitlines()
-    reported = [lines[int(m[1]) - 3].strip() for m in re.finditer(r":(\d+):\d+: JCD201 ", out)]
+    reported = [lines[n - 3].strip() for n in found]
     # one run per param (255 fails, 64 and 256 do not); a fixture with options (scope=) still counts
     assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):"], out
