@@ -12,11 +12,12 @@ This module never imports jax.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,12 +60,10 @@ class ChildProcess:
     def __init__(self, env: Mapping[str, str], startup_timeout: float) -> None:
         # Closed in _cleanup (the child outlives this call).
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        # -I (isolated): neither the user's working folder nor PYTHONPATH is on the
-        # child's sys.path, so a jax/ or numpy.py in the project can never shadow JAX;
-        # the child runs in a folder of its own.
+        # The child runs in a folder of its own, isolated (-I): see child_command.
         self._workdir = tempfile.mkdtemp(prefix="jcd-confirm-")
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-m", CHILD_MODULE],
+            child_command(),
             cwd=self._workdir,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -194,6 +193,60 @@ class ChildProcess:
         except OSError:
             pass
         shutil.rmtree(self._workdir, ignore_errors=True)
+
+
+# The top-level modules the child imports (jax's own requirements and plugins included).
+CHILD_IMPORTS = (
+    "jax_cudnn_lint",
+    "jax",
+    "jaxlib",
+    "jax_plugins",
+    "numpy",
+    "ml_dtypes",
+    "opt_einsum",
+    "scipy",
+)
+# Puts the folders given as JSON in argv[1] first on sys.path, then runs the child module.
+_BOOTSTRAP = (
+    "import json, runpy, sys; sys.path[:0] = json.loads(sys.argv.pop(1)); "
+    f"runpy.run_module({CHILD_MODULE!r}, run_name='__main__', alter_sys=True)"
+)
+
+
+def child_import_dirs() -> list[str]:
+    """The folders this process would import CHILD_IMPORTS from, in its own order.
+
+    Found with importlib's finders, which locate a top-level module without running it.
+    """
+    dirs: list[str] = []
+    for name in CHILD_IMPORTS:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        places = list(spec.submodule_search_locations or []) or [spec.origin or ""]
+        for place in places:
+            # Only a folder that holds `name` itself: an editable install that maps the
+            # name onto another folder is found through site-packages, which -I keeps.
+            stem = os.path.basename(place).split(".")[0]
+            folder = os.path.dirname(place)
+            if os.path.isabs(place) and stem == name and folder not in dirs:
+                dirs.append(folder)
+    return dirs
+
+
+def child_command() -> list[str]:
+    """`python -I` running the child module, with only the folders it needs on its path.
+
+    Isolated (-I): neither the working folder, nor PYTHONPATH, nor the user site is on the
+    child's sys.path, so a jax/ or numpy.py in the user's project can never shadow JAX.
+    But jax, or this package, may be installed in exactly such a place (PYTHONPATH,
+    `pip install --target`, `pip install --user`): the folders this process imports them
+    from are put back, and nothing else.
+    """
+    return [sys.executable, "-I", "-c", _BOOTSTRAP, json.dumps(child_import_dirs())]
 
 
 def child_environment(backend: str) -> dict[str, str]:

@@ -394,3 +394,60 @@ def test_memory_cap_without_cuda() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "capped"
+
+
+def _copy_package(dest: Path) -> None:
+    """This package as a plain folder under dest, whatever way it is installed here."""
+    import importlib.util
+    import shutil
+
+    import jax_cudnn_lint
+
+    for name in ["", ".lint_rules", ".shape_inference", ".kernels", ".rule_pages"]:
+        spec = importlib.util.find_spec("jax_cudnn_lint" + name)
+        assert spec is not None and spec.submodule_search_locations, name
+        src = Path(next(iter(spec.submodule_search_locations)))
+        target = dest / "jax_cudnn_lint" / name.lstrip(".")
+        target.mkdir(parents=True, exist_ok=True)
+        for item in src.iterdir():
+            if item.is_file() and item.suffix in {".py", ".md", ".typed"}:
+                shutil.copy2(item, target / item.name)
+    assert (dest / "jax_cudnn_lint" / "kernels" / "child.py").is_file(), jax_cudnn_lint
+
+
+def test_child_finds_packages_installed_on_pythonpath(tmp_path: Path) -> None:
+    """jax and this package reachable only through PYTHONPATH (`pip install --target`):
+    the isolated child must still import them (it failed to start on a GPU host so)."""
+    import importlib.util
+    import subprocess
+    import venv
+
+    jax_spec = importlib.util.find_spec("jax")
+    assert jax_spec is not None and jax_spec.origin
+    site = Path(jax_spec.origin).parent.parent
+    _copy_package(tmp_path / "target")
+    venv.EnvBuilder(with_pip=False, system_site_packages=False).create(tmp_path / "bare")
+    bare_python = tmp_path / "bare" / ("Scripts" if os.name == "nt" else "bin") / "python"
+    (tmp_path / "repro.json").write_text(json.dumps(jcd101(0.5)), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "target"), str(site)])}
+    proc = subprocess.run(
+        [
+            str(bare_python),
+            "-m",
+            "jax_cudnn_lint.confirm",
+            "--backend",
+            "trace",
+            "--no-cache",
+            "--json",
+            str(tmp_path / "repro.json"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (verdict,) = json.loads(proc.stdout)
+    assert verdict["verdict"] == "confirmed", verdict["detail"]

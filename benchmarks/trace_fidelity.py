@@ -1,0 +1,159 @@
+"""Does the trace backend say what the real GPU says?  Run on a CUDA host.
+
+    python benchmarks/trace_fidelity.py --prepare repros.json   # any host: lint, keep repros
+    python benchmarks/trace_fidelity.py --repros repros.json --json out.json   # a GPU host
+
+The trace backend (docs/confirm.md) sets JAX's three cuDNN probes to a target and traces;
+its claim is that this raises exactly what that GPU raises.  This script measures the
+claim: every distinct repro the command makes from the rule fixtures and examples/ is
+confirmed twice on the same host, with the same JAX, once by executing it on the real
+cuDNN and once by tracing it with the probes set to the host's own GPU and cuDNN.  It
+prints the pairs of verdicts and every repro where they differ.
+
+`--prepare` lints with `--jax-version` set to the JAX of the host that will run the
+repros (`--jax-version`, default: the installed one), so that each repro's expected error
+is that version's.  Nothing is timed against a baseline: the numbers are counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from common import REPO, machine_header
+
+SOURCES = ("tests/fixtures/rules", "examples")
+ENV_PROBE = (
+    "import json; from jax_cudnn_lint.kernels.backends import environment_info; "
+    "print(json.dumps(environment_info()))"
+)
+
+
+def prepare(jax_version: str | None) -> list[dict[str, Any]]:
+    """Distinct repros of the command's findings on SOURCES, each with its labels."""
+    cmd = [sys.executable, "-m", "jax_cudnn_lint", "--no-cache", "--exit-zero", "--format", "json"]
+    if jax_version:
+        cmd += ["--jax-version", jax_version]
+    proc = subprocess.run([*cmd, *SOURCES], cwd=REPO, capture_output=True, text=True, check=False)
+    report = json.loads(proc.stdout)
+    by_key: dict[str, dict[str, Any]] = {}
+    for f in report["findings"]:
+        repro = f.get("repro")
+        if not repro:
+            continue
+        key = json.dumps(repro, sort_keys=True)
+        entry = by_key.setdefault(key, {"repro": repro, "labels": []})
+        entry["labels"].append(f"{f['code']} {f['path']}:{f['line']}")
+    return list(by_key.values())
+
+
+def host_target() -> tuple[str, str, dict[str, Any]]:
+    """(gpu, cudnn) of this host's first device as --gpu/--cudnn take them, and the info."""
+    out = subprocess.run(
+        [sys.executable, "-c", ENV_PROBE], capture_output=True, text=True, check=True
+    ).stdout
+    info = json.loads(out.strip().splitlines()[-1])
+    if not info.get("cuda") or not info.get("cudnn_version"):
+        raise SystemExit(f"no CUDA device with cuDNN visible to JAX: {info}")
+    major, minor = str(info["compute_capability"]).split(".")
+    v = int(info["cudnn_version"])
+    return f"sm{major}{minor}", f"{v // 10000}.{v % 10000 // 100}.{v % 100}", info
+
+
+def confirm_in_parallel(
+    repros: list[dict[str, Any]],
+    labels: list[str],
+    backend: str,
+    gpu: str,
+    cudnn: str,
+    timeout: float,
+    workers: int,
+) -> list[dict[str, Any]]:
+    """confirm_repros over `workers` interleaved slices at once (one child each), in order."""
+    from jax_cudnn_lint.kernels.runner import confirm_repros
+
+    workers = max(1, min(workers, len(repros)))
+
+    def one(k: int) -> list[dict[str, Any]]:
+        return confirm_repros(
+            repros[k::workers],
+            backend=backend,
+            gpu=gpu,
+            cudnn=cudnn,
+            use_cache=False,
+            timeout=timeout,
+            progress=True,
+            labels=labels[k::workers],
+        )
+
+    with ThreadPoolExecutor(workers) as pool:
+        slices = list(pool.map(one, range(workers)))
+    out: list[dict[str, Any]] = [{}] * len(repros)
+    for k, part in enumerate(slices):
+        out[k::workers] = part
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--prepare", help="write the distinct repros here and stop")
+    parser.add_argument("--jax-version", help="with --prepare: the JAX the repros target")
+    parser.add_argument("--repros", help="repros written by --prepare (default: lint now)")
+    parser.add_argument("--json", help="write every pair of verdicts here")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per repro")
+    parser.add_argument("--workers", type=int, default=1, help="children run side by side")
+    args = parser.parse_args(argv)
+    if args.prepare:
+        entries = prepare(args.jax_version)
+        Path(args.prepare).write_text(json.dumps(entries, indent=1), encoding="utf-8")
+        print(f"{len(entries)} distinct repros -> {args.prepare}")
+        return 0
+    entries = (
+        json.loads(Path(args.repros).read_text(encoding="utf-8")) if args.repros else prepare(None)
+    )
+    gpu, cudnn, info = host_target()
+    print(machine_header())
+    print(f"host: {info['device']} ({gpu}), cuDNN {cudnn}, jax {info['jax']}")
+    repros = [e["repro"] for e in entries]
+    labels = [e["labels"][0] for e in entries]
+    verdicts: dict[str, list[dict[str, Any]]] = {}
+    for backend in ("execute", "trace"):
+        start = time.perf_counter()
+        verdicts[backend] = confirm_in_parallel(
+            repros, labels, backend, gpu, cudnn, args.timeout, args.workers
+        )
+        print(f"{backend}: {len(repros)} repros in {time.perf_counter() - start:.0f} s")
+    pairs = collections.Counter(
+        (t["verdict"], e["verdict"]) for t, e in zip(verdicts["trace"], verdicts["execute"])
+    )
+    print("\ntrace verdict -> execute verdict: repros")
+    for (t, e), n in sorted(pairs.items()):
+        print(f"  {t:>12} -> {e:<12} {n}")
+    differ = [
+        (entry, t, e)
+        for entry, t, e in zip(entries, verdicts["trace"], verdicts["execute"])
+        if t["verdict"] != e["verdict"]
+    ]
+    for entry, t, e in differ:
+        print(f"\nDIFFER {entry['labels'][0]} (+{len(entry['labels']) - 1} alike)")
+        print(f"  trace:   {t['verdict']}: {t['detail'][:300]}")
+        print(f"  execute: {e['verdict']}: {e['detail'][:300]}")
+    if args.json:
+        rows = [
+            {"labels": entry["labels"], "repro": entry["repro"], "trace": t, "execute": e}
+            for entry, t, e in zip(entries, verdicts["trace"], verdicts["execute"])
+        ]
+        Path(args.json).write_text(json.dumps({"host": info, "rows": rows}, indent=1))
+    print(f"\n{len(entries) - len(differ)} of {len(entries)} repros: same verdict")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
