@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from common import REPO, machine_header
+from jax_cudnn_lint.kernels.repro import API_NN_ATTENTION
 
 SOURCES = ("tests/fixtures/rules", "examples")
 ENV_PROBE = (
@@ -52,6 +53,29 @@ def prepare(jax_version: str | None) -> list[dict[str, Any]]:
         entry = by_key.setdefault(key, {"repro": repro, "labels": []})
         entry["labels"].append(f"{f['code']} {f['path']}:{f['line']}")
     return list(by_key.values())
+
+
+def even_variant(repro: dict[str, Any]) -> dict[str, Any] | None:
+    """The repro of an odd-length finding (JCD201/JCD202) with T and S rounded up to even.
+
+    Its expected error is unchanged, so both backends must refute it: the other side of
+    the claim (where the trace says the call runs, the GPU runs it).
+    """
+    if repro.get("code") not in ("JCD201", "JCD202") or repro.get("api") != API_NN_ATTENTION:
+        return None
+    arrays = json.loads(json.dumps(repro["arrays"]))
+    q, k = arrays["query"]["shape"], arrays["key"]["shape"]
+    axis = 1 if len(q) == 4 else 0
+    t, s = q[axis], k[axis]
+    even_t, even_s = t + t % 2, s + s % 2
+    for name, length in (("query", even_t), ("key", even_s), ("value", even_s)):
+        arrays[name]["shape"][axis] = length
+    for name in ("bias", "mask"):
+        shape = arrays.get(name, {}).get("shape")
+        if shape and len(shape) >= 2:
+            shape[-2] = even_t if shape[-2] == t else shape[-2]
+            shape[-1] = even_s if shape[-1] == s else shape[-1]
+    return {**repro, "arrays": arrays}
 
 
 def host_target() -> tuple[str, str, dict[str, Any]]:
@@ -108,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repros", help="repros written by --prepare (default: lint now)")
     parser.add_argument("--json", help="write every pair of verdicts here")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per repro")
+    parser.add_argument(
+        "--even-variants", action="store_true", help="add each odd-length repro made even"
+    )
     parser.add_argument("--workers", type=int, default=1, help="children run side by side")
     args = parser.parse_args(argv)
     if args.prepare:
@@ -118,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     entries = (
         json.loads(Path(args.repros).read_text(encoding="utf-8")) if args.repros else prepare(None)
     )
+    if args.even_variants:
+        for entry in list(entries):
+            variant = even_variant(entry["repro"])
+            if variant is not None:
+                entries.append({"repro": variant, "labels": ["even " + entry["labels"][0]]})
     gpu, cudnn, info = host_target()
     print(machine_header())
     print(f"host: {info['device']} ({gpu}), cuDNN {cudnn}, jax {info['jax']}")
@@ -131,11 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{backend}: {len(repros)} repros in {time.perf_counter() - start:.0f} s")
     pairs = collections.Counter(
-        (t["verdict"], e["verdict"]) for t, e in zip(verdicts["trace"], verdicts["execute"])
+        (entry["labels"][0].startswith("even "), t["verdict"], e["verdict"])
+        for entry, t, e in zip(entries, verdicts["trace"], verdicts["execute"])
     )
     print("\ntrace verdict -> execute verdict: repros")
-    for (t, e), n in sorted(pairs.items()):
-        print(f"  {t:>12} -> {e:<12} {n}")
+    for (even, t, e), n in sorted(pairs.items()):
+        kind = "even variants" if even else "as found"
+        print(f"  {kind:<14} {t:>12} -> {e:<12} {n}")
     differ = [
         (entry, t, e)
         for entry, t, e in zip(entries, verdicts["trace"], verdicts["execute"])
