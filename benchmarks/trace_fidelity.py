@@ -2,6 +2,7 @@
 
     python benchmarks/trace_fidelity.py --prepare repros.json   # any host: lint, keep repros
     python benchmarks/trace_fidelity.py --repros repros.json --json out.json   # a GPU host
+    python benchmarks/trace_fidelity.py --cases --workers 8   # a GPU host: fixture cases
 
 The trace backend (docs/confirm.md) sets JAX's three cuDNN probes to a target and traces;
 its claim is that this raises exactly what that GPU raises.  This script measures the
@@ -9,6 +10,10 @@ claim: every distinct repro the command makes from the rule fixtures and example
 confirmed twice on the same host, with the same JAX, once by executing it on the real
 cuDNN and once by tracing it with the probes set to the host's own GPU and cuDNN.  It
 prints the pairs of verdicts and every repro where they differ.
+
+`--cases` runs every `case_*` of the traced fixtures (tests/trace_cases.py) with the probes
+left alone, each `jax.eval_shape` also compiled, and checks its `# expect:` comment: what
+the emulated sm90 / cuDNN 9.10 of tests/test_fixture_traces.py says, the host must say.
 
 `--prepare` lints with `--jax-version` set to the JAX of the host that will run the
 repros (`--jax-version`, default: the installed one), so that each repro's expected error
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import subprocess
 import sys
 import time
@@ -31,6 +37,9 @@ from common import REPO, machine_header
 from jax_cudnn_lint.kernels.repro import API_NN_ATTENTION
 
 SOURCES = ("tests/fixtures/rules", "examples")
+# What a fixture expects where a CPU jaxlib stops an rnn.lstm past its checks: a CUDA
+# host runs those cases clean.
+NO_CUDA_JAXLIB = "^AttributeError: module 'jaxlib.gpu_rnn' has no attribute"
 ENV_PROBE = (
     "import json; from jax_cudnn_lint.kernels.backends import environment_info; "
     "print(json.dumps(environment_info()))"
@@ -125,6 +134,68 @@ def confirm_in_parallel(
     return out
 
 
+def fixture_cases(workers: int, timeout: float) -> int:
+    """Every fixture case on this host's own GPU: probes left alone, graphs compiled.
+
+    Each `# expect:` of a traced fixture (tests/test_fixture_traces.py checks them against
+    the emulated sm90 / cuDNN 9.10) is checked against the real device; fixtures that name
+    another target (`# target: sm80 9.8`) or another JAX (`# jax-version:`) are skipped.
+    """
+    sys.path.insert(0, str(REPO / "tests"))
+    from importlib import metadata
+
+    from rule_fixtures import config_overrides, traced_fixture_files
+    from trace_cases import expectations, fixture_target
+
+    def runs_here(text: str) -> bool:
+        wanted = config_overrides(text).get("jax_version")
+        return not fixture_target(text) and wanted in (None, metadata.version("jax"))
+
+    files = [p for p in traced_fixture_files() if runs_here(p.read_text("utf-8"))]
+    env = dict(os.environ, JCD_TRACE_COMPILE="1", XLA_PYTHON_CLIENT_PREALLOCATE="false")
+
+    def run(path: Path) -> dict[str, list[str]]:
+        paths = [str(path.parent), env.get("PYTHONPATH", "")]
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "tests" / "trace_cases.py"), str(path), "real", "real"],
+            env={**env, "PYTHONPATH": os.pathsep.join(filter(None, paths))},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if proc.returncode != 0:
+            return {"(file)": ["other", proc.stderr[-1500:]]}
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        observed = list(pool.map(run, files))
+    counts: collections.Counter[tuple[str, str]] = collections.Counter()
+    wrong: list[str] = []
+    for path, seen in zip(files, observed):
+        expected = {
+            case: "clean" if want == "raises" and regex.startswith(NO_CUDA_JAXLIB) else want
+            for case, (want, regex) in expectations(path.read_text(encoding="utf-8")).items()
+        }
+        for case in sorted(set(expected) | set(seen)):
+            want = expected.get(case, "undeclared")
+            got, detail = seen.get(case, ["missing", "case not run"])
+            counts[(want, got)] += 1
+            if want != got:
+                wrong.append(
+                    f"{path.relative_to(REPO)}::{case}: expected {want}, got {got} {detail[:400]}"
+                )
+    print(
+        f"\nfixture cases on the real device: {len(files)} files in {time.perf_counter() - start:.0f} s"
+    )
+    for (want, got), n in sorted(counts.items()):
+        print(f"  expect {want:<10} -> {got:<10} {n}")
+    for line in wrong:
+        print("WRONG " + line)
+    return 1 if wrong else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--prepare", help="write the distinct repros here and stop")
@@ -136,7 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         "--even-variants", action="store_true", help="add each odd-length repro made even"
     )
     parser.add_argument("--workers", type=int, default=1, help="children run side by side")
+    parser.add_argument(
+        "--cases", action="store_true", help="instead: every fixture case on the real device"
+    )
     args = parser.parse_args(argv)
+    if args.cases:
+        print(machine_header())
+        return fixture_cases(args.workers, 600.0)
     if args.prepare:
         entries = prepare(args.jax_version)
         Path(args.prepare).write_text(json.dumps(entries, indent=1), encoding="utf-8")

@@ -92,3 +92,10 @@ def rule_fixture_files() -> list[Path]:
 
 def project_fixture_dirs() -> list[Path]:
     return sorted(p for p in PROJECT_FIXTURES.iterdir() if p.is_dir())
+
+
+def traced_fixture_files() -> list[Path]:
+    """The rule and project fixtures whose cases declare what JAX does (`# expect:`)."""
+    files = [p for p in rule_fixture_files() if case_expectations(p.read_text(encoding="utf-8"))]
+    projects = sorted(PROJECT_FIXTURES.glob("*/*.py"))
+    return files + [p for p in projects if case_expectations(p.read_text(encoding="utf-8"))]

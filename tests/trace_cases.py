@@ -12,13 +12,21 @@ says), "clean", or "other" (any other exception: a broken fixture).
   the odd-sequence-length error, else as "other".
 * `# target: sm80 9.8` anywhere in the fixture: trace for that GPU and cuDNN instead of
   the target given on the command line (the rule fixture test lints it for the same).
+
+On a CUDA host, `trace_cases.py FILE real real` leaves the probes alone: the cases meet
+the host's own GPU and cuDNN (benchmarks/trace_fidelity.py --cases). With
+JCD_TRACE_COMPILE=1, each `jax.eval_shape(f, *args)` of a case also lowers and compiles
+`jax.jit(f)` for those arguments, so cuDNN itself builds every attention graph the case
+makes (compile-time rejections included), without running it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import json
+import os
 import re
 import sys
 import tokenize
@@ -67,6 +75,20 @@ def classify(exc: BaseException | None, regex: str) -> list[str]:
     return ["raises" if re.search(regex, text) else "other", text]
 
 
+def _compile_in_eval_shape() -> None:
+    """Make jax.eval_shape also lower and compile the function for its arguments."""
+    import jax
+
+    eval_shape = jax.eval_shape
+
+    def compile_then_eval_shape(fun, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # A fresh function: jit hashes what it wraps, and a module or filter_vmap is not hashable.
+        jax.jit(lambda *a, **k: fun(*a, **k)).lower(*args, **kwargs).compile()
+        return eval_shape(fun, *args, **kwargs)
+
+    jax.eval_shape = compile_then_eval_shape
+
+
 def main() -> int:
     path, gpu, cudnn = sys.argv[1], sys.argv[2], sys.argv[3]
     from jax_cudnn_lint.kernels.probes import patched_probes
@@ -80,7 +102,10 @@ def main() -> int:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     results: dict[str, list[str]] = {}
-    with patched_probes(make_target(gpu, cudnn)):
+    if os.environ.get("JCD_TRACE_COMPILE") == "1":
+        _compile_in_eval_shape()
+    probes = contextlib.nullcontext() if gpu == "real" else patched_probes(make_target(gpu, cudnn))
+    with probes:
         spec.loader.exec_module(module)
         for name in sorted(vars(module)):
             if not name.startswith("case_"):
