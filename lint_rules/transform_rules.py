@@ -18,6 +18,7 @@ function that `jax.vmap` maps (a decorated function, or a function or lambda pas
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 
 from jax_cudnn_lint.config import Config
@@ -356,31 +357,36 @@ def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, Vmap
     if ops is None:
         return None
     b0, nq = C.exact(ops.B), C.exact(ops.Nq)
+    batches_unbatched = versions.since(config, versions.VMAP_BATCHES_UNBATCHED)
     for name in ("bias", "mask"):
         item = batching.get(name)
-        if item is None or item.axis != 0:
-            continue
         other = call.arg("mask" if name == "bias" else "bias")
-        if not C.absent(other):
+        if item is None or not C.absent(other) or b0 is None or nq is None:
             continue
         shape = item.per_example.shape
-        if shape is None or len(shape) < 2 or b0 is None or nq is None:
+        if shape is None or len(shape) < 2:
             continue
         lead = [C.exact(d) for d in shape[:-2]]
         if any(d is None for d in lead):
             continue
-        product = 1
-        for d in lead:
-            product *= d or 0
-        if product == b0 * nq:
-            continue
-        return VmapProblem(
-            "FA-21",
-            'TypeError("cannot reshape array of shape ... into shape (B*V, N, T, S)") from the batching rule',
-            f"the batched {name} `{item.source}` has per-example shape {item.per_example.render_shape()}, which broadcasts "
-            f"batch or heads (query batch {b0}, heads {nq}); the rule reshapes a batched {name} to (B*V, N, T, S) without broadcasting",
-            f"broadcast the {name} to the full (B, N, T, S) per example (jnp.broadcast_to), or pass it unbatched (in_axes=None)",
-        ), info
+        if item.axis == 0 and math.prod(d or 0 for d in lead) != b0 * nq:
+            unbatched = "pass it unbatched with a batch dimension of 1" if batches_unbatched else "pass it unbatched (in_axes=None)"
+            return VmapProblem(
+                "FA-21",
+                'TypeError("cannot reshape array of shape ... into shape (B*V, N, T, S)") from the batching rule',
+                f"the batched {name} `{item.source}` has per-example shape {item.per_example.render_shape()}, which broadcasts "
+                f"batch or heads (query batch {b0}, heads {nq}); the rule reshapes a batched {name} to (B*V, N, T, S) without broadcasting",
+                f"broadcast the {name} to the full (B, N, T, S) per example (jnp.broadcast_to), or, when it is the same for every example, {unbatched}",
+            ), info
+        if item.axis is None and batches_unbatched and len(lead) == 2 and lead[0] == b0 > 1 and lead[1] == 1 < nq:
+            return VmapProblem(
+                "FA-21",
+                'TypeError("cannot reshape array of shape (V, B, 1, T, S) into shape (V*B, N, T, S)") from the batching rule',
+                f"the unbatched {name} `{item.source}` of shape {item.per_example.render_shape()} has the query's batch {b0} but "
+                f"one head (heads {nq}); since JAX 0.11.1 the rule batches it and reshapes it to (B*V, N, T, S) without broadcasting heads",
+                f"broadcast the {name} over the heads (jnp.broadcast_to to (B, N, T, S)), or give it a batch dimension of 1 "
+                f"when it is the same for every example",
+            ), info
     return None
 
 

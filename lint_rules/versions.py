@@ -24,6 +24,10 @@ Version = tuple[int, ...]
 NN_CUDNN_SINCE: Version = (0, 4, 31)
 # The newest release the catalog covers; HEAD (unreleased) is after it.
 NEWEST_RELEASE: Version = (0, 11, 0)
+# The batching rule of PR #39451 (fixes FA-20), in the first release after 0.11.0: it
+# batches an unbatched operand, so an unbatched bias/mask of shape (B, 1, T, S) now meets
+# FA-21's reshape (seen on JAX 0.11.2 with an H200; benchmarks/RESULTS.md).
+VMAP_BATCHES_UNBATCHED: Version = (0, 11, 1)
 
 
 def jax_version(config: Config) -> Version | None:
