@@ -12,12 +12,13 @@ This module never imports jax.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.machinery
 import json
 import os
 import queue
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -213,26 +214,38 @@ _BOOTSTRAP = (
 )
 
 
-def child_import_dirs() -> list[str]:
-    """The folders this process would import CHILD_IMPORTS from, in its own order.
+def isolation_dropped_paths() -> list[str]:
+    """The import folders `python -I` leaves out that the child may need back.
 
-    Found with importlib's finders, which locate a top-level module without running it.
+    PYTHONPATH's absolute entries and the user site, never the working folder: a relative
+    entry or one that is the working folder is where a project's own jax/ would be.
     """
+    cwd = os.path.realpath(os.getcwd())
+    entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if site.ENABLE_USER_SITE:
+        entries.append(site.getusersitepackages())
+    return [e for e in entries if e and os.path.isabs(e) and os.path.realpath(e) != cwd]
+
+
+def child_import_dirs() -> list[str]:
+    """The folders of isolation_dropped_paths() that hold one of CHILD_IMPORTS, in order.
+
+    Found with importlib's path finder, which locates a top-level module without running
+    it; a module also on the isolated path keeps this order, as it has in this process.
+    """
+    candidates = isolation_dropped_paths()
     dirs: list[str] = []
     for name in CHILD_IMPORTS:
         try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
+            spec = importlib.machinery.PathFinder.find_spec(name, candidates)
+        except (ImportError, ValueError, OSError):
             continue
         if spec is None:
             continue
         places = list(spec.submodule_search_locations or []) or [spec.origin or ""]
         for place in places:
-            # Only a folder that holds `name` itself: an editable install that maps the
-            # name onto another folder is found through site-packages, which -I keeps.
-            stem = os.path.basename(place).split(".")[0]
             folder = os.path.dirname(place)
-            if os.path.isabs(place) and stem == name and folder not in dirs:
+            if folder in candidates and folder not in dirs:
                 dirs.append(folder)
     return dirs
 
@@ -242,9 +255,9 @@ def child_command() -> list[str]:
 
     Isolated (-I): neither the working folder, nor PYTHONPATH, nor the user site is on the
     child's sys.path, so a jax/ or numpy.py in the user's project can never shadow JAX.
-    But jax, or this package, may be installed in exactly such a place (PYTHONPATH,
-    `pip install --target`, `pip install --user`): the folders this process imports them
-    from are put back, and nothing else.
+    But jax, or this package, may be installed in such a place (PYTHONPATH, `pip install
+    --target`, `pip install --user`): those folders that hold them are put back
+    (child_import_dirs), the working folder never.
     """
     return [sys.executable, "-I", "-c", _BOOTSTRAP, json.dumps(child_import_dirs())]
 

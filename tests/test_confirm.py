@@ -451,3 +451,15 @@ def test_child_finds_packages_installed_on_pythonpath(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (verdict,) = json.loads(proc.stdout)
     assert verdict["verdict"] == "confirmed", verdict["detail"]
+
+
+def test_isolation_puts_back_no_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PYTHONPATH of `.`, `src` or the working folder itself is the project's: left out."""
+    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path.parent / "site-elsewhere"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([".", "src", str(tmp_path), str(elsewhere)]))
+    kept = runner.isolation_dropped_paths()
+    assert str(elsewhere) in kept
+    assert not {".", "src", str(tmp_path)} & set(kept)
