@@ -197,6 +197,7 @@ class Interpreter:
         # so that none is freed while its key lives and no id is recycled into a false hit.
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
+        self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.active: list[int] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
@@ -1009,10 +1010,17 @@ class Interpreter:
         return Step(fr.module.path, getattr(node, "lineno", 0), text)
 
     def e_constant(self, node: ast.Constant, fr: Frame) -> Value:
+        # A literal always evaluates to the same immutable value: made once per node.
+        made = self.literals.get(node)
+        if made is not None:
+            return made
         value = node.value
         if isinstance(value, int) and not isinstance(value, bool):
-            return make_int(value, (self.step(fr, node, f"literal {value}"),))
-        return ConstV(value, (self.step(fr, node, f"literal {value!r}"),))
+            made = make_int(value, (self.step(fr, node, f"literal {value}"),))
+        else:
+            made = ConstV(value, (self.step(fr, node, f"literal {value!r}"),))
+        self.literals[node] = made
+        return made
 
     def e_name(self, node: ast.Name, fr: Frame) -> Value:
         return self.lookup(node.id, fr)
