@@ -908,6 +908,15 @@ def h_int(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     if not args:
         return make_int(0)
     v = args[0]
+    if len(args) > 1 or kwargs:  # int(text, base)
+        ok, text = const_value(v)
+        base_ok, base = const_value(args[1] if len(args) > 1 else kwargs.get("base", UNKNOWN))
+        if not (ok and base_ok and isinstance(text, str) and isinstance(base, int) and len(text) < 40):
+            return UNKNOWN
+        try:
+            return make_int(int(text, base), v.why)
+        except ValueError:
+            return UNKNOWN
     if isinstance(v, IntV):
         return v
     if isinstance(v, ConstV) and isinstance(v.value, (float, bool)):

@@ -538,6 +538,13 @@ class Interpreter:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
+            elif isinstance(base, ModuleV):
+                # `consts.MAX_LEN = 256`: that module's global, for what runs after
+                namespace = self.module_namespace(base.info)
+                if fr.branch_depth:
+                    value = join(self.resolved(namespace, target.attr), value) if target.attr in namespace else UNKNOWN
+                namespace[target.attr] = value
+                self.globals_epoch += 1  # calls memoised before may have read the old value
         elif isinstance(target, ast.Subscript):
             container_v = self.ev(target.value, fr)
             self.mutations += 1  # in place: a generator run earlier may have read the old item
@@ -1183,15 +1190,17 @@ class Interpreter:
         for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
             if k is None:
-                if isinstance(value, DictV):
-                    items.extend(value.items)
-                    continue
-                return UNKNOWN
-            ok, key = const_value(self.ev(k, fr))
-            if not ok:
-                return UNKNOWN
-            items = [(kk, vv) for kk, vv in items if not (kk == key and type(kk) is type(key))]
-            items.append((key, value))
+                if not isinstance(value, DictV):
+                    return UNKNOWN
+                pairs = list(value.items)  # `**spread`: its keys win over earlier ones
+            else:
+                ok, key = const_value(self.ev(k, fr))
+                if not ok:
+                    return UNKNOWN
+                pairs = [(key, value)]
+            for key, item in pairs:
+                items = [(kk, vv) for kk, vv in items if not (kk == key and type(kk) is type(key))]
+                items.append((key, item))
         return DictV(tuple(items), (self.step(fr, node, "a dict literal"),))
 
     def e_lambda(self, node: ast.Lambda, fr: Frame) -> Value:

@@ -414,3 +414,24 @@ def test_an_api_imported_under_either_name_in_try_except_stays_known() -> None:
     )
     value = one(src).value
     assert getattr(value, "qualname", None) == "jax.shard_map"
+
+
+def test_a_module_attribute_set_from_outside_holds_for_what_runs_after() -> None:
+    files = {"consts.py": "MAX_LEN = 255\n"}
+    src = P + "import consts\nconsts.MAX_LEN = 256\ndef length():\n    return consts.MAX_LEN\nreveal_type(length())\n"
+    assert one(src, files=files).int == 256
+    branchy = P + "import consts\nif FLAG:\n    consts.MAX_LEN = 256\nreveal_type(consts.MAX_LEN)\n"
+    assert one(branchy, files=files).int is None
+
+
+def test_dict_display_spreads_override_earlier_keys_in_order() -> None:
+    src = P + 'ODD = {"seq": 255}\nEVEN = {"seq": 256}\n'
+    assert one(src + 'reveal_type({**ODD, **EVEN}["seq"])\n').int == 256
+    assert one(src + 'reveal_type({"seq": 255, **EVEN}["seq"])\n').int == 256
+    assert one(src + 'reveal_type({**EVEN, "seq": 255}["seq"])\n').int == 255
+
+
+def test_int_of_text_in_a_base() -> None:
+    assert one(P + 'reveal_type(int("1001", 3))\n').int == 28
+    assert one(P + 'reveal_type(int("ff", base=16))\n').int == 255
+    assert one(P + 'reveal_type(int("zz", 10))\n').int is None
