@@ -1368,6 +1368,8 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         return A.CallResultV(q, TupleV(tuple(args)))
     if q == "jax.default_matmul_precision":
         return A.CallResultV(q, args[0] if args else kwargs.get("precision"))
+    if q == "jax.sharding.PartitionSpec":
+        return A.CallResultV(q, TupleV(tuple(args)) if not kwargs else None)
     if q.endswith("enable_x64"):
         # `with jax.enable_x64(False):` turns 64-bit mode off; left out, it turns it on
         new_val = args[0] if args else kwargs.get("new_val")
@@ -1389,6 +1391,9 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
         kwargs = {**kwargs, "in_axes": args[1]}
         if len(args) > 2 and "out_axes" not in kwargs:
             kwargs["out_axes"] = args[2]
+    if q in ("jax.shard_map", "jax.experimental.shard_map.shard_map"):
+        # shard_map(f, mesh, in_specs, out_specs) in its first API
+        kwargs = {**dict(zip(("mesh", "in_specs", "out_specs"), args[1:4])), **kwargs}
     if q in A.GRAD_LIKE and len(args) > 1 and "argnums" not in kwargs:
         kwargs = {**kwargs, "argnums": args[1]}
         if len(args) > 2 and "has_aux" not in kwargs:
@@ -1597,6 +1602,7 @@ _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)
 _register(["assertRaises", "assertRaisesRegex"], ["unittest.TestCase"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
+_register(["PartitionSpec"], ["jax.sharding"], h_call_result)  # read by shard_map (transforms._blocks)
 
 
 def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -68,6 +68,7 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     # one API under two names (jax.shard_map since 0.6.1): code imports either, often
     # `try: from jax import shard_map / except ImportError: from jax.experimental...`
     ("jax.experimental.shard_map.shard_map", "jax.shard_map"),
+    ("jax.P", "jax.sharding.PartitionSpec"),  # jax.P is PartitionSpec (JAX >= 0.6)
     ("jax.numpy.linalg", "jax.numpy.linalg"),
     ("numpy", "numpy"),
     ("jax.ad_checkpoint.checkpoint", "jax.checkpoint"),

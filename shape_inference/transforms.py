@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
-from jax_cudnn_lint.shape_inference.dims import Dim, Step
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, unknown
 from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -161,8 +161,68 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         # the inputs as the rule's tangents do
         result = interp.call(tv.func, [_stopped(a) for a in args], {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
         return result.tainted(True) if any(contains_diff(a) for a in (*args, *kwargs.values())) else result
-    # jit, checkpoint, remat, named_call, shard_map: transparent
+    if kind == "jax.pmap":
+        return _call_pmap(interp, tv, args, kwargs, node, fr)
+    if kind in SHARD_MAP:
+        return _call_shard_map(interp, tv, args, kwargs, node, fr)
+    # jit, checkpoint, remat, named_call: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map")
+PARTITION_SPEC = "jax.sharding.PartitionSpec"
+
+
+def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """pmap runs the function once per device on a slice of the mapped axis: the body sees
+    the arguments without it, as under vmap, but no batching rule runs (no vmap context)."""
+    axes = _in_axes(tv.param("in_axes"), len(args))
+    if axes is None or tv.param("static_broadcasted_argnums") is not None:
+        mapped: Args = [UnknownV(a.diff) for a in args]
+        size: Dim | None = None
+    else:
+        mapped, size = [], None
+        for a, ax in zip(args, axes):
+            new, s = _drop_axis(a, ax)
+            mapped.append(new)
+            size = size or s
+    result = interp.call(tv.func, mapped, kwargs, False, node, fr)
+    out_axes = tv.param("out_axes")
+    out_axis = int_value(out_axes) if out_axes is not None else 0
+    return UnknownV(result.diff) if out_axis is None else _add_axis(result, size, out_axis)
+
+
+def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """shard_map runs the function on each device's block: an axis a PartitionSpec names
+    is split over mesh devices, so its length in the body is not the global one (left
+    unknown: the mesh's size is rarely static); an unresolved spec leaves every axis so."""
+    in_specs = tv.param("in_specs")
+    specs = in_specs.items if isinstance(in_specs, TupleV) and len(in_specs.items) == len(args) else [in_specs] * len(args)
+    local = [_blocks(a, spec) for a, spec in zip(args, specs)]
+    result = interp.call(tv.func, local, kwargs, False, node, fr)
+    return _blocks(result, tv.param("out_specs"))
+
+
+def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
+    """`value` with the axes `spec` (a PartitionSpec, or a prefix of one for a pytree)
+    shards made unknown; every axis when `spec` is not a PartitionSpec we can read."""
+    entries: tuple[Value, ...] | None = None
+    if isinstance(spec, A.CallResultV) and spec.qualname == PARTITION_SPEC and isinstance(spec.payload, TupleV):
+        entries = spec.payload.items
+    if isinstance(value, ArrayV):
+        if value.shape is None:
+            return value
+        sharded = [entries is None or (i < len(entries) and not (isinstance(entries[i], ConstV) and entries[i].value is None)) for i in range(len(value.shape))]
+        shape = tuple(unknown(d.why) if cut else d for d, cut in zip(value.shape, sharded))
+        return ArrayV(shape, value.dtype, value.diff, value.why)
+    if depth < 8 and (entries is not None or spec is None or isinstance(spec, UnknownV)):
+        if isinstance(value, TupleV):
+            return TupleV(tuple(_blocks(v, spec, depth + 1) for v in value.items), value.is_list, value.why, value.diff)
+        if isinstance(value, DictV):
+            return DictV(tuple((k, _blocks(v, spec, depth + 1)) for k, v in value.items), value.why, value.diff)
+    if isinstance(value, (TupleV, DictV, InstanceV, ExtObjectV)):
+        return UnknownV(value.diff)
+    return value
 
 
 def _stopped(value: Value, depth: int = 0) -> Value:

@@ -12,6 +12,7 @@ says), "clean", or "other" (any other exception: a broken fixture).
   the odd-sequence-length error, else as "other".
 * `# target: sm80 9.8` anywhere in the fixture: trace for that GPU and cuDNN instead of
   the target given on the command line (the rule fixture test lints it for the same).
+* `# cpu-devices: 2`: JAX's CPU platform gets that many devices (pmap, shard_map meshes).
 
 On a CUDA host, `trace_cases.py FILE real real` leaves the probes alone: the cases meet
 the host's own GPU and cuDNN (benchmarks/trace_fidelity.py --cases). With
@@ -98,6 +99,9 @@ def main() -> int:
         text = handle.read()
     expected = expectations(text)
     gpu, cudnn = fixture_target(text) or (gpu, cudnn)
+    devices = re.search(r"^#\s*cpu-devices:\s*(\d+)\s*$", text, re.MULTILINE)
+    if devices:  # before jax is imported
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices.group(1)}"
     spec = importlib.util.spec_from_file_location("fixture_under_trace", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
