@@ -307,6 +307,10 @@ class Interpreter:
             inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
         for name in cls.module.facts.self_attrs(cls.node):
             inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
+        for name in cls.module.facts.subclass_overrides(cls.node):
+            member = cls.lookup(name)
+            if member is not None and not isinstance(member, FunctionV):  # a subclass's value may be the one
+                inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
         return inst

@@ -99,6 +99,7 @@ class ScopeFacts:
         self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
+        self._overrides: IdentityTable[ast.ClassDef, frozenset[str]] = IdentityTable()
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
@@ -149,6 +150,30 @@ class ScopeFacts:
                             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
                                 names.add(node.attr)
             found = self._self_attrs[cls] = tuple(sorted(names))
+        return found
+
+    def subclass_overrides(self, cls: ast.ClassDef) -> frozenset[str]:
+        """Names the module's subclasses of `cls` (direct or not) bind again: in their
+        class body, or as `self.name` in their methods.  A method of `cls` analysed
+        without a caller may run on such a subclass's instance."""
+        found = self._overrides.get(cls)
+        if found is None:
+            names: set[str] = set()
+            parents = {cls.name}
+            classes = [c for c in (self.tree.body if isinstance(self.tree, ast.Module) else []) if isinstance(c, ast.ClassDef)]
+            grown = True
+            while grown:
+                grown = False
+                for sub in classes:
+                    if sub.name in parents or not any(_base_name(b) in parents for b in sub.bases):
+                        continue
+                    parents.add(sub.name)
+                    grown = True
+                    names.update(self.self_attrs(sub))
+                    for stmt in sub.body:
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+                        names.update(t.id for t in targets if isinstance(t, ast.Name))
+            found = self._overrides[cls] = frozenset(names)
         return found
 
     def global_names(self) -> frozenset[str]:
@@ -270,3 +295,14 @@ def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNo
                 chosen.add(name)
                 changed = True
     return chosen
+
+
+def _base_name(base: ast.expr) -> str | None:
+    """`Base` / `models.Base` / `Base[T]` in a class's bases: the class's own name."""
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    if isinstance(base, ast.Name):
+        return base.id
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return None
