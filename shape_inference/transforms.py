@@ -203,6 +203,11 @@ def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwa
     return _blocks(result, tv.param("out_specs"))
 
 
+def _replicated(entry: Value) -> bool:
+    """A PartitionSpec entry of None: the axis is not split."""
+    return isinstance(entry, ConstV) and entry.value is None
+
+
 def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
     """`value` with the axes `spec` (a PartitionSpec, or a prefix of one for a pytree)
     shards made unknown; every axis when `spec` is not a PartitionSpec we can read."""
@@ -212,7 +217,7 @@ def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
     if isinstance(value, ArrayV):
         if value.shape is None:
             return value
-        sharded = [entries is None or (i < len(entries) and not (isinstance(entries[i], ConstV) and entries[i].value is None)) for i in range(len(value.shape))]
+        sharded = [entries is None or (i < len(entries) and not _replicated(entries[i])) for i in range(len(value.shape))]
         shape = tuple(unknown(d.why) if cut else d for d, cut in zip(value.shape, sharded))
         return ArrayV(shape, value.dtype, value.diff, value.why)
     if depth < 8 and (entries is not None or spec is None or isinstance(spec, UnknownV)):
