@@ -34,6 +34,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExtObjectV,
     FunctionV,
     InstanceV,
+    IntV,
     IterV,
     LazyDefV,
     LazyImportV,
@@ -1104,7 +1105,19 @@ class Interpreter:
         return value
 
     def e_attribute(self, node: ast.Attribute, fr: Frame) -> Value:
-        base = self.ev(node.value, fr)
+        inner = node.value
+        if node.attr in ("value", "name") and isinstance(inner, ast.Attribute):
+            owner = self.ev(inner.value, fr)
+            member = _enum_member(owner, inner.attr)
+            if member is not None:  # `Mode.TRAIN.value` / `.name`
+                return member if node.attr == "value" else ConstV(inner.attr, member.why)
+            base = self.getattr_(owner, inner.attr, inner, fr)
+        else:
+            base = self.ev(inner, fr)
+        if node.attr == "value" and (isinstance(base, IntV) or (isinstance(base, ConstV) and type(base.value) in (str, int, float))):
+            # an enum member the analysis holds as its value (`impl.value` where
+            # impl = AttnImpl.CUDNN): a plain str or int has no `.value`
+            return base
         return self.getattr_(base, node.attr, node, fr)
 
     def getattr_(self, base: Value, name: str, node: ast.AST, fr: Frame) -> Value:
@@ -1778,3 +1791,11 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
 }
 
+
+def _enum_member(owner: Value, name: str) -> Value | None:
+    """The value member `name` was given in the body of enum class `owner` (the analysis
+    reads `Cls.MEMBER` itself as that value: right for IntEnum and str mixins)."""
+    if not isinstance(owner, ClassV) or not any(b.startswith("enum.") for b in owner.external_bases()):
+        return None
+    member = owner.attrs.get(name)
+    return None if member is None or isinstance(member, (FunctionV, UnknownV)) else member

@@ -435,3 +435,10 @@ def test_int_of_text_in_a_base() -> None:
     assert one(P + 'reveal_type(int("1001", 3))\n').int == 28
     assert one(P + 'reveal_type(int("ff", base=16))\n').int == 255
     assert one(P + 'reveal_type(int("zz", 10))\n').int is None
+
+
+def test_enum_members_value_and_name() -> None:
+    src = P + "import enum\nclass Mode(enum.Enum):\n    TRAIN = 255\nclass Impl(str, enum.Enum):\n    CUDNN = 'cudnn'\n"
+    assert one(src + "reveal_type(Mode.TRAIN.value)\n").int == 255
+    assert one(src + "reveal_type(Mode.TRAIN.name)\n").value.key() == ("const", "str", "'TRAIN'")
+    assert one(src + "impl = Impl.CUDNN\nreveal_type(impl.value)\n").value.key() == ("const", "str", "'cudnn'")
