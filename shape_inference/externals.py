@@ -888,6 +888,8 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return IntV(v.shape[0])
     if isinstance(v, ConstV) and isinstance(v.value, str):
         return make_int(len(v.value))
+    if isinstance(v, A.RangeV) and v.start is not None and v.stop is not None:
+        return make_int(len(range(v.start, v.stop, v.step)), (interp.step(fr, node, A.src(node)),))
     return UNKNOWN
 
 
@@ -939,6 +941,68 @@ def h_rounding(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     short = q.rsplit(".", 1)[-1]
     rounded = math.ceil(py) if short == "ceil" else math.floor(py) if short == "floor" else round(py)
     return make_int(rounded, merge_why(value.why, (interp.step(fr, node, f"{rounded} = {short}({py!r})"),)))
+
+
+def _const_ints(values: Sequence[Value]) -> list[int] | None:
+    """The Python ints `values` certainly are (bools excluded), or None."""
+    out: list[int] = []
+    for value in values:
+        ok, py = const_value(value)
+        if not ok or type(py) is not int or abs(py) > 2**62:
+            return None
+        out.append(py)
+    return out
+
+
+_INT_FUNCTIONS: dict[str, Callable[..., object]] = {
+    "builtins.divmod": divmod, "builtins.pow": pow, "math.isqrt": math.isqrt, "math.gcd": math.gcd, "math.lcm": math.lcm,
+}
+
+
+def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """divmod, pow, math.isqrt, math.gcd, math.lcm of known ints (a patch grid's side,
+    `divmod(n, patch)`): known ints, or a (quotient, remainder) pair."""
+    ints = _const_ints(args) if not kwargs else None
+    if ints is None or (q == "builtins.pow" and len(ints) == 2 and ints[1] < 0):
+        return UNKNOWN
+    try:
+        result = _INT_FUNCTIONS[q](*ints)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return UNKNOWN
+    why = merge_why(*(a.why for a in args), (interp.step(fr, node, f"{result} = {A.src(node)}"),))
+    if isinstance(result, tuple):
+        parts = cast("tuple[object, ...]", result)
+        return TupleV(tuple(make_int(r, why) for r in parts if isinstance(r, int)), False, why)
+    return make_int(result, why) if isinstance(result, int) and abs(result) < 2**62 else UNKNOWN
+
+
+def h_sum(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """sum() of a known tuple or list of ints (the tokens of several modalities)."""
+    items = args[0].items if args and isinstance(args[0], TupleV) and len(args) <= 2 else None
+    start = args[1] if len(args) == 2 else kwargs.get("start", make_int(0))
+    ints = _const_ints([*items, start]) if items is not None and set(kwargs) <= {"start"} else None
+    if ints is None:
+        return UNKNOWN
+    return make_int(sum(ints), merge_why(*(a.why for a in args), (interp.step(fr, node, f"{sum(ints)} = {A.src(node)}"),)))
+
+
+# Rounding only: its result is a size (`int(np.ceil(n / patch))`).  NumPy gives a float64
+# scalar, which is not weakly typed; held as a Python float it would keep a bf16 array's
+# dtype in arithmetic, so np.sqrt (`q / np.sqrt(d)`) stays an array.
+_NUMBER_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "ceil": math.ceil, "floor": math.floor, "trunc": math.trunc, "rint": round, "round": round,
+}
+
+
+def h_np_number(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """np.ceil / floor / round ... of a Python number: a float of known value, which int()
+    turns into a size; of an array, its shape."""
+    if len(args) == 1 and not kwargs and A.is_python_number(args[0]):
+        ok, py = const_value(args[0])
+        if ok and isinstance(py, (int, float)) and math.isfinite(py) and abs(py) < 2**53:
+            value = float(_NUMBER_FUNCTIONS[q.rsplit(".", 1)[-1]](py))
+            return ConstV(value, merge_why(args[0].why, (interp.step(fr, node, f"{value!r} = {A.src(node)}"),)))
+    return h_preserve(interp, args, kwargs, node, fr, q)
 
 
 def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1602,7 +1666,11 @@ _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)
 _register(["assertRaises", "assertRaisesRegex"], ["unittest.TestCase"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
-_register(["PartitionSpec"], ["jax.sharding"], h_call_result)  # read by shard_map (transforms._blocks)
+_register(["PartitionSpec"], ["jax.sharding"], h_call_result)
+_register(["divmod", "pow"], ["builtins"], h_int_function)
+_register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
+_register(["sum"], ["builtins"], h_sum)
+_register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (transforms._blocks)
 
 
 def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1884,7 +1952,7 @@ HANDLERS["jax.config.update"] = h_config_update
 
 
 # unmodelled callables known not to change the objects they are given
-_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.sum", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
+_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
 
 # libraries whose functions never change the objects they are given (optax is functional:
 # `tx.update(grads, state, params)` returns new values)

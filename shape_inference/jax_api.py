@@ -112,7 +112,7 @@ def np_twin(qualname: str) -> str:
 _BUILTINS = frozenset(
     "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
     "isinstance getattr setattr hasattr print super type object property staticmethod classmethod "
-    "round divmod map filter any all iter next reveal_type vars repr id hash callable format set frozenset".split()
+    "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset".split()
 )
 
 
@@ -189,6 +189,10 @@ def as_dim(value: Value) -> Dim | None:
 
 
 def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(op, ast.BitOr) and isinstance(left, DictV) and isinstance(right, DictV):
+        keys = {k for k, _ in right.items}  # `base | override`: the right side's keys win
+        kept = tuple((k, v) for k, v in left.items if k not in keys)
+        return DictV(kept + right.items, (interp.step(fr, node, _src(node)),))
     if configdict.is_ref(left) or configdict.is_ref(right):
         return configdict.ref_binop(interp, op, left, right, node, fr)  # a FieldReference computed lazily
     text = _OP_TEXT.get(type(op), "?")
@@ -327,6 +331,11 @@ def unaryop(interp: Interpreter, node: ast.UnaryOp, operand: Value, fr: Frame) -
             return operand
     if isinstance(node.op, ast.UAdd):
         return operand
+    if isinstance(node.op, ast.Invert):
+        ok, value = const_value(operand)
+        if ok and type(value) is int:  # ~n == -n - 1 (a bool's ~ is deprecated: left out)
+            return make_int(~value, operand.why)
+        return operand if isinstance(operand, ArrayV) else UNKNOWN
     if isinstance(node.op, ast.Not):
         t = truth(operand)
         return ConstV(not t, operand.why) if t is not None else UNKNOWN
@@ -719,7 +728,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
         name = deco.qualname
         if name in _TRANSPARENT_DECORATORS or name in ("builtins.staticmethod", "builtins.classmethod"):
             return func
-        if name == "builtins.property":
+        if name in ("builtins.property", "functools.cached_property"):
             return PropertyV(func)
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))

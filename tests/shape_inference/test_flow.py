@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from reveal import one, reveal
 
 from jax_cudnn_lint.shape_inference import analyse
@@ -442,3 +444,31 @@ def test_enum_members_value_and_name() -> None:
     assert one(src + "reveal_type(Mode.TRAIN.value)\n").int == 255
     assert one(src + "reveal_type(Mode.TRAIN.name)\n").value.key() == ("const", "str", "'TRAIN'")
     assert one(src + "impl = Impl.CUDNN\nreveal_type(impl.value)\n").value.key() == ("const", "str", "'cudnn'")
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("divmod(17, 5)[1]", 2),
+        ("math.isqrt(1000)", 31),
+        ("math.gcd(12, 18)", 6),
+        ("pow(3, 4)", 81),
+        ("pow(2, -1)", None),  # a float
+        ("len(range(2, 20, 3))", 6),
+        ("sum((64, 128, 1))", 193),
+        ("sum([64, 1], 2)", 67),
+        ("sum((64, n))", None),
+        ("int(np.ceil(225 / 16))", 15),
+        ("int(np.floor(7.5))", 7),
+        ("int(np.sqrt(256))", None),  # a float64 array scalar: not weakly typed, kept an array
+        ("~5", -6),
+        ("({'a': 1, 's': 255} | {'s': 256})['s']", 256),
+    ],
+)
+def test_python_integer_functions(expr: str, value: int | None) -> None:
+    assert one("import math\nimport numpy as np\n" + f"reveal_type({expr})\n").int == value
+
+
+def test_cached_property_is_a_property() -> None:
+    src = "import functools\nclass C:\n    @functools.cached_property\n    def n(self):\n        return 254 + 1\nreveal_type(C().n)\n"
+    assert one(src).int == 255
