@@ -503,6 +503,11 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
         return items
     if isinstance(value, DictV):
         return [ConstV(k) if not isinstance(k, int) else make_int(k) for k, _ in value.items]
+    if isinstance(value, InstanceV) and "typing.NamedTuple" in value.cls.external_bases():
+        fields = [value.attrs.get(name) for name, _default, _annotation in value.cls.all_fields()]
+        if any(f is None for f in fields) or (n is not None and not has_star and len(fields) != n):
+            return None
+        return [f for f in fields if f is not None]
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
         count = len(range(value.start, value.stop, value.step))
         if count > 64 or (n is not None and not has_star and count != n):
@@ -1141,6 +1146,10 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         if isinstance(getitem, FunctionV):
             return interp.call(BoundMethodV(getitem, base), [index], {}, False, node, fr)
         return UNKNOWN.tainted(base.diff)
+    if isinstance(base, ClassV) and any(b.startswith("enum.") for b in base.external_bases()):
+        ok, key = const_value(interp.ev(index_node, fr))  # `Mode["TRAIN"]`: the member by name
+        member = base.attrs.get(key) if ok and isinstance(key, str) else None
+        return member if member is not None and not isinstance(member, FunctionV) else UNKNOWN
     interp.ev(index_node, fr)
     return UNKNOWN.tainted(base.diff)
 

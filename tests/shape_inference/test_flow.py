@@ -472,3 +472,10 @@ def test_python_integer_functions(expr: str, value: int | None) -> None:
 def test_cached_property_is_a_property() -> None:
     src = "import functools\nclass C:\n    @functools.cached_property\n    def n(self):\n        return 254 + 1\nreveal_type(C().n)\n"
     assert one(src).int == 255
+
+
+def test_enum_member_by_name_and_namedtuple_unpacking() -> None:
+    src = "import enum\nfrom typing import NamedTuple\nclass Context(enum.IntEnum):\n    SHORT = 255\nclass Shape(NamedTuple):\n    batch: int = 2\n    seq: int = 129\n"
+    assert one(src + 'reveal_type(int(Context["SHORT"]))\n').int == 255
+    assert one(src + "_, t = Shape()\nreveal_type(t)\n").int == 129
+    assert one(src + "b, t = Shape(seq=4)\nreveal_type(t)\n").int == 4
