@@ -454,6 +454,10 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         elif mask is not None and not (isinstance(mask, ConstV) and mask.value is None):
             # linen keeps only the keywords the attention_fn's signature accepts
             call_kwargs["mask"] = mask
+        if not nnx and A.truth(kwargs.get("sow_weights", ConstV(False))) is not False:
+            # linen adds `module=self` when it sows the weights: an attention_fn without
+            # that parameter (jax.nn's) fails with a TypeError first
+            call_kwargs["module"] = UNKNOWN
         via = (Step(fr.module.path, getattr(node, "lineno", 0), f"called by {q}(attention_fn=...)"),)
         interp.call(fn, [query, key, value], call_kwargs, False, node, fr, via)
     out_features = obj.kwarg("out_features")
