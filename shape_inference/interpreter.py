@@ -574,6 +574,11 @@ class Interpreter:
                         items = [(k, v) for k, v in container.items if not (k == key and type(k) is type(key))]
                         items.append((key, value))
                         fr.state[target.value.id] = DictV(tuple(items), container.why)
+                    elif ok and isinstance(container, TupleV) and container.is_list and type(key) is int and -len(container.items) <= key < len(container.items) and not fr.branch_depth:
+                        # `widths[1] = (0, pad)` on a list built just before (`[(0, 0)] * x.ndim`)
+                        listed = list(container.items)
+                        listed[key] = value
+                        fr.state[target.value.id] = TupleV(tuple(listed), True, container.why)
                     else:
                         fr.state[target.value.id] = UNKNOWN
         elif isinstance(target, ast.Starred):

@@ -479,3 +479,12 @@ def test_enum_member_by_name_and_namedtuple_unpacking() -> None:
     assert one(src + 'reveal_type(int(Context["SHORT"]))\n').int == 255
     assert one(src + "_, t = Shape()\nreveal_type(t)\n").int == 129
     assert one(src + "b, t = Shape(seq=4)\nreveal_type(t)\n").int == 4
+
+
+def test_list_item_assignment_outside_branches() -> None:
+    src = "def f(n):\n    widths = [(0, 0)] * 3\n    widths[1] = (0, n)\n    reveal_type(widths[1][1])\nf(7)\n"
+    assert one(src).int == 7
+    aliased = "xs = [1, 2, 3]\nys = xs\nxs[0] = 255\nreveal_type(xs[0])\nreveal_type(ys[0])\n"
+    assert [r.int for r in reveal(aliased)] == [255, None]  # the other holder: changed in place
+    branchy = "xs = [1, 2, 3]\nif FLAG:\n    xs[0] = 255\nreveal_type(xs[0])\n"
+    assert one(branchy).int is None
