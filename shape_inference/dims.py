@@ -192,6 +192,23 @@ def symbol(name: str, why: Why = (), *, nonneg: bool = True) -> Dim:
     return Dim((((name,), 1),), 1, 0, None, 0 if nonneg else None, None, why)
 
 
+def range_len(start: int, stop: int, step: int = 1) -> int | None:
+    """len(range(start, stop, step)) without building the range: len() of a range past
+    sys.maxsize raises OverflowError (None for a step of 0, which range() refuses)."""
+    if step == 0:
+        return None
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // -step)
+
+
+def slice_len(n: int, lo: int | None, hi: int | None, step: int | None) -> int | None:
+    """len(range(n)[lo:hi:step]) for any size of n (None for a step of 0)."""
+    if step == 0:
+        return None
+    return range_len(*slice(lo, hi, step).indices(n))
+
+
 def unknown(why: Why = ()) -> Dim:
     return Dim(None, 1, 0, None, None, None, why)
 

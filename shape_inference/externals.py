@@ -117,8 +117,10 @@ def h_arange(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     step_node = interp.step(fr, node, A.src(node))
     if len(args) == 1 and isinstance(args[0], IntV):
         return ArrayV((args[0].dim.with_why(step_node),), dtype, False)
-    if values and all(v is not None for v in values):
-        return ArrayV((D.const(len(range(*[v for v in values if v is not None])), (step_node,)),), dtype, False)
+    known = [v for v in values if v is not None]
+    count = D.range_len(*([0] + known if len(known) == 1 else known)) if values and len(known) == len(values) else None
+    if count is not None:
+        return ArrayV((D.const(count, (step_node,)),), dtype, False)
     if len(args) == 2 and isinstance(args[0], IntV) and isinstance(args[1], IntV) and args[0].dim.value == 0:
         return ArrayV((args[1].dim,), dtype, False)
     return ArrayV(None, A.dtype_or(given, None), False)
@@ -889,7 +891,8 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     if isinstance(v, ConstV) and isinstance(v.value, str):
         return make_int(len(v.value))
     if isinstance(v, A.RangeV) and v.start is not None and v.stop is not None:
-        return make_int(len(range(v.start, v.stop, v.step)), (interp.step(fr, node, A.src(node)),))
+        count = D.range_len(v.start, v.stop, v.step)
+        return make_int(count, (interp.step(fr, node, A.src(node)),)) if count is not None else UNKNOWN
     return UNKNOWN
 
 
@@ -963,17 +966,19 @@ def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     """divmod, pow, math.isqrt, math.gcd, math.lcm of known ints (a patch grid's side,
     `divmod(n, patch)`): known ints, or a (quotient, remainder) pair."""
     ints = _const_ints(args) if not kwargs else None
-    if ints is None or (q == "builtins.pow" and len(ints) == 2 and ints[1] < 0):
-        return UNKNOWN
+    if ints is None or (q == "builtins.pow" and (len(ints) < 2 or not 0 <= ints[1] <= 64 or abs(ints[0]) > 2**32)):
+        return UNKNOWN  # a negative power is a float; a large one, too large to keep
     try:
         result = _INT_FUNCTIONS[q](*ints)
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
         return UNKNOWN
+    parts = cast("tuple[object, ...]", result) if isinstance(result, tuple) else (result,)
+    if not all(isinstance(r, int) and abs(r) < 2**62 for r in parts):
+        return UNKNOWN  # (and never written out: past 4300 digits str() raises)
     why = merge_why(*(a.why for a in args), (interp.step(fr, node, f"{result} = {A.src(node)}"),))
     if isinstance(result, tuple):
-        parts = cast("tuple[object, ...]", result)
         return TupleV(tuple(make_int(r, why) for r in parts if isinstance(r, int)), False, why)
-    return make_int(result, why) if isinstance(result, int) and abs(result) < 2**62 else UNKNOWN
+    return make_int(result, why) if isinstance(result, int) else UNKNOWN
 
 
 def h_sum(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_expects_raise
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
@@ -970,6 +970,8 @@ class Interpreter:
                     f"{stmt.name}.{member.node.name}" if not isinstance(member.node, ast.Lambda) else member.qualname,
                     member.decorators, cls,
                 )
+        if enums.is_enum(cls):
+            enums.finish_class(cls)
         value: Value = cls
         for deco in reversed(decorators):
             if isinstance(deco, FunctionV):
@@ -1113,14 +1115,17 @@ class Interpreter:
         inner = node.value
         if node.attr in ("value", "name") and isinstance(inner, ast.Attribute):
             owner = self.ev(inner.value, fr)
-            member = _enum_member(owner, inner.attr)
-            if member is not None:  # `Mode.TRAIN.value` / `.name`
-                return member if node.attr == "value" else ConstV(inner.attr, member.why)
+            if isinstance(owner, ClassV) and enums.member(owner, inner.attr) is not None:
+                held = owner.attrs[inner.attr]  # `Mode.TRAIN.value` / `.name`
+                return enums.value_of(held) if node.attr == "value" else enums.name_of(owner, inner.attr)
             base = self.getattr_(owner, inner.attr, inner, fr)
         else:
             base = self.ev(inner, fr)
-        if node.attr == "value" and (isinstance(base, IntV) or (isinstance(base, ConstV) and type(base.value) in (str, int, float))):
-            # an enum member the analysis holds as its value (`impl.value` where
+        if isinstance(base, ConstV) and isinstance(base.value, enums.EnumMember):
+            if node.attr in ("value", "name"):
+                return enums.value_of(base) if node.attr == "value" else ConstV(base.value.name)
+        elif node.attr == "value" and (isinstance(base, IntV) or (isinstance(base, ConstV) and type(base.value) in (str, int, float))):
+            # a mixin enum's member, held as its value (`impl.value` where
             # impl = AttnImpl.CUDNN): a plain str or int has no `.value`
             return base
         return self.getattr_(base, node.attr, node, fr)
@@ -1795,12 +1800,3 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.Slice: Interpreter.e_slice,  # type: ignore[dict-item]
     ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
 }
-
-
-def _enum_member(owner: Value, name: str) -> Value | None:
-    """The value member `name` was given in the body of enum class `owner` (the analysis
-    reads `Cls.MEMBER` itself as that value: right for IntEnum and str mixins)."""
-    if not isinstance(owner, ClassV) or not any(b.startswith("enum.") for b in owner.external_bases()):
-        return None
-    member = owner.attrs.get(name)
-    return None if member is None or isinstance(member, (FunctionV, UnknownV)) else member

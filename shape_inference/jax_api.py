@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
+from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx
@@ -509,8 +510,8 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
             return None
         return [f for f in fields if f is not None]
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
-        count = len(range(value.start, value.stop, value.step))
-        if count > 64 or (n is not None and not has_star and count != n):
+        count = D.range_len(value.start, value.stop, value.step)
+        if count is None or count > 64 or (n is not None and not has_star and count != n):
             return None
         return [make_int(i) for i in range(value.start, value.stop, value.step)]
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
@@ -1146,10 +1147,10 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         if isinstance(getitem, FunctionV):
             return interp.call(BoundMethodV(getitem, base), [index], {}, False, node, fr)
         return UNKNOWN.tainted(base.diff)
-    if isinstance(base, ClassV) and any(b.startswith("enum.") for b in base.external_bases()):
+    if enums.is_enum(base):
         ok, key = const_value(interp.ev(index_node, fr))  # `Mode["TRAIN"]`: the member by name
-        member = base.attrs.get(key) if ok and isinstance(key, str) else None
-        return member if member is not None and not isinstance(member, FunctionV) else UNKNOWN
+        member = enums.member(base, key) if ok and isinstance(key, str) else None
+        return member if member is not None else UNKNOWN
     interp.ev(index_node, fr)
     return UNKNOWN.tainted(base.diff)
 

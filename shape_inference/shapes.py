@@ -90,7 +90,8 @@ def _slice_len(n: Dim, lo: int | None, hi: int | None, step: int | None, why: D.
     if lo is None and hi is None and step in (None, 1):
         return n  # the whole axis: the same dimension, provenance and all
     if n.value is not None:
-        return D.const(len(range(n.value)[slice(lo, hi, step)]), why)
+        count = D.slice_len(n.value, lo, hi, step)
+        return D.const(count, why) if count is not None else D.unknown(why)
     if step not in (None, 1):
         return D.unknown(why)
     # symbolic length: only the forms whose result is certain for every n >= |bounds|

@@ -617,3 +617,15 @@ def test_pathological_import_line_is_bounded(line: str, tmp_path: Path) -> None:
     (root / "m.py").write_text("import os\n" + line + "\n", encoding="utf-8")
     result = run_command(".", cwd=root, timeout=10)
     assert "Traceback (most recent call last)" not in result.stderr
+
+
+def test_huge_integers_and_ranges_stay_unknown(tmp_path: Path) -> None:
+    """pow/len(range)/arange/slices past sys.maxsize or 4300 digits: no internal error."""
+    src = (
+        "import math\nimport jax\nimport jax.numpy as jnp\n"
+        "A = pow(10, 5000)\nB = len(range(10 ** 30))\nC = jnp.arange(0, 10, 0)\nD = jnp.arange(10 ** 30)\n"
+        "E = math.isqrt(10 ** 900)\nF = divmod(10 ** 400, 3)\nx = jnp.zeros((2, 8, 4, 64))[:, : 10 ** 30]\n"
+        "try:\n    SPAN = len(range(2 ** 70))\nexcept OverflowError:\n    SPAN = None\n"
+        "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    )
+    assert [f.code for f in engine.lint_source(src, str(tmp_path / "big.py"))] == []

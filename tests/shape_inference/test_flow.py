@@ -488,3 +488,30 @@ def test_list_item_assignment_outside_branches() -> None:
     assert [r.int for r in reveal(aliased)] == [255, None]  # the other holder: changed in place
     branchy = "xs = [1, 2, 3]\nif FLAG:\n    xs[0] = 255\nreveal_type(xs[0])\n"
     assert one(branchy).int is None
+
+
+@pytest.mark.parametrize(
+    ("expr", "shown"),
+    [
+        ("Mode.SHORT == 127", False),  # a plain Enum's member equals only itself
+        ("Mode.ALIAS == Mode.SHORT", True),  # an alias is the member
+        ("Mode.ALIAS.name", "SHORT"),
+        ("Mode.SHORT.value", 127),
+        ("Ctx.SHORT == 255", True),  # an IntEnum's member equals its value
+        ("{Mode.SHORT: 3}[Mode.SHORT]", 3),
+        ("Scaled.A.value", None),  # its own __new__ sets the value
+    ],
+)
+def test_enum_member_semantics(expr: str, shown: object) -> None:
+    src = (
+        "import enum\nclass Mode(enum.Enum):\n    SHORT = 127\n    LONG = 256\n    ALIAS = 127\n"
+        "class Ctx(enum.IntEnum):\n    SHORT = 255\n"
+        "class Scaled(enum.Enum):\n    A = 1\n    def __new__(cls, v):\n        obj = object.__new__(cls)\n        obj._value_ = v * 2\n        return obj\n"
+    )
+    value = one(src + f"reveal_type({expr})\n").value
+    if shown is None:
+        assert value.key()[0] != "const" and not isinstance(value, IntV)
+    elif isinstance(shown, bool | str):
+        assert value.key() == ("const", type(shown).__name__, repr(shown))
+    else:
+        assert isinstance(value, IntV) and value.dim.value == shown

@@ -1,0 +1,115 @@
+"""Enum classes: what `Mode.TRAIN`, `Mode.TRAIN.value`, `.name` and `Mode["TRAIN"]` are.
+
+A member of an enum with an int or str mixin (`IntEnum`, `StrEnum`, `class Impl(str,
+Enum)`) equals its value, so the analysis holds it as that value: `implementation=
+Impl.CUDNN` is "cudnn" to JAX's check, `jnp.zeros((B, Context.SHORT))` is a length.  A
+member of a plain `Enum` equals nothing but itself (`Mode.SHORT == 127` is False, and it
+is no length): it is held as a ConstV of an EnumMember, which compares by identity and
+keeps the value for `.value`.  An enum with its own `__new__` gives its members values
+that the body does not show: they are unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ClassV,
+    ConstV,
+    FunctionV,
+    UnknownV,
+    Value,
+    const_value,
+)
+
+# a mixin that makes members equal to their values
+_VALUE_MIXINS = ("enum.IntEnum", "enum.StrEnum", "enum.IntFlag", "builtins.int", "builtins.str", "builtins.float")
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """A plain Enum's member: equal only to itself (by class and name)."""
+
+    owner: str
+    name: str
+    value: Value = field(compare=False, hash=False, repr=False)
+
+
+def is_enum(cls: Value) -> bool:
+    return isinstance(cls, ClassV) and any(b.startswith("enum.") for b in cls.external_bases())
+
+
+def _is_member(name: str, value: Value) -> bool:
+    return not name.startswith("_") and not isinstance(value, (FunctionV, ClassV))
+
+
+def finish_class(cls: ClassV) -> None:
+    """After an enum class body ran: its members as the module docstring says (an
+    alias, a later name with an earlier member's value, is that member)."""
+    bases = cls.external_bases()
+    custom_new = isinstance(cls.lookup("__new__"), FunctionV)
+    plain = not any(base in _VALUE_MIXINS for base in bases)
+    firsts: dict[tuple[type, object], Value] = {}
+    for name, value in list(cls.attrs.items()):
+        if not _is_member(name, value):
+            continue
+        if custom_new:
+            cls.attrs[name] = UNKNOWN
+            continue
+        if not plain:
+            continue
+        ok, py = const_value(value)
+        key = (type(py), py) if ok and _hashable(py) else None
+        held = firsts.get(key) if key is not None else None
+        if held is None:
+            held = ConstV(EnumMember(cls.qualname, name, value), value.why)
+            if key is not None:
+                firsts[key] = held
+        cls.attrs[name] = held
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def member(cls: Value, name: str) -> Value | None:
+    """`Cls.NAME` of an enum class (None: not an enum, or no such member)."""
+    if not is_enum(cls) or not isinstance(cls, ClassV):
+        return None
+    found = cls.attrs.get(name)
+    return found if found is not None and _is_member(name, found) else None
+
+
+def value_of(held: Value) -> Value:
+    """`.value` of a member as the analysis holds it."""
+    if isinstance(held, ConstV) and isinstance(held.value, EnumMember):
+        return held.value.value
+    return held  # a mixin member is its value
+
+
+def name_of(cls: ClassV, name: str) -> Value:
+    """`Cls.NAME.name`: NAME, or the first member's name when NAME is an alias of it."""
+    mine = cls.attrs.get(name)
+    if mine is None or isinstance(mine, UnknownV):
+        return UNKNOWN
+    if isinstance(mine, ConstV) and isinstance(mine.value, EnumMember):
+        return ConstV(mine.value.name)  # a plain Enum's alias already holds its member
+    ok, mine_value = const_value(mine)
+    if not ok:
+        return UNKNOWN
+    for other, held in cls.attrs.items():
+        if other == name:
+            break
+        if not _is_member(other, held):
+            continue
+        other_ok, other_value = const_value(held)
+        if not other_ok:
+            return UNKNOWN
+        if other_value == mine_value and type(other_value) is type(mine_value):
+            return ConstV(other)
+    return ConstV(name)
