@@ -48,6 +48,7 @@ def lint_project(
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
     partial: list[str] | None = None,
+    drivers: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
@@ -57,10 +58,12 @@ def lint_project(
     that runs only if an analysed import reaches them; entry files listed in
     `importers` (they import the analysed code but name no watched API; each maps to
     the names it binds that lead to watched calls, None if unknown) are entered
-    only through their functions that name a differentiation transform.  `root` is
+    only through their functions that name a differentiation transform, those also in
+    `drivers` (a main.py calling training code it imports) through their functions that
+    use those names.  `root` is
     the folder module names are relative to.  `partial`, when given, receives the entry
     files whose analysis ran out of its work budget.
     """
     return analyse_modules(
-        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial
+        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial, drivers=drivers
     )

@@ -69,6 +69,7 @@ class ComponentTask:
     component: Component
     texts: Mapping[str, str | None]  # entry path -> text already read by the scan
     importer_names: Mapping[str, Names]
+    drivers: frozenset[str]
     config: Config
     root: str
 
@@ -87,6 +88,7 @@ def lint_components(
             component,
             {path: texts.get(path) for path in component.entries},
             {p: chosen.importer_names[p] for p in component.entries if p in chosen.importer_names},
+            chosen.drivers & frozenset(component.entries),
             config,
             root,
         )
@@ -228,7 +230,7 @@ def _lint(
         return []
     try:
         importers = {p: names for p, names in task.importer_names.items() if p in trees}
-        findings = lint_project(trees, task.config, task.root, lazy, importers, partial)
+        findings = lint_project(trees, task.config, task.root, lazy, importers, partial, task.drivers)
         return _enabled(findings, task.config)
     except Exception as project_exc:
         if raise_internal():

@@ -197,6 +197,8 @@ class ProjectSet:
     # each importer entry (not gated) -> the names it binds that lead to a watched
     # call (ALL: cannot tell); the analysis skips an importer that never uses one
     importer_names: dict[str, Names]
+    # the importer entries that name no transform: drivers of training code (_drivers)
+    drivers: frozenset[str] = frozenset()
     # the units of analysis, in order of their first entry
     components: list[Component] = field(default_factory=lambda: [])
 
@@ -246,6 +248,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
                 pending[importer] = ALL if queued is None else queued | added
 
     entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
+    drivers = _drivers(leads, entries, importers, by_path)
+    entries |= drivers
     importer_names = {p: through[p] for p in entries if not by_path[p].gated}
     reachable: set[str] = set()
     groups = _UnionFind()
@@ -263,7 +267,30 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += _shards(component, imports, by_path, order)
-    return ProjectSet(entry_list, reachable_list, importer_names, components)
+    return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components)
+
+
+def _drivers(
+    leads: dict[str, Names],
+    entries: set[str],
+    importers: dict[str, list[tuple[str, Taken]]],
+    by_path: dict[str, ScannedFile],
+) -> set[str]:
+    """Files no project file imports (scripts, CLIs, tests) that take a leading name
+    from a module that differentiates (a main.py calling `train(seq_len=...)` from
+    trainer.py): the values they pass are what the training code runs with, so they
+    are entries too, though they name no transform themselves.  A library module that
+    does the same is itself imported: its callers are where the values come from."""
+    found: set[str] = set()
+    for target in entries:
+        if not by_path[target].differentiates:
+            continue
+        for importer, taken in importers.get(target, ()):
+            if importer in entries or importer not in leads or importers.get(importer):
+                continue
+            if _names_taken(taken, by_path[target], leads[target]) != frozenset():
+                found.add(importer)
+    return found
 
 
 class _UnionFind:

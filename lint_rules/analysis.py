@@ -31,10 +31,11 @@ def analyse_modules(
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
     partial: list[str] | None = None,
+    drivers: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """The findings of one analysis run; `partial`, when given, receives the entry
     files whose analysis ran out of its work budget (silence there proves less)."""
-    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers)
+    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers, drivers=drivers)
     if partial is not None:
         partial.extend(analysis.exhausted_paths)
     findings: list[Finding] = []

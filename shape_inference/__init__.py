@@ -33,8 +33,9 @@ def analyse(
     seconds: float | None = None,
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
+    drivers: frozenset[str] = frozenset(),
 ) -> Analysis:
-    project = Project(trees, root, lazy, importers)
+    project = Project(trees, root, lazy, importers, drivers)
     kwargs: dict[str, float] = {}
     if step_budget is not None:
         kwargs["step_budget"] = step_budget

@@ -12,8 +12,9 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums
@@ -199,6 +200,7 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
+        self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         self.active: list[int] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
@@ -229,6 +231,8 @@ class Interpreter:
         """Evaluate the entry modules, then their functions and methods with unknown
         arguments.  Other project modules run only when an import reaches them."""
         roots = [info for info in self.project.roots if _worth_entering(info)]
+        for info in [*self.project.roots, *self.project.conftests()]:
+            self.mark_patches(info)  # (a conftest's autouse fixture patches for every test)
         for phase in (self.module_namespace, self.analyse_generically):
             for info in roots:
                 # each entry module gets its own budget: one huge file costs only itself
@@ -240,6 +244,42 @@ class Interpreter:
                     self.exhausted = True
                     if info.path not in self.exhausted_paths:
                         self.exhausted_paths.append(info.path)
+
+    def mark_patches(self, info: ModuleInfo) -> None:
+        """The globals of project modules that `info` sets from outside: `mod.NAME = v`,
+        `setattr(mod, "NAME", v)`, `monkeypatch.setattr(mod, "NAME", v)` or
+        `monkeypatch.setattr("pkg.mod.NAME", v)`, where `mod` is a project module."""
+        modules: dict[str, ModuleInfo] = {}
+        patches: list[tuple[str, str]] = []  # (local module name or dotted path, NAME)
+        for node in _walk_with_patching_defs(info):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    found = self.project.find(alias.name if alias.asname else alias.name.split(".")[0])
+                    if found is not None:
+                        modules[alias.asname or alias.name.split(".")[0]] = found
+            elif isinstance(node, ast.ImportFrom):
+                base = self.project.resolve_relative(info, node.module, node.level) if node.level else (node.module or "")
+                for alias in node.names:
+                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                    if found is not None and alias.name != "*":
+                        modules[alias.asname or alias.name] = found
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        patches.append((target.value.id, target.attr))
+            elif isinstance(node, ast.Call) and _is_setattr_call(node):
+                first, second = node.args[0], node.args[1] if len(node.args) > 1 else None
+                if isinstance(first, ast.Name) and isinstance(second, ast.Constant) and isinstance(second.value, str):
+                    patches.append((first.id, second.value))
+                elif isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:
+                    dotted, name = first.value.rsplit(".", 1)
+                    found = self.project.find(dotted)
+                    if found is not None:
+                        found.patched.add(name)
+        for local, name in patches:
+            target = modules.get(local)
+            if target is not None and target is not info:
+                target.patched.add(name)
 
     def tick(self) -> None:
         self.steps += 1
@@ -264,8 +304,8 @@ class Interpreter:
     def analyse_generically(self, info: ModuleInfo) -> None:
         """Analyse each function and method as if called from outside with unknown values."""
         wanted: set[str] | None = None
-        if info.entry == "differentiating":
-            wanted = differentiating_functions(info.facts, _functions_of(info))
+        if info.entry != "full" and (seeds := _entry_seeds(info)) is not None:
+            wanted = differentiating_functions(info.facts, _functions_of(info), seeds)
         for name, value in list(info.namespace.items()):
             if isinstance(value, FunctionV) and value.module is info:
                 if wanted is None or name in wanted:
@@ -384,19 +424,23 @@ class Interpreter:
                 kwargs[param.arg] = seeded or OpaqueV(param.arg)
         return args, kwargs
 
-    @staticmethod
-    def _defaults_every_call_overrides(func: FunctionV, params: list[ast.arg], first_default: int, row: dict[str, Value] | None) -> list[str]:
-        """Parameters whose default no run of the module uses: a module-level function
-        that its module only calls, every call passing the parameter.  Analysed without a
-        caller, they are unknown, not their default (`def train(seq_len=255)` called as
-        `train(256)` never runs with 255).  A function the module does not call keeps its
-        defaults: outside callers may leave them out."""
+    def _defaults_every_call_overrides(self, func: FunctionV, params: list[ast.arg], first_default: int, row: dict[str, Value] | None) -> list[str]:
+        """Parameters whose default no run of the project uses: a module-level function
+        that its module and the other analysed files (a main.py driving trainer.py) only
+        call, every call passing the parameter.  Analysed without a caller, they are
+        unknown, not their default (`def train(seq_len=255)` called as `train(256)` never
+        runs with 255).  A function nobody calls keeps its defaults: outside callers may
+        leave them out."""
         node = func.node
         if func.owner is not None or isinstance(node, ast.Lambda) or first_default >= len(params) or node not in func.module.tree.body:
             return []
         if not any(_could_fail(default) for default in node.args.defaults):
             return []  # the module's call index costs a walk: only where a default could matter
         calls = func.module.facts.direct_calls(node.name)
+        outside = self._calls_from_other_roots(func.module, node.name)
+        if calls is None or outside is None:
+            return []
+        calls = [*calls, *outside]
         if not calls:
             return []
         dead: list[str] = []
@@ -407,6 +451,48 @@ class Interpreter:
             if all(_passes(call, i, name) for call in calls):
                 dead.append(name)
         return dead
+
+    def _calls_from_other_roots(self, module: ModuleInfo, name: str) -> list[ast.Call] | None:
+        """The calls of `module`'s function `name` in the other analysed files that import
+        it by name (`from trainer import train`); None where one uses it otherwise, or
+        imports the module itself (`trainer.train` may be passed anywhere)."""
+        calls: list[ast.Call] = []
+        for info in self.project.roots:
+            if info is module:
+                continue
+            whole, by_name = self._root_imports(info)
+            if id(module) in whole:
+                return None
+            if (id(module), "*") in by_name:
+                return None
+            for bound in by_name.get((id(module), name), ()):
+                found = info.facts.direct_calls(bound)
+                if found is None:
+                    return None
+                calls.extend(found)
+        return calls
+
+    def _root_imports(self, info: ModuleInfo) -> tuple[set[int], dict[tuple[int, str], list[str]]]:
+        """What a root imports from project modules (cached): the modules it imports
+        whole, and for (module, name) the names it binds them to ('*' for a star)."""
+        cached = self._imports_of_roots.get(info.path)
+        if cached is None:
+            whole: set[int] = set()
+            by_name: dict[tuple[int, str], list[str]] = {}
+            for stmt in ast.walk(info.tree):
+                if isinstance(stmt, ast.Import):
+                    whole.update(id(m) for a in stmt.names if (m := self.project.find(a.name)) is not None)
+                elif isinstance(stmt, ast.ImportFrom):
+                    base = self.project.resolve_relative(info, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+                    source = self.project.find(base)
+                    for alias in stmt.names:
+                        sub = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                        if sub is not None:
+                            whole.add(id(sub))  # `from pkg import trainer`
+                        elif source is not None:
+                            by_name.setdefault((id(source), alias.name), []).append(alias.asname or alias.name)
+            cached = self._imports_of_roots[info.path] = (whole, by_name)
+        return cached
 
     def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None, test_class: ClassV | None = None) -> Value | None:
         """What pytest injects for a test's parameter `name`: the value of the
@@ -543,12 +629,10 @@ class Interpreter:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
-            elif isinstance(base, ModuleV):
-                # `consts.MAX_LEN = 256`: that module's global, for what runs after
-                namespace = self.module_namespace(base.info)
-                if fr.branch_depth:
-                    value = join(self.resolved(namespace, target.attr), value) if target.attr in namespace else UNKNOWN
-                namespace[target.attr] = value
+            elif isinstance(base, ModuleV) and base.info is not fr.module:
+                # `consts.MAX_LEN = 256` from another module: which value a reader sees
+                # depends on which program ran first (an eval script, a test, a branch)
+                base.info.patched.add(target.attr)
                 self.globals_epoch += 1  # calls memoised before may have read the old value
         elif isinstance(target, ast.Subscript):
             container_v = self.ev(target.value, fr)
@@ -880,6 +964,8 @@ class Interpreter:
 
     def import_from(self, base: str, name: str) -> Value:
         info = self.project.find(base)
+        if info is not None and name in info.patched:
+            return UNKNOWN  # set from outside: bound before or after, who can tell
         if info is not None:
             if info.state == "new":
                 return LazyImportV(info, name)
@@ -1055,7 +1141,7 @@ class Interpreter:
                 return self.resolved(scope, name)
         namespace = fr.module.namespace
         if name in namespace:
-            if fr.func is not None and name in fr.module.global_names:
+            if fr.func is not None and (name in fr.module.global_names or name in fr.module.patched):
                 return UNKNOWN
             return self.resolved(namespace, name)
         return self.api.builtin(name)
@@ -1138,6 +1224,8 @@ class Interpreter:
                     return flag
             return self.external(f"{base.qualname}.{name}")
         if isinstance(base, ModuleV):
+            if name in base.info.patched:
+                return UNKNOWN
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
             if name in namespace:
                 return self.resolved(namespace, name)
@@ -1655,15 +1743,22 @@ def _own_attribute(target: ast.Attribute, fr: Frame) -> bool:
 
 
 def _worth_entering(info: ModuleInfo) -> bool:
-    """A differentiating root (an importer, not gated) is analysed only if its code
-    names a differentiation transform and uses a name that leads to a watched call:
-    the cheap scan cannot tell code from prose or an import that goes unused."""
-    if info.entry != "differentiating":
+    """A root that is an importer (not gated) is analysed only if its code uses a name
+    that leads to a watched call: the cheap scan cannot tell code from prose or an
+    import that goes unused.  One that names no differentiation transform is a driver
+    (project_set._drivers), entered through its uses of those names."""
+    if info.entry == "full":
         return True
     used = info.facts.module_names()
-    if not used & DIFFERENTIATION_NAMES:
+    if info.entry == "differentiating" and not used & DIFFERENTIATION_NAMES:
         return False
     return info.entry_names is None or bool(used & info.entry_names)
+
+
+def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
+    """The names through which an importer root's functions are entered: the
+    differentiation transforms it names, or (a driver) the leading names it uses."""
+    return info.entry_names if info.entry == "driver" else DIFFERENTIATION_NAMES
 
 
 def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:
@@ -1800,3 +1895,24 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.Slice: Interpreter.e_slice,  # type: ignore[dict-item]
     ast.Call: Interpreter.e_call,  # type: ignore[dict-item]
 }
+
+
+def _is_setattr_call(node: ast.Call) -> bool:
+    """`setattr(obj, "NAME", v)` or `<monkeypatch>.setattr(...)` with two or three arguments."""
+    func = node.func
+    named = (isinstance(func, ast.Name) and func.id == "setattr") or (isinstance(func, ast.Attribute) and func.attr == "setattr")
+    return named and 2 <= len(node.args) <= 3
+
+
+_MAY_PATCH = re.compile(r"setattr\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)")
+
+
+def _walk_with_patching_defs(info: ModuleInfo) -> Iterator[ast.AST]:
+    """Every node of the module; a definition not parsed yet (a reached module's
+    LazyDef) is parsed and walked only if its text may set another module's global."""
+    for node in ast.walk(info.tree):
+        yield node
+        if isinstance(node, LazyDef) and _MAY_PATCH.search(node.text):
+            parsed = node.parse(info.path)
+            if parsed is not None:
+                yield from ast.walk(parsed)

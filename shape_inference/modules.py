@@ -45,9 +45,12 @@ class ModuleInfo:
     namespace: dict[str, Value] = field(default_factory=lambda: {})
     state: str = "new"  # new -> running -> done
     facts: ScopeFacts = field(default_factory=ScopeFacts)
-    entry: str = "full"  # how a root is analysed: every function, or only those naming a grad-like transform
+    entry: str = "full"  # how a root is analysed: every function, only those naming a grad-like transform, or (a driver) those using what it imports
     # for a "differentiating" root: the names it imports that lead to watched calls (None: unknown)
     entry_names: frozenset[str] | None = None
+    # globals another module sets (`consts.MAX_LEN = 256`, monkeypatch.setattr): which
+    # value a function reads depends on which program ran first, so it is unknown
+    patched: set[str] = field(default_factory=lambda: set())
 
     @property
     def global_names(self) -> frozenset[str]:
@@ -134,11 +137,13 @@ class Project:
         root: str | None = None,
         lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
         importers: Mapping[str, frozenset[str] | None] | None = None,
+        drivers: frozenset[str] = frozenset(),
     ) -> None:
         """`trees` are the modules to analyse (entry points); `lazy` are the other files
         of the project, parsed only if an analysed import reaches them.  Entry files in
         `importers` (a train.py importing the analysed code) are entered only through
-        their functions that name a differentiation transform."""
+        their functions that name a differentiation transform; those in `drivers` (a
+        main.py calling training code it imports) through their uses of those names."""
         self.by_name: dict[str, ModuleInfo] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
@@ -155,7 +160,7 @@ class Project:
         for path, tree in trees.items():
             info = self._register(path, root, tree, None)
             if importers is not None and path in importers:
-                info.entry = "differentiating"
+                info.entry = "driver" if path in drivers else "differentiating"
                 info.entry_names = importers[path]
             self.roots.append(info)
         for path, loader in lazy.items():
@@ -171,6 +176,13 @@ class Project:
         for i in range(len(parts)):
             self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
         return info
+
+    def conftests(self) -> list[ModuleInfo]:
+        """The project's conftest.py modules, parsed."""
+        found = [info for path, info in self.by_path.items() if os.path.basename(path) == "conftest.py"]
+        for info in found:
+            self.load(info)
+        return found
 
     @staticmethod
     def load(info: ModuleInfo) -> None:

@@ -283,10 +283,11 @@ def _names_in(tree: ast.AST) -> frozenset[str]:
     return frozenset(names)
 
 
-def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNode]) -> set[str]:
-    """The functions (by name) that name a differentiation transform, and those that
-    call them, transitively: the entry points of a module that trains a model."""
-    chosen = {name for name, node in functions.items() if facts.names_used(node) & DIFFERENTIATION_NAMES}
+def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNode], seeds: frozenset[str] = DIFFERENTIATION_NAMES) -> set[str]:
+    """The functions (by name) that name one of `seeds` (a differentiation transform;
+    for a driver, the training code it imports), and those that call them,
+    transitively: the entry points of a module that trains a model."""
+    chosen = {name for name, node in functions.items() if facts.names_used(node) & seeds}
     changed = True
     while changed:
         changed = False

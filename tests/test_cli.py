@@ -486,12 +486,14 @@ PROJECT = {
     "unrelated.py": "import os\n",
     "pkg/other.py": "from pkg import util\n",
 }
-# Entry files: the gated model and the importer that differentiates (train.py);
-# importers that do not (deep.py, top.py, runner.py) are not entries.  What the
+# Entry files: the gated model, the importer that differentiates (train.py) and a
+# driver of it that nothing imports (runner.py); importers that do not differentiate
+# and take nothing from a module that does (deep.py, top.py) are not entries.  What the
 # entries import (pkg/__init__.py, util.py) is reachable, parsed only on demand.
 ANALYSED = [
     "pkg/model.py",
     "pkg/train.py",
+    "runner.py",
 ]
 
 
