@@ -177,19 +177,31 @@ def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     """pmap runs the function once per device on a slice of the mapped axis: the body sees
     the arguments without it, as under vmap, but no batching rule runs (no vmap context)."""
     axes = _in_axes(tv.param("in_axes"), len(args))
-    if axes is None or tv.param("static_broadcasted_argnums") is not None:
+    static = _static_argnums(tv.param("static_broadcasted_argnums"))
+    size: Dim | None = None
+    if axes is None or static is None:
         mapped: Args = [UnknownV(a.diff) for a in args]
-        size: Dim | None = None
+        mapped_kwargs: Kwargs = {k: UnknownV(v.diff) for k, v in kwargs.items()}
     else:
-        mapped, size = [], None
-        for a, ax in zip(args, axes):
-            new, s = _drop_axis(a, ax)
+        mapped = []
+        for i, (a, ax) in enumerate(zip(args, axes)):
+            new, s = _drop_axis(a, None if i in static else ax)  # a static argument is passed whole
             mapped.append(new)
             size = size or s
-    result = interp.call(tv.func, mapped, kwargs, False, node, fr)
+        mapped_kwargs = {k: _drop_axis(v, 0)[0] for k, v in kwargs.items()}  # keywords: always axis 0
+    result = interp.call(tv.func, mapped, mapped_kwargs, False, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
     return UnknownV(result.diff) if out_axis is None else _add_axis(result, size, out_axis)
+
+
+def _static_argnums(value: Value | None) -> set[int] | None:
+    """pmap's static_broadcasted_argnums: an int or a tuple of ints (None: cannot tell)."""
+    if value is None:
+        return set()
+    items = value.items if isinstance(value, TupleV) else (value,)
+    nums = [int_value(item) for item in items]
+    return None if any(n is None or n < 0 for n in nums) else {n for n in nums if n is not None}
 
 
 def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
