@@ -24,7 +24,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -200,6 +200,7 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
+        self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         self.active: list[int] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
@@ -248,27 +249,16 @@ class Interpreter:
     def mark_patches(self, info: ModuleInfo) -> None:
         """The globals of project modules that `info` sets from outside: `mod.NAME = v`,
         `setattr(mod, "NAME", v)`, `monkeypatch.setattr(mod, "NAME", v)` or
-        `monkeypatch.setattr("pkg.mod.NAME", v)`, where `mod` is a project module."""
-        modules: dict[str, ModuleInfo] = {}
-        patches: list[tuple[str, str]] = []  # (local module name or dotted path, NAME)
-        for node in _walk_with_patching_defs(info):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    found = self.project.find(alias.name if alias.asname else alias.name.split(".")[0])
-                    if found is not None:
-                        modules[alias.asname or alias.name.split(".")[0]] = found
-            elif isinstance(node, ast.ImportFrom):
-                base = self.project.resolve_relative(info, node.module, node.level) if node.level else (node.module or "")
-                for alias in node.names:
-                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
-                    if found is not None and alias.name != "*":
-                        modules[alias.asname or alias.name] = found
-            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        `monkeypatch.setattr("pkg.mod.NAME", v)`, where `mod` is a project module.
+        Statements only (a patch is one); imports are resolved only for the names patched."""
+        patches: list[tuple[str, str]] = []  # (the module's local name, NAME)
+        for stmt in _statements_with_patching_defs(info):
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id not in ("self", "cls"):
                         patches.append((target.value.id, target.attr))
-            elif isinstance(node, ast.Call) and _is_setattr_call(node):
-                first, second = node.args[0], node.args[1] if len(node.args) > 1 else None
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _is_setattr_call(stmt.value):
+                first, second = stmt.value.args[0], stmt.value.args[1]
                 if isinstance(first, ast.Name) and isinstance(second, ast.Constant) and isinstance(second.value, str):
                     patches.append((first.id, second.value))
                 elif isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:
@@ -276,6 +266,22 @@ class Interpreter:
                     found = self.project.find(dotted)
                     if found is not None:
                         found.patched.add(name)
+        if not patches:
+            return
+        wanted = {local for local, _ in patches}
+        modules: dict[str, ModuleInfo] = {}
+        for stmt in info.facts.imports():
+            for alias in stmt.names:
+                local = alias.asname or alias.name.split(".")[0]
+                if local not in wanted:
+                    continue
+                if isinstance(stmt, ast.Import):
+                    found = self.project.find(alias.name if alias.asname else local)
+                else:
+                    base = self.project.resolve_relative(info, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                if found is not None:
+                    modules[local] = found
         for local, name in patches:
             target = modules.get(local)
             if target is not None and target is not info:
@@ -348,13 +354,27 @@ class Interpreter:
             inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
         for name in cls.module.facts.self_attrs(cls.node):
             inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
-        for name in cls.module.facts.subclass_overrides(cls.node):
+        for name in self.subclass_overrides(cls):
             member = cls.lookup(name)
             if member is not None and not isinstance(member, FunctionV):  # a subclass's value may be the one
                 inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
         return inst
+
+    def subclass_overrides(self, cls: ClassV) -> frozenset[str]:
+        """What subclasses of `cls` bind again, in any module parsed so far: its name as
+        their bases give it (over-approximate, so a method's generic `self` is unknown
+        wherever a subclass may differ).  Cached until more modules are parsed."""
+        loaded = [info for info in self.project.by_path.values() if info.loader is None]
+        key = (cls.node.name, len(loaded))
+        found = self._overrides_by_name.get(key)
+        if found is None:
+            names: set[str] = set()
+            for info in loaded:
+                names |= info.facts.subclass_overrides(cls.node.name)
+            found = self._overrides_by_name[key] = frozenset(names)
+        return found
 
     def generic_call(self, func: FunctionV, self_value: Value | None, by_closure: bool = False) -> None:
         """Analyse `func` as if called by code we cannot see.
@@ -479,10 +499,10 @@ class Interpreter:
         if cached is None:
             whole: set[int] = set()
             by_name: dict[tuple[int, str], list[str]] = {}
-            for stmt in ast.walk(info.tree):
+            for stmt in info.facts.imports():
                 if isinstance(stmt, ast.Import):
                     whole.update(id(m) for a in stmt.names if (m := self.project.find(a.name)) is not None)
-                elif isinstance(stmt, ast.ImportFrom):
+                else:
                     base = self.project.resolve_relative(info, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
                     source = self.project.find(base)
                     for alias in stmt.names:
@@ -1907,12 +1927,12 @@ def _is_setattr_call(node: ast.Call) -> bool:
 _MAY_PATCH = re.compile(r"setattr\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)")
 
 
-def _walk_with_patching_defs(info: ModuleInfo) -> Iterator[ast.AST]:
-    """Every node of the module; a definition not parsed yet (a reached module's
+def _statements_with_patching_defs(info: ModuleInfo) -> Iterator[ast.stmt]:
+    """Every statement of the module; a definition not parsed yet (a reached module's
     LazyDef) is parsed and walked only if its text may set another module's global."""
-    for node in ast.walk(info.tree):
-        yield node
-        if isinstance(node, LazyDef) and _MAY_PATCH.search(node.text):
-            parsed = node.parse(info.path)
+    for stmt in every_statement(info.tree.body):
+        yield stmt
+        if isinstance(stmt, LazyDef) and _MAY_PATCH.search(stmt.text):
+            parsed = stmt.parse(info.path)
             if parsed is not None:
-                yield from ast.walk(parsed)
+                yield from every_statement([parsed])

@@ -13,12 +13,14 @@ walked once, for itself: this costs a fraction of `ast.parse`.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
+from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -50,6 +52,20 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         stmt = stack.pop()
         yield stmt
         if isinstance(stmt, _NESTED):
+            continue
+        for block in _child_blocks(stmt):
+            stack.extend(reversed(block))
+
+
+def every_statement(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a module, nested scopes (def, class bodies) included; no
+    expression is walked."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed(stmt.body))
             continue
         for block in _child_blocks(stmt):
             stack.extend(reversed(block))
@@ -99,7 +115,9 @@ class ScopeFacts:
         self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
-        self._overrides: IdentityTable[ast.ClassDef, frozenset[str]] = IdentityTable()
+        self._overrides: dict[str, frozenset[str]] = {}
+        self._class_list: list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]] | None = None
+        self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
@@ -152,29 +170,60 @@ class ScopeFacts:
             found = self._self_attrs[cls] = tuple(sorted(names))
         return found
 
-    def subclass_overrides(self, cls: ast.ClassDef) -> frozenset[str]:
-        """Names the module's subclasses of `cls` (direct or not) bind again: in their
-        class body, or as `self.name` in their methods.  A method of `cls` analysed
-        without a caller may run on such a subclass's instance."""
-        found = self._overrides.get(cls)
+    def subclass_overrides(self, base: str) -> frozenset[str]:
+        """Names the module's subclasses of the class named `base` (direct or not, by
+        the name their bases give) bind again: in their class body (tuples and
+        definitions included: a @property overrides a value), or as `self.name` in
+        their methods.  A method of the base analysed without a caller may run on such
+        a subclass's instance."""
+        found = self._overrides.get(base)
         if found is None:
             names: set[str] = set()
-            parents = {cls.name}
-            classes = [c for c in (self.tree.body if isinstance(self.tree, ast.Module) else []) if isinstance(c, ast.ClassDef)]
+            parents = {base}
+            classes = self._classes()
             grown = True
             while grown:
                 grown = False
-                for sub in classes:
-                    if sub.name in parents or not any(_base_name(b) in parents for b in sub.bases):
+                for name, bases, node in classes:
+                    if name in parents or not bases & parents:
+                        continue
+                    sub = node.parse("<lazy>") if isinstance(node, LazyDef) else node
+                    if not isinstance(sub, ast.ClassDef):
                         continue
                     parents.add(sub.name)
                     grown = True
                     names.update(self.self_attrs(sub))
                     for stmt in sub.body:
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-                        names.update(t.id for t in targets if isinstance(t, ast.Name))
-            found = self._overrides[cls] = frozenset(names)
+                        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                            names.add(stmt.name)
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+                        for target in targets:
+                            for node in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                                if isinstance(node, ast.Name):
+                                    names.add(node.id)
+            found = self._overrides[base] = frozenset(names)
         return found
+
+    def imports(self) -> list[ast.Import | ast.ImportFrom]:
+        """Every import statement of the module, at any depth (cached)."""
+        if self._imports is None:
+            body = self.tree.body if isinstance(self.tree, ast.Module) else []
+            self._imports = [s for s in every_statement(body) if isinstance(s, (ast.Import, ast.ImportFrom))]
+        return self._imports
+
+    def _classes(self) -> list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]]:
+        """The module's top-level classes: name, the names of its bases, the class (a
+        LazyDef of a reached module keeps its text: its bases are read off the header)."""
+        if self._class_list is None:
+            found: list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]] = []
+            for node in self.tree.body if isinstance(self.tree, ast.Module) else []:
+                if isinstance(node, ast.ClassDef):
+                    found.append((node.name, frozenset(n for b in node.bases if (n := _base_name(b)) is not None), node))
+                elif isinstance(node, LazyDef) and (header := _CLASS_HEADER.search(node.text)) is not None:
+                    bases = frozenset(part.split("[")[0].strip().rsplit(".", 1)[-1] for part in header.group(2).split(","))
+                    found.append((node.name, bases, node))
+            self._class_list = found
+        return self._class_list
 
     def global_names(self) -> frozenset[str]:
         """Names some function of the module rebinds with `global`."""
@@ -307,3 +356,7 @@ def _base_name(base: ast.expr) -> str | None:
     if isinstance(base, ast.Attribute):
         return base.attr
     return None
+
+
+# `class Name(Base, mixins.Other[T]):` at the start of a definition's text (decorators aside)
+_CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*\(([^)]*)\)", re.MULTILINE)

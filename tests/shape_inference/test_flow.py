@@ -521,3 +521,14 @@ def test_enum_member_semantics(expr: str, shown: object) -> None:
         assert value.key() == ("const", type(shown).__name__, repr(shown))
     else:
         assert isinstance(value, IntV) and value.dim.value == shown
+
+
+def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> None:
+    base = "class Base:\n    seq = 255\n    width = 64\n    def n(self):\n        reveal_type(self.seq)\n"
+    sub = "from base import Base\nclass Small(Base):\n    seq = 128\n"
+    assert one(sub, files={"base.py": base}).int is None
+    assert one("import base\n", files={"base.py": base}).int == 255  # no subclass: its own value
+    tupled = "from base import Base\nclass Small(Base):\n    seq, width = 128, 32\n"
+    assert one(tupled, files={"base.py": base}).int is None
+    prop = "from base import Base\nclass Small(Base):\n    @property\n    def seq(self):\n        return 128\n"
+    assert one(prop, files={"base.py": base}).int is None
