@@ -313,6 +313,7 @@ class ScannedFile:
     internal_error: str | None = None
     differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
     defines: tuple[str, ...] = ()  # names of its top-level defs and classes
+    functions: tuple[str, ...] = ()  # the defs among them
     size: int = 0  # characters of text: what analysing the file may cost
 
 
@@ -369,10 +370,10 @@ def _after_line_starts(text: str, word: str) -> Iterator[int]:
         at = text.find("\n" + word, at + 1)
 
 
-def top_level_definitions(text: str) -> tuple[str, ...]:
-    """Cheap: the names of the defs and classes that start a line (`str.find` only)."""
+def top_level_definitions(text: str, keywords: tuple[str, ...] = ("def ", "class ", "async def ")) -> tuple[str, ...]:
+    """Cheap: the names of the defs and classes (`keywords`) that start a line (`str.find` only)."""
     names: list[str] = []
-    for keyword in ("def ", "class ", "async def "):
+    for keyword in keywords:
         for start in _after_line_starts(text, keyword):
             name = _WORD_RE.match(text, start)
             if name is not None:
@@ -396,6 +397,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
             defines=top_level_definitions(text),
+            functions=top_level_definitions(text, ("def ", "async def ")),
             size=len(text),
         )
     except SourceError as exc:
