@@ -312,3 +312,21 @@ def test_a_large_component_is_analysed_in_shards_with_the_same_findings(
     assert whole[0] == 1 and sharded[0] == 4  # model.py, probe.py and both train scripts apart
     assert sharded[1] == whole[1]
     assert sorted(code for _, _, code in whole[1]) == ["JCD101", "JCD201"]
+
+
+def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> None:
+    trainer = "import jax\nfrom model import attend\n\nclass Trainer:\n    pass\n\ndef train(n):\n    return jax.grad(attend)(n)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "model.py": ATTENTION,
+            "trainer.py": trainer,
+            "main.py": "from trainer import train\ntrain(127)\n",  # a driver
+            "cli.py": "import trainer\ntrainer.train(3)\n",  # the module whole: a driver
+            "lib.py": "from trainer import train\n",  # imported by app.py: not a driver
+            "app.py": "import lib\n",
+            "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a class only: not a driver
+        },
+    )
+    assert rel(chosen.drivers) == ["cli.py", "main.py"]
+    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "trainer.py"]
