@@ -285,7 +285,7 @@ class Interpreter:
                 if isinstance(stmt, ast.Import):
                     found = self.project.find(alias.name if alias.asname else local)
                 else:
-                    base = self.project.resolve_relative(info, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+                    base = self.project.from_base(info, stmt)
                     found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
                 if found is not None:
                     modules[local] = found
@@ -510,7 +510,7 @@ class Interpreter:
                 if isinstance(stmt, ast.Import):
                     whole.update(id(m) for a in stmt.names if (m := self.project.find(a.name)) is not None)
                 else:
-                    base = self.project.resolve_relative(info, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+                    base = self.project.from_base(info, stmt)
                     source = self.project.find(base)
                     for alias in stmt.names:
                         sub = self.project.find(f"{base}.{alias.name}" if base else alias.name)
@@ -968,10 +968,7 @@ class Interpreter:
                 self.assign_name(top, self.import_module_value(top), fr)
 
     def s_importfrom(self, stmt: ast.ImportFrom, fr: Frame) -> None:
-        if stmt.level:
-            base = self.project.resolve_relative(fr.module, stmt.module, stmt.level)
-        else:
-            base = stmt.module or ""
+        base = self.project.from_base(fr.module, stmt)
         for alias in stmt.names:
             if alias.name == "*":
                 info = self.project.find(base)
@@ -1018,7 +1015,7 @@ class Interpreter:
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom):
-                    base = self.project.resolve_relative(info, node.module, node.level) if node.level else (node.module or "")
+                    base = self.project.from_base(info, node)
                     names = [base, *(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")]
                 for dotted in names:
                     target = self.project.find(dotted) if dotted else None

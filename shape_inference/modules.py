@@ -234,6 +234,10 @@ class Project:
         init = os.path.join(folder, "__init__.py")
         return init in self.abs_paths or os.path.isfile(init)
 
+    def from_base(self, current: ModuleInfo, stmt: ast.ImportFrom) -> str:
+        """The absolute module a `from ... import` statement of `current` imports from."""
+        return self.resolve_relative(current, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+
     def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
         parts = current.name.split(".")
         if not current.is_package:
