@@ -254,28 +254,29 @@ class Interpreter:
                         self.exhausted_paths.append(info.path)
 
     def mark_patches(self, info: ModuleInfo) -> None:
-        """The globals of project modules that `info` sets from outside: `mod.NAME = v`,
-        `setattr(mod, "NAME", v)`, `monkeypatch.setattr(mod, "NAME", v)` or
-        `monkeypatch.setattr("pkg.mod.NAME", v)`, where `mod` is a project module.
-        Statements only (a patch is one); imports are resolved only for the names patched."""
-        patches: list[tuple[str, str]] = []  # (the module's local name, NAME)
+        """The globals of project modules that `info` sets from outside: `mod.NAME = v`
+        (`pkg.mod.NAME = v` too), `setattr(mod, "NAME", v)`, `monkeypatch.setattr(mod,
+        "NAME", v)`, `mock.patch.object(mod, "NAME", v)` (a call, a decorator or a with
+        item), and the dotted-string forms `monkeypatch.setattr("pkg.mod.NAME", v)` /
+        `mock.patch("pkg.mod.NAME", v)`.  Statements only (a patch is one, or decorates
+        or opens one); imports are resolved only for the names patched."""
+        patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id not in ("self", "cls"):
-                        patches.append((target.value.id, target.attr))
-            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _is_setattr_call(stmt.value):
-                first, second = stmt.value.args[0], stmt.value.args[1]
-                if isinstance(first, ast.Name) and isinstance(second, ast.Constant) and isinstance(second.value, str):
-                    patches.append((first.id, second.value))
-                elif isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:
-                    dotted, name = first.value.rsplit(".", 1)
-                    found = self.project.find(dotted)
-                    if found is not None:
+                    if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None and owner not in ("self", "cls"):
+                        patches.append((owner, target.attr))
+            for call in _patching_calls(stmt):
+                local, full, name = _patch_target(call)
+                if full is not None:  # "pkg.mod.NAME" given whole
+                    found = self.project.find(full)
+                    if found is not None and found is not info:
                         found.patched.add(name)
+                elif local is not None:
+                    patches.append((local, name))
         if not patches:
             return
-        wanted = {local for local, _ in patches}
+        wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
         for stmt in info.facts.imports():
             for alias in stmt.names:
@@ -289,8 +290,11 @@ class Interpreter:
                     found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
                 if found is not None:
                     modules[local] = found
-        for local, name in patches:
-            target = modules.get(local)
+        for owner, name in patches:
+            first, _, rest = owner.partition(".")
+            target = modules.get(first)
+            if target is not None and rest:
+                target = self.project.find(f"{target.name}.{rest}")  # `pkg.deep.X = v`
             if target is not None and target is not info:
                 target.patched.add(name)
 
@@ -378,8 +382,16 @@ class Interpreter:
         found = self._overrides_by_name.get(key)
         if found is None:
             names: set[str] = set()
-            for info in loaded:
-                names |= info.facts.subclass_overrides(cls.node.name)
+            parents = frozenset({cls.node.name})
+            grown = True
+            while grown:  # a chain of subclasses may cross modules
+                grown = False
+                for info in loaded:
+                    subclasses, rebound = info.facts.subclass_overrides(parents)
+                    names |= rebound
+                    if not subclasses <= parents:
+                        parents |= subclasses
+                        grown = True
             found = self._overrides_by_name[key] = frozenset(names)
         return found
 
@@ -489,7 +501,10 @@ class Interpreter:
                 continue
             whole, by_name = self._root_imports(info)
             if id(module) in whole:
-                return None
+                through = _attribute_calls(info.tree, name)  # `trainer.train(...)`
+                if through is None:
+                    return None
+                calls.extend(through)
             if (id(module), "*") in by_name:
                 return None
             for bound in by_name.get((id(module), name), ()):
@@ -1735,12 +1750,13 @@ def _could_fail(default: ast.expr) -> bool:
 
 
 def _passes(call: ast.Call, index: int, name: str) -> bool:
-    """Does the call certainly pass the parameter at `index` / called `name`?"""
-    if any(k.arg == name for k in call.keywords):
+    """May the call pass the parameter at `index` / called `name`?  A `**kwargs` or a
+    `*args` may (`train(**cfg)`): then the default is not certainly what runs."""
+    if any(k.arg == name or k.arg is None for k in call.keywords):
         return True
     positional = call.args
     if any(isinstance(arg, ast.Starred) for arg in positional[: index + 1]):
-        return False
+        return True
     return index < len(positional)
 
 
@@ -1921,14 +1937,47 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
 }
 
 
-def _is_setattr_call(node: ast.Call) -> bool:
-    """`setattr(obj, "NAME", v)` or `<monkeypatch>.setattr(...)` with two or three arguments."""
-    func = node.func
-    named = (isinstance(func, ast.Name) and func.id == "setattr") or (isinstance(func, ast.Attribute) and func.attr == "setattr")
-    return named and 2 <= len(node.args) <= 3
+def _dotted(node: ast.expr) -> str | None:
+    """`pkg.mod` for a chain of names, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner is not None else None
+    return None
 
 
-_MAY_PATCH = re.compile(r"setattr\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)")
+def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
+    """The calls a statement makes that may patch: its own call, its decorators, its
+    with items, or the value it assigns (`p = mock.patch.object(...)`)."""
+    if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call):
+        yield stmt.value
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield from (d for d in stmt.decorator_list if isinstance(d, ast.Call))
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        yield from (item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call))
+
+
+def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
+    """(the patched object's dotted local name, None, NAME) of `setattr(obj, "NAME", v)`,
+    `monkeypatch.setattr(...)` or `mock.patch.object(...)`; (None, the module's full
+    name, NAME) for the dotted-string forms ("pkg.mod.NAME"); (None, None, "") else."""
+    args = call.args
+    named = _dotted(call.func) or ""
+    setattr_like = named == "setattr" or named.endswith((".setattr", "patch.object"))
+    if setattr_like and len(args) >= 2:
+        second = args[1]
+        if isinstance(second, ast.Constant) and isinstance(second.value, str):
+            return _dotted(args[0]), None, second.value
+    first = args[0] if args else None
+    string_form = named.endswith(".setattr") or named == "patch" or named.endswith(".patch")
+    if string_form and isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:
+        module, name = first.value.rsplit(".", 1)
+        return None, module, name
+    return None, None, ""
+
+
+_MAY_PATCH = re.compile(r"setattr\(|patch(?:\.object)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)")
 
 
 def _statements_with_patching_defs(info: ModuleInfo) -> Iterator[ast.stmt]:
@@ -1940,3 +1989,19 @@ def _statements_with_patching_defs(info: ModuleInfo) -> Iterator[ast.stmt]:
             parsed = stmt.parse(info.path)
             if parsed is not None:
                 yield from every_statement([parsed])
+
+
+def _attribute_calls(tree: ast.AST, name: str) -> list[ast.Call] | None:
+    """Every `<x>.name(...)` call under `tree`; None where `<x>.name` is used another
+    way (passed, stored).  Over-approximate: any object's `.name` counts, so a call of
+    another `train` may hide a default, never show one."""
+    calls: list[ast.Call] = []
+    called: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
+            calls.append(node)
+            called.add(id(node.func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == name and id(node) not in called:
+            return None
+    return calls

@@ -115,7 +115,7 @@ class ScopeFacts:
         self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
-        self._overrides: dict[str, frozenset[str]] = {}
+        self._overrides: dict[frozenset[str], tuple[frozenset[str], frozenset[str]]] = {}
         self._class_list: list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]] | None = None
         self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
@@ -163,6 +163,8 @@ class ScopeFacts:
                         targets = list(stmt.targets)
                     elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
                         targets = [stmt.target]
+                    elif isinstance(stmt, ast.Expr) and (named := _setattr_on_self(stmt.value)) is not None:
+                        names.add(named)  # setattr(self, "name", v)
                     for target in targets:
                         for node in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
                             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
@@ -170,27 +172,27 @@ class ScopeFacts:
             found = self._self_attrs[cls] = tuple(sorted(names))
         return found
 
-    def subclass_overrides(self, base: str) -> frozenset[str]:
-        """Names the module's subclasses of the class named `base` (direct or not, by
-        the name their bases give) bind again: in their class body (tuples and
-        definitions included: a @property overrides a value), or as `self.name` in
-        their methods.  A method of the base analysed without a caller may run on such
-        a subclass's instance."""
-        found = self._overrides.get(base)
+    def subclass_overrides(self, parents: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The module's subclasses of the classes named `parents` (direct or not, by the
+        names their bases give), and the names they bind again: in their class body
+        (tuples and definitions included: a @property overrides a value), or as
+        `self.name` in their methods.  A method of a parent analysed without a caller
+        may run on such a subclass's instance."""
+        found = self._overrides.get(parents)
         if found is None:
             names: set[str] = set()
-            parents = {base}
+            grown_parents = set(parents)
             classes = self._classes()
             grown = True
             while grown:
                 grown = False
                 for name, bases, node in classes:
-                    if name in parents or not bases & parents:
+                    if name in grown_parents or not bases & grown_parents:
                         continue
                     sub = node.parse("<lazy>") if isinstance(node, LazyDef) else node
                     if not isinstance(sub, ast.ClassDef):
                         continue
-                    parents.add(sub.name)
+                    grown_parents.add(sub.name)
                     grown = True
                     names.update(self.self_attrs(sub))
                     for stmt in sub.body:
@@ -201,7 +203,7 @@ class ScopeFacts:
                             for node in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
                                 if isinstance(node, ast.Name):
                                     names.add(node.id)
-            found = self._overrides[base] = frozenset(names)
+            found = self._overrides[parents] = (frozenset(grown_parents - parents), frozenset(names))
         return found
 
     def imports(self) -> list[ast.Import | ast.ImportFrom]:
@@ -360,3 +362,13 @@ def _base_name(base: ast.expr) -> str | None:
 
 # `class Name(Base, mixins.Other[T]):` at the start of a definition's text (decorators aside)
 _CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*\(([^)]*)\)", re.MULTILINE)
+
+
+def _setattr_on_self(node: ast.expr) -> str | None:
+    """NAME of a `setattr(self, "NAME", v)` call, else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3):
+        return None
+    obj, name = node.args[0], node.args[1]
+    if isinstance(obj, ast.Name) and obj.id == "self" and isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return name.value
+    return None

@@ -532,3 +532,42 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
     assert one(tupled, files={"base.py": base}).int is None
     prop = "from base import Base\nclass Small(Base):\n    @property\n    def seq(self):\n        return 128\n"
     assert one(prop, files={"base.py": base}).int is None
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        "from trainer import train\ntrain(seq_len=256)\n",
+        "from trainer import train\ncfg = {'seq_len': 256}\ntrain(**cfg)\n",  # may pass it
+        "import trainer\ntrainer.train(seq_len=256)\n",  # through the module
+    ],
+)
+def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str) -> None:
+    trainer = {"trainer.py": "def train(seq_len=255):\n    reveal_type(seq_len)\n"}
+    assert 255 not in [r.int for r in reveal(caller, files=trainer, contextual_only=False)]
+    alone = [r.int for r in reveal("import trainer\n", files=trainer, contextual_only=False)]
+    assert alone == [255]  # nobody calls it: its default
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "from unittest import mock\n@mock.patch.object(consts, 'MAX_LEN', 64)\ndef test_short():\n    pass\n",
+        "from unittest import mock\ndef test_short():\n    with mock.patch('consts.MAX_LEN', 64):\n        pass\n",
+        "import pkg.consts\npkg.consts.MAX_LEN = 64\n",
+    ],
+)
+def test_patches_through_mock_and_dotted_targets(patch: str) -> None:
+    files = {"consts.py": "MAX_LEN = 255\n", "pkg/__init__.py": "", "pkg/consts.py": "MAX_LEN = 255\n"}
+    reader = "import consts\nimport pkg.consts\ndef length():\n    return consts.MAX_LEN + pkg.consts.MAX_LEN\nreveal_type(length())\n"
+    assert one("import consts\n" + patch + reader, files=files).int is None
+    assert one(reader, files=files).int == 510
+
+
+def test_subclass_chains_across_modules_and_setattr_on_self() -> None:
+    base = "class Base:\n    seq = 255\n    def n(self):\n        reveal_type(self.seq)\n"
+    middle = "from base import Base\nclass Middle(Base):\n    pass\n"
+    chain = "from middle import Middle\nclass Small(Middle):\n    seq = 128\n"
+    assert one(chain, files={"base.py": base, "middle.py": middle}).int is None
+    setattr_init = "from base import Base\nclass Small(Base):\n    def __init__(self):\n        setattr(self, 'seq', 128)\n"
+    assert one(setattr_init, files={"base.py": base}).int is None
