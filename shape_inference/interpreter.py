@@ -204,6 +204,7 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
+        self._attributes_of_roots: dict[str, tuple[dict[str, list[ast.Call]], dict[str, int]]] = {}
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         self.active: list[int] = []
@@ -500,8 +501,8 @@ class Interpreter:
             if info is module:
                 continue
             whole, by_name = self._root_imports(info)
-            if id(module) in whole:
-                through = _attribute_calls(info.tree, name)  # `trainer.train(...)`
+            if id(module) in whole and name in info.facts.module_names():
+                through = self._attribute_calls(info, name)  # `trainer.train(...)`
                 if through is None:
                     return None
                 calls.extend(through)
@@ -513,6 +514,24 @@ class Interpreter:
                     return None
                 calls.extend(found)
         return calls
+
+    def _attribute_calls(self, info: ModuleInfo, name: str) -> list[ast.Call] | None:
+        """Every `<x>.name(...)` call of a root; None where `<x>.name` is used another way
+        (passed, stored).  Over-approximate: any object's `.name` counts, so a call of
+        another `train` may hide a default, never show one.  One walk per root, for
+        every name."""
+        index = self._attributes_of_roots.get(info.path)
+        if index is None:
+            calls: dict[str, list[ast.Call]] = {}
+            uses: dict[str, int] = {}
+            for node in ast.walk(info.tree):
+                if isinstance(node, ast.Attribute):
+                    uses[node.attr] = uses.get(node.attr, 0) + 1
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    calls.setdefault(node.func.attr, []).append(node)
+            index = self._attributes_of_roots[info.path] = (calls, uses)
+        found = index[0].get(name, [])
+        return found if index[1].get(name, 0) == len(found) else None
 
     def _root_imports(self, info: ModuleInfo) -> tuple[set[int], dict[tuple[int, str], list[str]]]:
         """What a root imports from project modules (cached): the modules it imports
@@ -1989,19 +2008,3 @@ def _statements_with_patching_defs(info: ModuleInfo) -> Iterator[ast.stmt]:
             parsed = stmt.parse(info.path)
             if parsed is not None:
                 yield from every_statement([parsed])
-
-
-def _attribute_calls(tree: ast.AST, name: str) -> list[ast.Call] | None:
-    """Every `<x>.name(...)` call under `tree`; None where `<x>.name` is used another
-    way (passed, stored).  Over-approximate: any object's `.name` counts, so a call of
-    another `train` may hide a default, never show one."""
-    calls: list[ast.Call] = []
-    called: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
-            calls.append(node)
-            called.add(id(node.func))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == name and id(node) not in called:
-            return None
-    return calls
