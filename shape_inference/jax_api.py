@@ -598,8 +598,10 @@ def known_items(value: Value, limit: int) -> list[Value] | None:
     if isinstance(value, TupleV):
         return list(value.items) if len(value.items) <= limit else None
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
-        values = range(value.start, value.stop, value.step)
-        return [make_int(i) for i in values] if len(values) <= limit else None
+        count = D.range_len(value.start, value.stop, value.step)  # (len() of a huge range raises)
+        if count is None or count > limit:
+            return None
+        return [make_int(i) for i in range(value.start, value.stop, value.step)]
     return None
 
 

@@ -626,6 +626,7 @@ def test_huge_integers_and_ranges_stay_unknown(tmp_path: Path) -> None:
         "A = pow(10, 5000)\nB = len(range(10 ** 30))\nC = jnp.arange(0, 10, 0)\nD = jnp.arange(10 ** 30)\n"
         "E = math.isqrt(10 ** 900)\nF = divmod(10 ** 400, 3)\nx = jnp.zeros((2, 8, 4, 64))[:, : 10 ** 30]\n"
         "try:\n    SPAN = len(range(2 ** 70))\nexcept OverflowError:\n    SPAN = None\n"
+        "def trim(q):\n    for _ in range(9223372036854775808):\n        q = q[:, :-1]\n    return q\n"
         "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
     )
     assert [f.code for f in engine.lint_source(src, str(tmp_path / "big.py"))] == []
