@@ -206,7 +206,7 @@ def slice_len(n: int, lo: int | None, hi: int | None, step: int | None) -> int |
     """len(range(n)[lo:hi:step]) for any size of n (None for a step of 0)."""
     if step == 0:
         return None
-    return range_len(*slice(lo, hi, step).indices(n))
+    return range_len(*slice(lo, hi, step).indices(max(n, 0)))  # range(-1) is empty
 
 
 def unknown(why: Why = ()) -> Dim:
