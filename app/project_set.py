@@ -289,8 +289,8 @@ def _drivers(
             continue
         functions = by_path[target].functions
         for importer, taken in importers.get(target, ()):
-            if importer in entries or importer not in leads or importers.get(importer):
-                continue
+            if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
+                continue  # (a package __init__ runs when any module of its package is imported)
             if taken.pairs and not any(name in functions for name, _ in taken.pairs):
                 continue
             if _names_taken(taken, by_path[target], leads[target]) != frozenset():

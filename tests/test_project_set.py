@@ -326,6 +326,7 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "lib.py": "from trainer import train\n",  # imported by app.py: not a driver
             "app.py": "import lib\n",
             "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a class only: not a driver
+            "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
         },
     )
     assert rel(chosen.drivers) == ["cli.py", "main.py"]
