@@ -1957,13 +1957,16 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
 
 
 def _dotted(node: ast.expr) -> str | None:
-    """`pkg.mod` for a chain of names, else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner is not None else None
-    return None
+    """`pkg.mod` for a chain of names, else None.  A loop, not recursion: a chain can be
+    thousands of attributes deep."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:

@@ -628,6 +628,7 @@ def test_huge_integers_and_ranges_stay_unknown(tmp_path: Path) -> None:
         "try:\n    SPAN = len(range(2 ** 70))\nexcept OverflowError:\n    SPAN = None\n"
         "def trim(q):\n    for _ in range(9223372036854775808):\n        q = q[:, :-1]\n    return q\n"
         "y = jnp.zeros((0 - 1,))[::-1]\n"
+        + "a" + ".b" * 2500 + "(x)\n" + "a" + ".b" * 2500 + " = 1\n"  # a patch pre-pass walks these
         "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
     )
     assert [f.code for f in engine.lint_source(src, str(tmp_path / "big.py"))] == []
