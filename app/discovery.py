@@ -370,15 +370,18 @@ def _after_line_starts(text: str, word: str) -> Iterator[int]:
         at = text.find("\n" + word, at + 1)
 
 
-def top_level_definitions(text: str, keywords: tuple[str, ...] = ("def ", "class ", "async def ")) -> tuple[str, ...]:
-    """Cheap: the names of the defs and classes (`keywords`) that start a line (`str.find` only)."""
-    names: list[str] = []
-    for keyword in keywords:
+def top_level_definitions(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Cheap: the names of the defs and classes that start a line, and of the defs among
+    them (`str.find` only, one pass per keyword)."""
+    found: dict[str, list[str]] = {}
+    for keyword in ("def ", "class ", "async def "):
+        names = found[keyword] = []
         for start in _after_line_starts(text, keyword):
             name = _WORD_RE.match(text, start)
             if name is not None:
                 names.append(name.group())
-    return tuple(names)
+    functions = (*found["def "], *found["async def "])
+    return (*found["def "], *found["class "], *found["async def "]), functions
 
 
 def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
@@ -393,11 +396,12 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             message = too_large(len(text.encode("utf-8", "surrogatepass")), max_file_mb)
             if message is not None:
                 return ScannedFile(path, error=Problem(message))
+        defines, functions = top_level_definitions(text)
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
-            defines=top_level_definitions(text),
-            functions=top_level_definitions(text, ("def ", "async def ")),
+            defines=defines,
+            functions=functions,
             size=len(text),
         )
     except SourceError as exc:

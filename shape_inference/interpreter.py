@@ -378,7 +378,7 @@ class Interpreter:
         """What subclasses of `cls` bind again, in any module parsed so far: its name as
         their bases give it (over-approximate, so a method's generic `self` is unknown
         wherever a subclass may differ).  Cached until more modules are parsed."""
-        loaded = [info for info in self.project.by_path.values() if info.loader is None]
+        loaded = self.project.parsed
         key = (cls.node.name, len(loaded))
         found = self._overrides_by_name.get(key)
         if found is None:

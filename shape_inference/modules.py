@@ -149,6 +149,7 @@ class Project:
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
         self.roots: list[ModuleInfo] = []
         self.abs_paths: set[str] = set()
+        self.parsed: list[ModuleInfo] = []  # the modules with their tree, in the order they got it
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -169,6 +170,8 @@ class Project:
     def _register(self, path: str, root: str | None, tree: ast.Module, loader: Callable[[], ast.Module | None] | None) -> ModuleInfo:
         name, is_package = module_name_for(path, root)
         info = ModuleInfo(name, path, tree, is_package, loader, facts=ScopeFacts(tree))
+        if loader is None:
+            self.parsed.append(info)
         self.abs_paths.add(os.path.abspath(path))
         self.by_path[path] = info
         self.by_name.setdefault(name, info)
@@ -184,12 +187,12 @@ class Project:
             self.load(info)
         return found
 
-    @staticmethod
-    def load(info: ModuleInfo) -> None:
+    def load(self, info: ModuleInfo) -> None:
         """Parse a lazily known module the first time an import reaches it."""
         if info.loader is None:
             return
         loader, info.loader = info.loader, None
+        self.parsed.append(info)
         try:
             tree = loader()
         except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):

@@ -129,9 +129,8 @@ def test_differentiation_test_ignores_prose_and_pytorch() -> None:
 
 def test_scan_helpers() -> None:
     assert top_level_definitions("def a():\n  def b(): pass\nclass C:\n    pass\n@d\nasync def e(): ...\n") == (
-        "a",
-        "C",
-        "e",
+        ("a", "C", "e"),
+        ("a", "e"),
     )
     refs = scan_imports("from a.b import (x as y,\n  z)\nfrom . import m as n\n")
     assert [(r.level, r.module, r.names, r.bound) for r in refs] == [
