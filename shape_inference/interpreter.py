@@ -24,7 +24,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement, partial_call
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -527,6 +527,8 @@ class Interpreter:
             for node in ast.walk(info.tree):
                 if isinstance(node, ast.Attribute):
                     uses[node.attr] = uses.get(node.attr, 0) + 1
+                if isinstance(node, ast.Call) and (bound := partial_call(node)) is not None and isinstance(bound.func, ast.Attribute):
+                    calls.setdefault(bound.func.attr, []).append(bound)  # `partial(trainer.train, seq_len=256)`
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                     calls.setdefault(node.func.attr, []).append(node)
             index = self._attributes_of_roots[info.path] = (calls, uses)

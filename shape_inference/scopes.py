@@ -292,6 +292,11 @@ def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: se
     while stack:
         node = pop()
         kind = type(node)
+        if kind is call_type and (bound := partial_call(node)) is not None and isinstance(bound.func, ast.Name):  # type: ignore[arg-type]
+            calls.setdefault(bound.func.id, []).append(bound)
+            extend(bound.args)
+            extend(bound.keywords)
+            continue
         if kind is call_type and type(node.func) is name_type:  # type: ignore[attr-defined]
             calls.setdefault(node.func.id, []).append(node)  # type: ignore[attr-defined]
             extend(node.args)  # type: ignore[attr-defined]
@@ -308,6 +313,19 @@ def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: se
                 extend(item for item in child if isinstance(item, node_type))  # type: ignore[union-attr]
             elif isinstance(child, node_type):
                 push(child)
+
+
+def partial_call(node: ast.Call) -> ast.Call | None:
+    """`partial(f, a, k=v)` (or `functools.partial`) read as the call `f(a, k=v)` it
+    makes every later call begin with: what it binds, every call through it passes, so
+    a default it binds is never what runs (`partial(train, seq_len=256)`).  Only with
+    `f` a plain name or attribute and no `*`/`**` spread before it; None otherwise."""
+    func = node.func
+    named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "functools" else None
+    if named != "partial" or not node.args or not isinstance(node.args[0], (ast.Name, ast.Attribute)):
+        return None
+    bound = ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords)
+    return ast.copy_location(bound, node)
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:

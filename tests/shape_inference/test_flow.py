@@ -540,6 +540,8 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
         "from trainer import train\ntrain(seq_len=256)\n",
         "from trainer import train\ncfg = {'seq_len': 256}\ntrain(**cfg)\n",  # may pass it
         "import trainer\ntrainer.train(seq_len=256)\n",  # through the module
+        "import functools\nfrom trainer import train\nrun = functools.partial(train, seq_len=256)\nrun()\n",
+        "from functools import partial\nimport trainer\nsweep = [partial(trainer.train, 512)]\n",
     ],
 )
 def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str) -> None:
@@ -547,6 +549,18 @@ def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str
     assert 255 not in [r.int for r in reveal(caller, files=trainer, contextual_only=False)]
     alone = [r.int for r in reveal("import trainer\n", files=trainer, contextual_only=False)]
     assert alone == [255]  # nobody calls it: its default
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        "import functools\nfrom trainer import train\nrun = functools.partial(train, batch=4)\n",  # binds another
+        "from functools import partial\nfrom trainer import train\nfns = [partial(train, seq_len=256), train]\n",
+    ],
+)
+def test_a_partial_that_leaves_the_default_keeps_it(caller: str) -> None:
+    trainer = {"trainer.py": "def train(seq_len=255, batch=2):\n    reveal_type(seq_len)\n"}
+    assert 255 in [r.int for r in reveal(caller, files=trainer, contextual_only=False)]
 
 
 @pytest.mark.parametrize(
