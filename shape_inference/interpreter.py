@@ -259,7 +259,10 @@ class Interpreter:
         (`pkg.mod.NAME = v` too), `setattr(mod, "NAME", v)`, `monkeypatch.setattr(mod,
         "NAME", v)`, `mock.patch.object(mod, "NAME", v)` (a call, a decorator or a with
         item), and the dotted-string forms `monkeypatch.setattr("pkg.mod.NAME", v)` /
-        `mock.patch("pkg.mod.NAME", v)`.  Statements only (a patch is one, or decorates
+        `mock.patch("pkg.mod.NAME", v)`.  Also what it sets on a class or an object it
+        imports by name: `Config.SEQ = v` (`cfg.Config.SEQ`, "pkg.cfg.Config.SEQ") makes
+        that class attribute unknown, `CFG.seq_len = v` the object `CFG` (a name not in
+        CapWords is taken for an object).  Statements only (a patch is one, or decorates
         or opens one); imports are resolved only for the names patched."""
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME)
         for stmt in _statements_with_patching_defs(info):
@@ -273,12 +276,16 @@ class Interpreter:
                     found = self.project.find(full)
                     if found is not None and found is not info:
                         found.patched.add(name)
+                    elif found is None and "." in full and self.project.find(full.rpartition(".")[0]) is not None:
+                        self._patch_class_attribute(full.rpartition(".")[2], name)  # "pkg.mod.Config.SEQ"
                 elif local is not None:
                     patches.append((local, name))
         if not patches:
             return
         wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
+        # local names taken by name from project modules (`from cfg import Config`): their source and name there
+        taken: dict[str, tuple[ModuleInfo, str]] = {}
         for stmt in info.facts.imports():
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
@@ -289,15 +296,31 @@ class Interpreter:
                 else:
                     base = self.project.from_base(info, stmt)
                     found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                    source = self.project.find(base) if found is None and base else None
+                    if source is not None:
+                        taken[local] = (source, alias.name)
                 if found is not None:
                     modules[local] = found
         for owner, name in patches:
             first, _, rest = owner.partition(".")
             target = modules.get(first)
             if target is not None and rest:
-                target = self.project.find(f"{target.name}.{rest}")  # `pkg.deep.X = v`
+                deeper = self.project.find(f"{target.name}.{rest}")  # `pkg.deep.X = v`
+                if deeper is None and "." not in rest:
+                    self._patch_class_attribute(rest, name)  # `cfg.Config.SEQ = v`
+                target = deeper
+            elif target is None and not rest and first in taken:
+                source, original = taken[first]
+                self._patch_class_attribute(original, name)  # `Config.SEQ = v` after `from cfg import Config`
+                if not (original[:1].isupper() and not original.isupper()) and source is not info:
+                    source.patched.add(original)  # `CFG.seq_len = v`: an object, not a class (by its name)
             if target is not None and target is not info:
                 target.patched.add(name)
+
+    def _patch_class_attribute(self, cls_name: str, name: str) -> None:
+        """A project class's attribute set from another file: unknown in every class of
+        that name (a re-export may have brought it from anywhere; only silences)."""
+        self.project.patched_class_attrs.setdefault(cls_name, set()).add(name)
 
     def tick(self) -> None:
         self.steps += 1
@@ -1116,6 +1139,9 @@ class Interpreter:
                     f"{stmt.name}.{member.node.name}" if not isinstance(member.node, ast.Lambda) else member.qualname,
                     member.decorators, cls,
                 )
+        for name in self.project.patched_class_attrs.get(stmt.name, ()):
+            if name in cls.attrs:
+                cls.attrs[name] = UNKNOWN  # another file sets it (`Config.SEQ = 128`): bound before or after?
         if enums.is_enum(cls):
             enums.finish_class(cls)
         value: Value = cls

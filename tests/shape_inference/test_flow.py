@@ -585,3 +585,21 @@ def test_subclass_chains_across_modules_and_setattr_on_self() -> None:
     assert one(chain, files={"base.py": base, "middle.py": middle}).int is None
     setattr_init = "from base import Base\nclass Small(Base):\n    def __init__(self):\n        setattr(self, 'seq', 128)\n"
     assert one(setattr_init, files={"base.py": base}).int is None
+
+
+@pytest.mark.parametrize(
+    ("patch", "shown"),
+    [
+        ("", [127, 127, 127]),
+        ("from cfg import Config\nConfig.SEQ = 128\n", [None, None, 127]),  # a class attribute
+        ("import cfg\ncfg.Config.SEQ = 128\n", [None, None, 127]),
+        ("def test_x(monkeypatch):\n    monkeypatch.setattr('cfg.Config.SEQ', 128)\n", [None, None, 127]),
+        ("from cfg import CFG\nCFG.seq = 128\n", [127, 127, None]),  # a module-level object
+    ],
+)
+def test_class_attributes_and_objects_patched_from_another_file(patch: str, shown: list[int | None]) -> None:
+    files = {
+        "cfg.py": "class Config:\n    SEQ = 127\nclass Holder:\n    pass\nCFG = Holder()\nCFG.seq = 127\n",
+        "train.py": "from cfg import Config, CFG\ndef n():\n    reveal_type(Config.SEQ)\n    reveal_type(Config().SEQ)\n    reveal_type(CFG.seq)\n",
+    }
+    assert [r.int for r in reveal("import train\n" + patch, files=files, contextual_only=False)] == shown
