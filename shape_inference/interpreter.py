@@ -576,9 +576,31 @@ class Interpreter:
                         if sub is not None:
                             whole.add(id(sub))  # `from pkg import trainer`
                         elif source is not None:
-                            by_name.setdefault((id(source), alias.name), []).append(alias.asname or alias.name)
+                            origin, original = self._reexported_from(source, alias.name)
+                            by_name.setdefault((id(origin), original), []).append(alias.asname or alias.name)
             cached = self._imports_of_roots[info.path] = (whole, by_name)
         return cached
+
+    def _reexported_from(self, source: ModuleInfo, name: str) -> tuple[ModuleInfo, str]:
+        """The module and name `from source import name` really takes, through package
+        `__init__` re-exports (`from .trainer import train`), up to three hops."""
+        for _ in range(3):
+            if not source.is_package:
+                break
+            self.project.load(source)
+            found: tuple[ModuleInfo, str] | None = None
+            for stmt in source.facts.imports():
+                if isinstance(stmt, ast.ImportFrom):
+                    for alias in stmt.names:
+                        if (alias.asname or alias.name) == name and alias.name != "*":
+                            base = self.project.from_base(source, stmt)
+                            origin = self.project.find(base) if self.project.find(f"{base}.{alias.name}" if base else alias.name) is None else None
+                            if origin is not None and origin is not source:
+                                found = (origin, alias.name)
+            if found is None:
+                break
+            source, name = found
+        return source, name
 
     def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None, test_class: ClassV | None = None) -> Value | None:
         """What pytest injects for a test's parameter `name`: the value of the

@@ -603,3 +603,9 @@ def test_class_attributes_and_objects_patched_from_another_file(patch: str, show
         "train.py": "from cfg import Config, CFG\ndef n():\n    reveal_type(Config.SEQ)\n    reveal_type(Config().SEQ)\n    reveal_type(CFG.seq)\n",
     }
     assert [r.int for r in reveal("import train\n" + patch, files=files, contextual_only=False)] == shown
+
+
+def test_callers_through_a_package_reexport_count() -> None:
+    files = {"pkg/__init__.py": "from .trainer import train\n", "pkg/trainer.py": "def train(seq_len=255):\n    reveal_type(seq_len)\n"}
+    assert 255 not in [r.int for r in reveal("from pkg import train\ntrain(seq_len=256)\n", files=files, contextual_only=False)]
+    assert [r.int for r in reveal("from pkg import train\ntrain()\n", files=files, contextual_only=False)] == [255, 255]
