@@ -299,16 +299,28 @@ def _drivers(
     A class taken (a test building a layer) does not make a driver: on the corpus,
     keras' layer tests cost 10 % more analysis for no finding."""
     found: set[str] = set()
+
+    def script(importer: str) -> bool:
+        """A file that can be a driver: nothing imports it, it is not an entry already,
+        and it is no package __init__ (that runs when any module of its package does)."""
+        return importer not in entries and importer in leads and not importers.get(importer) and not _is_init(importer)
+
     for target in entries:
         if not by_path[target].differentiates:
             continue
         functions = by_path[target].functions
         for importer, taken in importers.get(target, ()):
-            if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
-                continue  # (a package __init__ runs when any module of its package is imported)
             if taken.pairs and not any(name in functions for name, _ in taken.pairs):
                 continue
-            if _names_taken(taken, by_path[target], leads[target]) != frozenset():
+            if _is_init(importer) and taken.pairs and importer not in entries:
+                # a package re-exporting the functions (`from .trainer import train`): the
+                # scripts that take them from the package drive them too
+                reexported = {bound for name, bound in taken.pairs if name in functions}
+                for outer, outer_taken in importers.get(importer, ()):
+                    if script(outer) and any(name in reexported for name, _ in outer_taken.pairs):
+                        found.add(outer)
+                continue
+            if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
                 found.add(importer)
     return found
 

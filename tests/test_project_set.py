@@ -326,7 +326,9 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "app.py": "import lib\n",
             "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a class only: not a driver
             "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
+            "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
+            "other_tools.py": "import tools\n",  # takes nothing by name from it
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "main.py"]
-    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_tools.py", "trainer.py"]
