@@ -566,6 +566,28 @@ def h_repeat(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return S.repeat(interp, arr, repeats, int_value(axis_v) if axis_v is not None else None, node, fr)
 
 
+def h_diff(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.diff(a, n=1, axis=-1): the axis shrinks by n (lengths from packed offsets,
+    `jnp.diff(offsets, axis=1)`); with `prepend`/`append` that axis is unknown."""
+    arr = _array(arg(args, kwargs, 0, "a"))
+    if arr is None:
+        return UNKNOWN
+    n_v, axis_v = arg(args, kwargs, 1, "n"), arg(args, kwargs, 2, "axis")
+    n = 1 if n_v is None or absent(n_v) else int_value(n_v)
+    axis = -1 if axis_v is None or absent(axis_v) else int_value(axis_v)
+    rank = len(arr.shape) if arr.shape is not None else 0
+    if arr.shape is None or n is None or axis is None or n < 0 or not -rank <= axis < rank:
+        return ArrayV(None, arr.dtype, arr.diff)
+    axis %= rank
+    dim = arr.shape[axis]
+    extended = not (absent(arg(args, kwargs, 3, "prepend")) and absent(arg(args, kwargs, 4, "append")))
+    if extended or (dim.value is not None and dim.value < n):
+        dim = D.unknown()
+    else:
+        dim = D.sub(dim, D.const(n))
+    return ArrayV(arr.shape[:axis] + (dim,) + arr.shape[axis + 1 :], arr.dtype, arr.diff, arr.why)
+
+
 def h_tile(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(arg(args, kwargs, 0, "A"))
     reps = _shape_arg(arg(args, kwargs, 1, "reps"))
@@ -1579,6 +1601,7 @@ _register(["split", "array_split"], _NP, h_split)
 _register(["pad"], _NP, h_pad)
 _register(["repeat"], _NP + ["jax.Array"], h_repeat)
 _register(["tile"], _NP, h_tile)
+_register(["diff"], _NP, h_diff)
 _register(["unstack"], _NP, h_unstack)
 _register(["einsum"], _NP, h_einsum)
 _register(["matmul", "dot"], _NP, h_matmul)

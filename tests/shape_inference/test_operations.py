@@ -364,6 +364,10 @@ def test_padding_to_even_is_recognised() -> None:
         ("jnp.squeeze(x[:, :1], 1)", "(2, 4, 16)"),
         ("jnp.broadcast_to(x[:, :1], (2, 7, 4, 16))", "(2, 7, 4, 16)"),
         ("jnp.repeat(x, 2, axis=2)", "(2, 33, 8, 16)"),
+        ("jnp.diff(x, axis=1)", "(2, 32, 4, 16)"),  # lengths from packed offsets
+        ("jnp.diff(x)", "(2, 33, 4, 15)"),
+        ("jnp.diff(x, n=2, axis=0)", "(0, 33, 4, 16)"),
+        ("jnp.diff(x, axis=1, prepend=0)", "(2, ?, 4, 16)"),
         ('einops.rearrange(x, "b t n h -> b n t h")', "(2, 4, 33, 16)"),
         ('einops.rearrange(x, "b t n h -> b t (n h)")', "(2, 33, 64)"),
         ('einops.rearrange(y, "b t (n h) -> b t n h", n=4)', "(2, 33, 4, 16)"),
