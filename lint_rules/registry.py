@@ -9,7 +9,7 @@ one module per rule family and register here through `rule()`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jax_cudnn_lint.finding import Finding
 
@@ -46,12 +46,32 @@ SUPERSEDES = {"JCD201": "JCD202"}
 def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
     """One finding per (code, place), the first one kept, and none of a superseded code
     where the stronger one is reported; sorted.  A call reached through several
-    contexts, or analysed in several shards of a project, is reported once."""
+    contexts, or analysed in several shards of a project, is reported once; the other
+    ways it is reached are added to its evidence ("also ...") and related locations,
+    so that fixing the one its message names does not hide the others."""
     kept: dict[tuple[str, str, int, int], Finding] = {}
     for finding in findings:
-        kept.setdefault((finding.code, finding.path, finding.line, finding.col), finding)
+        place = (finding.code, finding.path, finding.line, finding.col)
+        first = kept.setdefault(place, finding)
+        if first is not finding:
+            kept[place] = _also_reached(first, finding)
     for code, path, line, col in list(kept):
         weaker = SUPERSEDES.get(code)
         if weaker is not None:
             kept.pop((weaker, path, line, col), None)
     return sorted(kept.values(), key=Finding.sort_key)
+
+
+_MAX_ALSO = 8  # "also ..." evidence lines of one finding
+_HOW_REACHED = ("reached:", "transform:")
+
+
+def _also_reached(first: Finding, other: Finding) -> Finding:
+    """`first` with how `other` (the same finding at the same place) was reached."""
+    room = _MAX_ALSO - sum(step.startswith("also ") for step in first.evidence)
+    how = [f"also {step}" for step in other.evidence if step.startswith(_HOW_REACHED)]
+    how = [step for step in how if step not in first.evidence][: max(0, room)]
+    related = tuple(r for r in other.related if r not in first.related)
+    if not how and not related:
+        return first
+    return replace(first, evidence=(*first.evidence, *how), related=(*first.related, *related))

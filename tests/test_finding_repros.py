@@ -47,3 +47,23 @@ def test_seed_rule_repros_are_confirmed_by_jax() -> None:
         if v["verdict"] != "confirmed"
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_call_reached_several_ways_is_reported_once_naming_them_all() -> None:
+    """The finding names the first way in; the others are its "also" evidence and
+    related locations, so fixing the first does not hide them (probe round 13)."""
+    source = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def attend(q):\n"
+        "    out = jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+        "    return out.astype(jnp.float32).sum()\n\n"
+        "def train_short(p):\n"
+        "    return jax.grad(attend)(jnp.zeros((2, 127, 4, 64), jnp.bfloat16))\n\n"
+        "def train_long(p):\n"
+        "    return jax.grad(attend)(jnp.zeros((2, 255, 4, 64), jnp.bfloat16))\n"
+    )
+    findings = [f for f in lint_source(source, "two_callers.py") if f.code == "JCD201"]
+    assert len(findings) == 1 and findings[0].line == 5
+    also = [step for step in findings[0].evidence if step.startswith("also ")]
+    assert also and all("line 12" in step for step in also)  # the second caller
+    assert {r.line for r in findings[0].related} >= {9, 12}
