@@ -354,6 +354,7 @@ class Interpreter:
             elif isinstance(value, TransformV):
                 inner = _unwrap_function(value)
                 if inner is not None and inner.module is info:
+                    self.generic_transform_call(value, inner)
                     self.generic_call(inner, None)
             elif (wrapped := self._opaquely_decorated(value)) is not None:
                 # `@hydra.main(...)`, `@click.command()`: the decorator is not followed,
@@ -363,6 +364,28 @@ class Interpreter:
                     self.generic_call(inner, None)
             elif isinstance(value, ClassV) and value.module is info and value.qualname.endswith(name):
                 self.generic_class(value, wanted)
+
+    def generic_transform_call(self, value: TransformV, inner: FunctionV) -> None:
+        """A module-level `train_step = jax.jit(jax.grad(loss))` (or a decorated def):
+        its function analysed as the transforms call it, with unknown arguments, so a
+        training step that nothing in the file calls is still seen under grad.  Only a
+        chain of transforms straight over the def (a partial in between binds arguments
+        the generic ones would not line up with)."""
+        chain: Value = value
+        while isinstance(chain, TransformV):
+            chain = chain.func
+        if chain is not inner:
+            return
+        key = ("through", id(value))
+        if key in self.analysed_generic or self._skipped(inner):
+            return
+        self.analysed_generic[key] = (value, inner)
+        args, kwargs = self._generic_args(inner, None, None)
+        frame = Frame(inner.module, {}, Ctx(), None, frozenset(), (), True)
+        try:
+            self.api.call_transform(self, value, args, kwargs, False, inner.node, frame)
+        except RecursionError:
+            pass
 
     def _opaquely_decorated(self, value: Value) -> Value | None:
         """What a decorator the analysis does not follow was given, else None."""

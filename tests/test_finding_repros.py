@@ -67,3 +67,24 @@ def test_a_call_reached_several_ways_is_reported_once_naming_them_all() -> None:
     also = [step for step in findings[0].evidence if step.startswith("also ")]
     assert also and all("line 12" in step for step in also)  # the second caller
     assert {r.line for r in findings[0].related} >= {9, 12}
+
+
+@pytest.mark.parametrize(
+    ("step", "code"),
+    [
+        ("train_step = jax.jit(jax.grad(loss_fn))\n", "JCD201"),  # nothing in the file calls it
+        ("train_step = jax.value_and_grad(loss_fn)\n", "JCD201"),
+        ("predict = jax.jit(loss_fn)\n", "JCD202"),  # no grad: not proven
+        ("step = jax.jit(jax.grad(functools.partial(loss_fn)))\n", "JCD202"),  # a partial in between: the def alone
+    ],
+)
+def test_a_module_level_transformed_step_is_analysed_through_its_transforms(step: str, code: str) -> None:
+    source = (
+        "import functools\nimport jax\nimport jax.numpy as jnp\n\n"
+        "def loss_fn(w):\n"
+        "    x = jnp.zeros((2, 127, 256), jnp.bfloat16)\n"
+        "    q = (x @ w).reshape(x.shape[0], x.shape[1], 4, 64)\n"
+        "    out = jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+        "    return out.astype(jnp.float32).sum()\n\n" + step
+    )
+    assert [(f.code, f.line) for f in lint_source(source, "step.py")] == [(code, 8)]
