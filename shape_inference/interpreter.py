@@ -264,12 +264,17 @@ class Interpreter:
         that class attribute unknown, `CFG.seq_len = v` the object `CFG` (a name not in
         CapWords is taken for an object).  Statements only (a patch is one, or decorates
         or opens one); imports are resolved only for the names patched."""
-        patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME)
+        patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None and owner not in ("self", "cls"):
                         patches.append((owner, target.attr))
+                    elif isinstance(target, ast.Subscript) and (owner := _dotted(_container(target))) is not None:
+                        patches.append((owner, ""))  # `CFG["seq_len"] = 255`: the object changes in place
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+                if stmt.value.func.attr in _IN_PLACE and (owner := _dotted(_container(stmt.value.func.value))) is not None:
+                    patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
                 local, full, name = _patch_target(call)
                 if full is not None:  # "pkg.mod.NAME" given whole
@@ -304,6 +309,12 @@ class Interpreter:
         for owner, name in patches:
             first, _, rest = owner.partition(".")
             target = modules.get(first)
+            if not name:  # an object changed in place: unknown as a whole to readers
+                if target is not None and rest and "." not in rest and target is not info and self.project.find(f"{target.name}.{rest}") is None:
+                    target.patched.add(rest)  # `config.CFG["k"] = v`
+                elif target is None and not rest and first in taken and taken[first][0] is not info:
+                    taken[first][0].patched.add(taken[first][1])  # `CFG["k"] = v` after `from config import CFG`
+                continue
             if target is not None and rest:
                 deeper = self.project.find(f"{target.name}.{rest}")  # `pkg.deep.X = v`
                 if deeper is None and "." not in rest:
@@ -2072,7 +2083,16 @@ def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
     return None, None, ""
 
 
-_MAY_PATCH = re.compile(r"setattr\(|patch(?:\.object)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)")
+_MAY_PATCH = re.compile(r"setattr\(|patch(?:\.object)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)|\]\s*[-+*/|&]?=(?!=)|\.(?:update|setdefault)\(")
+# methods that change their object in place: called on another module's object, a patch
+_IN_PLACE = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "append", "extend", "insert", "remove"})
+
+
+def _container(node: ast.expr) -> ast.expr:
+    """`CFG["a"]["b"]` -> `CFG`: the object a subscript store changes."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node
 
 
 def _statements_with_patching_defs(info: ModuleInfo) -> Iterator[ast.stmt]:

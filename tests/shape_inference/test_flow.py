@@ -595,6 +595,9 @@ def test_subclass_chains_across_modules_and_setattr_on_self() -> None:
         ("import cfg\ncfg.Config.SEQ = 128\n", [None, None, 127]),
         ("def test_x(monkeypatch):\n    monkeypatch.setattr('cfg.Config.SEQ', 128)\n", [None, None, 127]),
         ("from cfg import CFG\nCFG.seq = 128\n", [127, 127, None]),  # a module-level object
+        ("from cfg import CFG\nCFG.update(seq=128)\n", [127, 127, None]),  # changed in place
+        ("import cfg\ncfg.CFG['seq'] = 128\n", [127, 127, None]),
+        ("from cfg import CFG\ndef main():\n    CFG['seq'] = 128\n", [127, 127, None]),
     ],
 )
 def test_class_attributes_and_objects_patched_from_another_file(patch: str, shown: list[int | None]) -> None:
