@@ -1841,11 +1841,17 @@ class Interpreter:
 
 
 def _could_fail(default: ast.expr) -> bool:
-    """A default that could itself be what a rule reports: an odd length (`seq_len=255`),
-    a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`).  Flags, None,
-    even sizes and 1 decide no finding on their own."""
-    value = default.value if isinstance(default, ast.Constant) else None
-    if isinstance(value, bool) or value is None:
+    """A default that could lead to what a rule reports: an odd length (`seq_len=255`),
+    a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`), a constant
+    or object defined elsewhere (`seq_len=SEQ_LEN`, `cfg=TrainConfig()`), or None that
+    the body replaces (`seq_len = seq_len or 255`).  Flags, even sizes and 1 decide no
+    finding on their own."""
+    if not isinstance(default, ast.Constant):
+        return True
+    value = default.value
+    if value is None:
+        return True
+    if isinstance(value, bool):
         return False
     if isinstance(value, int):
         return value > 1 and value % 2 == 1

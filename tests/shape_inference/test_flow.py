@@ -612,3 +612,16 @@ def test_callers_through_a_package_reexport_count() -> None:
     files = {"pkg/__init__.py": "from .trainer import train\n", "pkg/trainer.py": "def train(seq_len=255):\n    reveal_type(seq_len)\n"}
     assert 255 not in [r.int for r in reveal("from pkg import train\ntrain(seq_len=256)\n", files=files, contextual_only=False)]
     assert [r.int for r in reveal("from pkg import train\ntrain()\n", files=files, contextual_only=False)] == [255, 255]
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        "def train(seq_len=None):\n    seq_len = seq_len or 255\n    reveal_type(seq_len)\n",  # replaced in the body
+        "SEQ = 255\ndef train(seq_len=SEQ):\n    reveal_type(seq_len)\n",  # a module constant
+    ],
+)
+def test_defaults_that_lead_to_a_length_are_judged_by_their_callers(trainer: str) -> None:
+    files = {"trainer.py": trainer}
+    assert 255 not in [r.int for r in reveal("from trainer import train\ntrain(seq_len=256)\n", files=files, contextual_only=False)]
+    assert 255 in [r.int for r in reveal("from trainer import train\ntrain()\n", files=files, contextual_only=False)]
