@@ -316,15 +316,16 @@ def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: se
 
 
 def partial_call(node: ast.Call) -> ast.Call | None:
-    """`partial(f, a, k=v)` (or `functools.partial`) read as the call `f(a, k=v)` it
-    makes every later call begin with: what it binds, every call through it passes, so
-    a default it binds is never what runs (`partial(train, seq_len=256)`).  Only with
-    `f` a plain name or attribute and no `*`/`**` spread before it; None otherwise."""
+    """`partial(f, a, k=v)` (or `functools.partial`) read as a call `f(a, k=v, **more)`:
+    what it binds every call through it passes, and a later call through it may pass
+    anything else (`fn = partial(train, lr=lr); fn(seq_len=256)`), so no default of `f`
+    is certainly what runs through it.  Only with `f` a plain name or attribute."""
     func = node.func
     named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "functools" else None
     if named != "partial" or not node.args or not isinstance(node.args[0], (ast.Name, ast.Attribute)):
         return None
-    bound = ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords)
+    more = ast.keyword(arg=None, value=ast.Name(id="_later_arguments", ctx=ast.Load()))
+    bound = ast.Call(func=node.args[0], args=node.args[1:], keywords=[*node.keywords, more])
     return ast.copy_location(bound, node)
 
 

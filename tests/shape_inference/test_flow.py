@@ -542,6 +542,7 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
         "import trainer\ntrainer.train(seq_len=256)\n",  # through the module
         "import functools\nfrom trainer import train\nrun = functools.partial(train, seq_len=256)\nrun()\n",
         "from functools import partial\nimport trainer\nsweep = [partial(trainer.train, 512)]\n",
+        "import functools\nfrom trainer import train\nfn = functools.partial(train, lr=0.1)\nfn(seq_len=256)\n",  # passed later
     ],
 )
 def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str) -> None:
@@ -554,11 +555,11 @@ def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str
 @pytest.mark.parametrize(
     "caller",
     [
-        "import functools\nfrom trainer import train\nrun = functools.partial(train, batch=4)\n",  # binds another
         "from functools import partial\nfrom trainer import train\nfns = [partial(train, seq_len=256), train]\n",
+        "from functools import partial\nfrom trainer import train\nrun = partial(train, seq_len=256)\ntrain(batch=4)\n",
     ],
 )
-def test_a_partial_that_leaves_the_default_keeps_it(caller: str) -> None:
+def test_a_default_some_caller_leaves_is_kept_with_partials_about(caller: str) -> None:
     trainer = {"trainer.py": "def train(seq_len=255, batch=2):\n    reveal_type(seq_len)\n"}
     assert 255 in [r.int for r in reveal(caller, files=trainer, contextual_only=False)]
 
