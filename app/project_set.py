@@ -28,7 +28,7 @@ large one in shards (SHARD_CHARS).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 from dataclasses import dataclass, field
 
@@ -312,16 +312,39 @@ def _drivers(
         for importer, taken in importers.get(target, ()):
             if taken.pairs and not any(name in functions for name, _ in taken.pairs):
                 continue
-            if _is_init(importer) and taken.pairs and importer not in entries:
-                # a package re-exporting the functions (`from .trainer import train`): the
-                # scripts that take them from the package drive them too
-                reexported = {bound for name, bound in taken.pairs if name in functions}
-                for outer, outer_taken in importers.get(importer, ()):
-                    if script(outer) and any(name in reexported for name, _ in outer_taken.pairs):
-                        found.add(outer)
+            if _is_init(importer) and taken.module_as is None and importer not in entries:
+                # a package re-exporting the functions (`from .trainer import train`, or `*`):
+                # the scripts that take them from it, through up to three packages, drive them too
+                reexported = {bound for name, bound in taken.pairs if name in functions} if taken.pairs else set(functions)
+                found |= _scripts_taking(importer, reexported, importers, script)
                 continue
             if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
                 found.add(importer)
+    return found
+
+
+def _scripts_taking(
+    package: str,
+    names: set[str],
+    importers: dict[str, list[tuple[str, Taken]]],
+    script: Callable[[str], bool],
+) -> set[str]:
+    """The scripts that import any of `names` by name from the package `__init__`
+    `package`, directly or through packages that re-export them in turn (three at most)."""
+    found: set[str] = set()
+    frontier = [(package, names)]
+    for _ in range(3):
+        further: list[tuple[str, set[str]]] = []
+        for current, exported in frontier:
+            for outer, taken in importers.get(current, ()):
+                taken_names = {bound for name, bound in taken.pairs if name in exported}
+                if not taken_names:
+                    continue
+                if _is_init(outer):
+                    further.append((outer, taken_names))
+                elif script(outer):
+                    found.add(outer)
+        frontier = further
     return found
 
 

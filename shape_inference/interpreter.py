@@ -563,9 +563,10 @@ class Interpreter:
                 if through is None:
                     return None
                 calls.extend(through)
+            bound_names = list(by_name.get((id(module), name), ()))
             if (id(module), "*") in by_name:
-                return None
-            for bound in by_name.get((id(module), name), ()):
+                bound_names.append(name)  # `from trainer import *`: its own name, if it uses it
+            for bound in bound_names:
                 found = info.facts.direct_calls(bound)
                 if found is None:
                     return None
@@ -626,8 +627,12 @@ class Interpreter:
             for stmt in source.facts.imports():
                 if isinstance(stmt, ast.ImportFrom):
                     for alias in stmt.names:
-                        if (alias.asname or alias.name) == name and alias.name != "*":
-                            base = self.project.from_base(source, stmt)
+                        base = self.project.from_base(source, stmt)
+                        if alias.name == "*":  # `from .trainer import *`: if trainer defines it
+                            origin = self.project.find(base)
+                            if origin is not None and origin is not source and _defines_at_top(self.project, origin, name):
+                                found = (origin, name)
+                        elif (alias.asname or alias.name) == name:
                             origin = self.project.find(base) if self.project.find(f"{base}.{alias.name}" if base else alias.name) is None else None
                             if origin is not None and origin is not source:
                                 found = (origin, alias.name)
@@ -2092,6 +2097,12 @@ def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
 _MAY_PATCH = re.compile(r"setattr\(|patch(?:\.object)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)|\]\s*[-+*/|&]?=(?!=)|\.(?:update|setdefault)\(")
 # methods that change their object in place: called on another module's object, a patch
 _IN_PLACE = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "append", "extend", "insert", "remove"})
+
+
+def _defines_at_top(project: Project, info: ModuleInfo, name: str) -> bool:
+    """Does the module bind `name` with a top-level def or class (a star import takes it)?"""
+    project.load(info)
+    return any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, LazyDef)) and stmt.name == name for stmt in info.tree.body)
 
 
 def _container(node: ast.expr) -> ast.expr:

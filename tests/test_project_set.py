@@ -328,7 +328,10 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
             "other_tools.py": "import tools\n",  # takes nothing by name from it
+            "deep/__init__.py": "from deep.sub import train\n",  # two packages, the inner by `*`
+            "deep/sub/__init__.py": "from trainer import *\n",
+            "run_deep.py": "from deep import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_deep.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_deep.py", "run_tools.py", "trainer.py"]

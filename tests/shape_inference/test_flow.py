@@ -609,8 +609,16 @@ def test_class_attributes_and_objects_patched_from_another_file(patch: str, show
     assert [r.int for r in reveal("import train\n" + patch, files=files, contextual_only=False)] == shown
 
 
-def test_callers_through_a_package_reexport_count() -> None:
-    files = {"pkg/__init__.py": "from .trainer import train\n", "pkg/trainer.py": "def train(seq_len=255):\n    reveal_type(seq_len)\n"}
+@pytest.mark.parametrize(
+    "packages",
+    [
+        {"pkg/__init__.py": "from .trainer import train\n"},
+        {"pkg/__init__.py": "from .trainer import *\n"},
+        {"pkg/__init__.py": "from pkg.core import train\n", "pkg/core/__init__.py": "from pkg.trainer import train\n"},
+    ],
+)
+def test_callers_through_a_package_reexport_count(packages: dict[str, str]) -> None:
+    files = {**packages, "pkg/trainer.py": "def train(seq_len=255):\n    reveal_type(seq_len)\n"}
     assert 255 not in [r.int for r in reveal("from pkg import train\ntrain(seq_len=256)\n", files=files, contextual_only=False)]
     assert [r.int for r in reveal("from pkg import train\ntrain()\n", files=files, contextual_only=False)] == [255, 255]
 
