@@ -529,15 +529,20 @@ class Interpreter:
         runs with 255).  A function nobody calls keeps its defaults: outside callers may
         leave them out."""
         node = func.node
-        if func.owner is not None or isinstance(node, ast.Lambda) or first_default >= len(params) or node not in func.module.tree.body:
+        if isinstance(node, ast.Lambda) or first_default >= len(params):
             return []
         if not any(_could_fail(default) for default in node.args.defaults):
             return []  # the module's call index costs a walk: only where a default could matter
-        calls = func.module.facts.direct_calls(node.name)
-        outside = self._calls_from_other_roots(func.module, node.name)
-        if calls is None or outside is None:
+        if func.owner is not None:
+            calls = self._method_calls(func)
+            shift = 1  # `trainer.fit(256)` passes the parameter after self first
+        elif node in func.module.tree.body:
+            direct = func.module.facts.direct_calls(node.name)
+            outside = self._calls_from_other_roots(func.module, node.name)
+            calls = None if direct is None or outside is None else [*direct, *outside]
+            shift = 0
+        else:
             return []
-        calls = [*calls, *outside]
         if not calls:
             return []
         dead: list[str] = []
@@ -545,9 +550,25 @@ class Interpreter:
             name = params[i].arg
             if row is not None and name in row:
                 continue
-            if all(_passes(call, i, name) for call in calls):
+            if all(_passes(call, i - shift, name) for call in calls):
                 dead.append(name)
         return dead
+
+    def _method_calls(self, func: FunctionV) -> list[ast.Call] | None:
+        """Every `<x>.name(...)` call of a plain method (no decorator, not a dunder that
+        Python calls for us) in its module and the other analysed files; None where
+        `.name` is used another way.  Any object's `.name` counts: another class's
+        method of that name may hide a default, never show one."""
+        node = func.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or (node.name.startswith("__") and node.name.endswith("__")):
+            return None
+        calls: list[ast.Call] = []
+        for info in [func.module, *(root for root in self.project.roots if root is not func.module)]:
+            found = self._attribute_calls(info, node.name)
+            if found is None:
+                return None
+            calls.extend(found)
+        return calls
 
     def _calls_from_other_roots(self, module: ModuleInfo, name: str) -> list[ast.Call] | None:
         """The calls of `module`'s function `name` in the other analysed files that import

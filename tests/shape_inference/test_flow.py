@@ -634,3 +634,19 @@ def test_defaults_that_lead_to_a_length_are_judged_by_their_callers(trainer: str
     files = {"trainer.py": trainer}
     assert 255 not in [r.int for r in reveal("from trainer import train\ntrain(seq_len=256)\n", files=files, contextual_only=False)]
     assert 255 in [r.int for r in reveal("from trainer import train\ntrain()\n", files=files, contextual_only=False)]
+
+
+@pytest.mark.parametrize(
+    ("caller", "kept"),
+    [
+        ("def main():\n    Trainer().fit(seq_len=256)\n", False),
+        ("def main():\n    Trainer().fit(256)\n", False),  # positional, after self
+        ("def main():\n    Trainer().fit(256)\n    Trainer().fit()\n", True),  # one call leaves it
+        ("def main():\n    run = Trainer().fit\n    run(seq_len=256)\n", True),  # used another way
+        ("", True),  # nobody calls it
+    ],
+)
+def test_a_method_default_every_call_overrides_is_not_used(caller: str, kept: bool) -> None:
+    src = "class Trainer:\n    def fit(self, seq_len=255):\n        reveal_type(seq_len)\n" + caller
+    shown = [r.int for r in reveal(src, contextual_only=False)]
+    assert (255 in shown) is kept
