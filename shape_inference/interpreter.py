@@ -281,8 +281,8 @@ class Interpreter:
                     found = self.project.find(full)
                     if found is not None and found is not info:
                         found.patched.add(name)
-                    elif found is None and "." in full and self.project.find(full.rpartition(".")[0]) is not None:
-                        self._patch_class_attribute(full.rpartition(".")[2], name)  # "pkg.mod.Config.SEQ"
+                    elif found is None and "." in full and (holder := self.project.find(full.rpartition(".")[0])) is not None:
+                        self._patch_class_attribute(holder, full.rpartition(".")[2], name)  # "pkg.mod.Config.SEQ"
                 elif local is not None:
                     patches.append((local, name))
         if not patches:
@@ -312,26 +312,38 @@ class Interpreter:
             if not name:  # an object changed in place: unknown as a whole to readers
                 if target is not None and rest and "." not in rest and target is not info and self.project.find(f"{target.name}.{rest}") is None:
                     target.patched.add(rest)  # `config.CFG["k"] = v`
-                elif target is None and not rest and first in taken and taken[first][0] is not info:
-                    taken[first][0].patched.add(taken[first][1])  # `CFG["k"] = v` after `from config import CFG`
+                elif target is None and not rest and first in taken:
+                    self._patch_object(*taken[first], info)  # `CFG["k"] = v` after `from config import CFG`
                 continue
             if target is not None and rest:
                 deeper = self.project.find(f"{target.name}.{rest}")  # `pkg.deep.X = v`
                 if deeper is None and "." not in rest:
-                    self._patch_class_attribute(rest, name)  # `cfg.Config.SEQ = v`
+                    self._patch_class_attribute(target, rest, name)  # `cfg.Config.SEQ = v`
                 target = deeper
             elif target is None and not rest and first in taken:
                 source, original = taken[first]
-                self._patch_class_attribute(original, name)  # `Config.SEQ = v` after `from cfg import Config`
-                if not (original[:1].isupper() and not original.isupper()) and source is not info:
-                    source.patched.add(original)  # `CFG.seq_len = v`: an object, not a class (by its name)
+                self._patch_class_attribute(source, original, name)  # `Config.SEQ = v` after `from cfg import Config`
+                if not (original[:1].isupper() and not original.isupper()):
+                    self._patch_object(source, original, info)  # `CFG.seq_len = v`: an object, not a class (by its name)
             if target is not None and target is not info:
                 target.patched.add(name)
 
-    def _patch_class_attribute(self, cls_name: str, name: str) -> None:
-        """A project class's attribute set from another file: unknown in every class of
-        that name (a re-export may have brought it from anywhere; only silences)."""
-        self.project.patched_class_attrs.setdefault(cls_name, set()).add(name)
+    def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
+        """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
+        is set from another file: unknown in that class."""
+        origin, original = self._reexported_from(module, cls_name, through_modules=True)
+        self.project.patched_class_attrs.setdefault((origin.path, original), set()).add(name)
+
+    def _patch_object(self, module: ModuleInfo, name: str, patcher: ModuleInfo) -> None:
+        """A module-level object another file changes: unknown where it is bound, and in
+        each module that re-exports it on the way there."""
+        for _ in range(4):
+            if module is not patcher:
+                module.patched.add(name)
+            origin, original = self._reexported_from(module, name, through_modules=True, hops=1)
+            if origin is module:
+                break
+            module, name = origin, original
 
     def tick(self) -> None:
         self.steps += 1
@@ -637,11 +649,14 @@ class Interpreter:
             cached = self._imports_of_roots[info.path] = (whole, by_name)
         return cached
 
-    def _reexported_from(self, source: ModuleInfo, name: str) -> tuple[ModuleInfo, str]:
+    def _reexported_from(self, source: ModuleInfo, name: str, through_modules: bool = False, hops: int = 3) -> tuple[ModuleInfo, str]:
         """The module and name `from source import name` really takes, through package
-        `__init__` re-exports (`from .trainer import train`), up to three hops."""
-        for _ in range(3):
-            if not source.is_package:
+        `__init__` re-exports (`from .trainer import train`, `*`), up to three hops; with
+        `through_modules`, through plain modules' imports too (parsing them)."""
+        for _ in range(hops):
+            if not source.is_package and not through_modules:
+                break
+            if through_modules and _defines_at_top(self.project, source, name):
                 break
             self.project.load(source)
             found: tuple[ModuleInfo, str] | None = None
@@ -1221,7 +1236,7 @@ class Interpreter:
                     f"{stmt.name}.{member.node.name}" if not isinstance(member.node, ast.Lambda) else member.qualname,
                     member.decorators, cls,
                 )
-        for name in self.project.patched_class_attrs.get(stmt.name, ()):
+        for name in self.project.patched_class_attrs.get((fr.module.path, stmt.name), ()):
             if name in cls.attrs:
                 cls.attrs[name] = UNKNOWN  # another file sets it (`Config.SEQ = 128`): bound before or after?
         if enums.is_enum(cls):

@@ -150,8 +150,9 @@ class Project:
         self.roots: list[ModuleInfo] = []
         self.abs_paths: set[str] = set()
         self.parsed: list[ModuleInfo] = []  # the modules with their tree, in the order they got it
-        # class name -> attributes another file sets (`Config.SEQ = 128`): unknown to readers
-        self.patched_class_attrs: dict[str, set[str]] = {}
+        # (the defining module's path, class name) -> attributes another file sets
+        # (`Config.SEQ = 128`): unknown to readers
+        self.patched_class_attrs: dict[tuple[str, str], set[str]] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:

@@ -650,3 +650,17 @@ def test_a_method_default_every_call_overrides_is_not_used(caller: str, kept: bo
     src = "class Trainer:\n    def fit(self, seq_len=255):\n        reveal_type(seq_len)\n" + caller
     shown = [r.int for r in reveal(src, contextual_only=False)]
     assert (255 in shown) is kept
+
+
+def test_a_patched_class_attribute_is_that_class_s_not_every_class_of_its_name() -> None:
+    files = {
+        "cfg.py": "class Config:\n    SEQ = 127\n",
+        "other.py": "class Config:\n    SEQ = 64\n",
+        "pkg/__init__.py": "from pkg.defs import Config\n",
+        "pkg/defs.py": "class Config:\n    SEQ = 255\n",
+        "train.py": "import cfg\nimport pkg.defs\ndef n():\n    reveal_type(cfg.Config.SEQ)\n    reveal_type(pkg.defs.Config.SEQ)\n",
+    }
+    other = "import train\nfrom other import Config\nConfig.SEQ = 32\n"
+    assert [r.int for r in reveal(other, files=files, contextual_only=False)] == [127, 255]
+    through_package = "import train\nfrom pkg import Config\nConfig.SEQ = 32\n"  # re-exported: the class in pkg/defs.py
+    assert [r.int for r in reveal(through_package, files=files, contextual_only=False)] == [127, None]
