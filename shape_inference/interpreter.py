@@ -1732,7 +1732,8 @@ class Interpreter:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
-        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, self.globals_epoch, self.absl_flags.changes)
+        # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
+        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.globals_epoch, self.absl_flags.changes)
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
