@@ -66,6 +66,7 @@ CONFIG_FILE_FLAGS = tuple(
 REF_GET = f"{FIELD_REFERENCE}.get"
 REF_SET = f"{FIELD_REFERENCE}.set"
 GET_REF = "ml_collections.ConfigDict.get_ref"
+UPDATE = "ml_collections.ConfigDict.update"
 
 
 def is_ref(v: Value | None) -> bool:
@@ -192,6 +193,29 @@ def set_field(interp: Interpreter, inst: InstanceV, key: str, value: Value, node
     if fr.branch_depth:
         value = join(old, value) if old is not None else UNKNOWN
     inst.attrs[key] = value
+
+
+def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    """`cfg.update(max_target_length=127)` / `cfg.update({"k": v})` on a ConfigDict: each
+    field set as `cfg.k = v` would.  A nested dict or namespace (merged field by field
+    by ml_collections) or anything else we cannot name forgets the config."""
+    inst = args[0] if args else None
+    if not isinstance(inst, InstanceV):
+        return UNKNOWN
+    items: list[tuple[object, Value]] = list(kwargs.items())
+    others = args[1:]
+    if len(others) == 1 and isinstance(others[0], DictV):
+        items = [*others[0].items, *items]
+    elif others:
+        inst.forget()
+        return UNKNOWN
+    if not all(isinstance(key, str) and not isinstance(value, (DictV, InstanceV, UnknownV)) for key, value in items):
+        inst.forget()
+        return UNKNOWN
+    inst.touch()
+    for key, value in items:
+        set_field(interp, inst, str(key), value, node, fr)
+    return ConstV(None)
 
 
 def get_ref(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:

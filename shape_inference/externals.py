@@ -1827,6 +1827,8 @@ def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
         return configdict.field_reference(interp, list(args), kwargs, node, fr)
     if q == configdict.GET_REF:
         return configdict.get_ref(interp, list(args), kwargs, node, fr)
+    if q == configdict.UPDATE:
+        return configdict.update(interp, list(args), kwargs, node, fr)
     return configdict.call_ref_method(interp, q, list(args), kwargs, node, fr)
 
 
@@ -1835,7 +1837,7 @@ def h_config_flag(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return configdict.define_config_dict(interp, q, list(args), kwargs, node, fr)
 
 
-for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.REF_GET, configdict.REF_SET):
+for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.UPDATE, configdict.REF_GET, configdict.REF_SET):
     HANDLERS[_q] = h_field_reference
 for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
     HANDLERS[_q] = h_config_flag
