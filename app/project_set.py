@@ -338,12 +338,14 @@ def _scripts_taking(
         for current, exported in frontier:
             for outer, taken in importers.get(current, ()):
                 taken_names = {bound for name, bound in taken.pairs if name in exported}
-                if not taken_names:
-                    continue
                 if _is_init(outer):
-                    further.append((outer, taken_names))
-                elif script(outer):
-                    found.add(outer)
+                    if not taken.pairs and taken.module_as is None:
+                        taken_names = set(exported)  # `from .sub import *` in a package: all of them
+                    if taken_names:
+                        further.append((outer, taken_names))
+                elif taken_names and script(outer):
+                    found.add(outer)  # a script takes them by name (taking a package whole costs
+                    # the analysis of every script that imports one, for no value it passes)
         frontier = further
     return found
 

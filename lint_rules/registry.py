@@ -69,8 +69,13 @@ _HOW_REACHED = ("reached:", "transform:")
 def _also_reached(first: Finding, other: Finding) -> Finding:
     """`first` with how `other` (the same finding at the same place) was reached."""
     room = _MAX_ALSO - sum(step.startswith("also ") for step in first.evidence)
-    how = [f"also {step}" for step in other.evidence if step.startswith(_HOW_REACHED)]
-    how = [step for step in how if step not in first.evidence][: max(0, room)]
+    seen = set(first.evidence)
+    how: list[str] = []
+    for step in other.evidence:
+        if step.startswith(_HOW_REACHED) and step not in seen and f"also {step}" not in seen:
+            how.append(f"also {step}")  # (a step the first way shares is not another way)
+            seen.add(step)
+    how = how[: max(0, room)]
     related = tuple(r for r in other.related if r not in first.related)
     if not how and not related:
         return first

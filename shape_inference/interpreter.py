@@ -569,8 +569,9 @@ class Interpreter:
     def _method_calls(self, func: FunctionV) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call of a plain method (no decorator, not a dunder that
         Python calls for us) in its module and the other analysed files; None where
-        `.name` is used another way.  Any object's `.name` counts: another class's
-        method of that name may hide a default, never show one."""
+        `.name` is used another way.  Any object's `.name` counts, since `<x>` is not
+        resolved: another class's `.fit()` keeps the default alive (as methods kept
+        them all before), and one that passes the parameter can hide it (silence)."""
         node = func.node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or (node.name.startswith("__") and node.name.endswith("__")):
             return None
@@ -664,9 +665,9 @@ class Interpreter:
                 if isinstance(stmt, ast.ImportFrom):
                     for alias in stmt.names:
                         base = self.project.from_base(source, stmt)
-                        if alias.name == "*":  # `from .trainer import *`: if trainer defines it
+                        if alias.name == "*":  # `from .trainer import *`: if trainer defines it, or re-exports in turn
                             origin = self.project.find(base)
-                            if origin is not None and origin is not source and _defines_at_top(self.project, origin, name):
+                            if origin is not None and origin is not source and (origin.is_package or _defines_at_top(self.project, origin, name)):
                                 found = (origin, name)
                         elif (alias.asname or alias.name) == name:
                             origin = self.project.find(base) if self.project.find(f"{base}.{alias.name}" if base else alias.name) is None else None
@@ -1237,8 +1238,9 @@ class Interpreter:
                     member.decorators, cls,
                 )
         for name in self.project.patched_class_attrs.get((fr.module.path, stmt.name), ()):
-            if name in cls.attrs:
-                cls.attrs[name] = UNKNOWN  # another file sets it (`Config.SEQ = 128`): bound before or after?
+            # another file sets it (`Config.SEQ = 128`): bound before or after?  (On this
+            # class, over what it inherits too: the patch shadows the base's value.)
+            cls.attrs[name] = UNKNOWN
         if enums.is_enum(cls):
             enums.finish_class(cls)
         value: Value = cls

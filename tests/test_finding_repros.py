@@ -66,6 +66,7 @@ def test_a_call_reached_several_ways_is_reported_once_naming_them_all() -> None:
     assert len(findings) == 1 and findings[0].line == 5
     also = [step for step in findings[0].evidence if step.startswith("also ")]
     assert also and all("line 12" in step for step in also)  # the second caller
+    assert not {step.removeprefix("also ") for step in also} & set(findings[0].evidence)  # no step of the first way again
     assert {r.line for r in findings[0].related} >= {9, 12}
 
 

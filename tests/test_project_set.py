@@ -327,11 +327,14 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a class only: not a driver
             "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
-            "other_tools.py": "import tools\n",  # takes nothing by name from it
+            "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole: not followed
             "deep/__init__.py": "from deep.sub import train\n",  # two packages, the inner by `*`
             "deep/sub/__init__.py": "from trainer import *\n",
             "run_deep.py": "from deep import train\ntrain(255)\n",
+            "stars/__init__.py": "from stars.sub import *\n",  # two packages, both by `*`
+            "stars/sub/__init__.py": "from trainer import *\n",
+            "run_stars.py": "from stars import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_deep.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_deep.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_deep.py", "run_stars.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]

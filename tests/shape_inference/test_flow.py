@@ -615,6 +615,7 @@ def test_class_attributes_and_objects_patched_from_another_file(patch: str, show
         {"pkg/__init__.py": "from .trainer import train\n"},
         {"pkg/__init__.py": "from .trainer import *\n"},
         {"pkg/__init__.py": "from pkg.core import train\n", "pkg/core/__init__.py": "from pkg.trainer import train\n"},
+        {"pkg/__init__.py": "from .core import *\n", "pkg/core/__init__.py": "from pkg.trainer import *\n"},  # stars, two levels
     ],
 )
 def test_callers_through_a_package_reexport_count(packages: dict[str, str]) -> None:
@@ -660,6 +661,9 @@ def test_a_patched_class_attribute_is_that_class_s_not_every_class_of_its_name()
         "pkg/defs.py": "class Config:\n    SEQ = 255\n",
         "train.py": "import cfg\nimport pkg.defs\ndef n():\n    reveal_type(cfg.Config.SEQ)\n    reveal_type(pkg.defs.Config.SEQ)\n",
     }
+    inherited = {"cfg.py": "class Base:\n    SEQ = 127\nclass Config(Base):\n    pass\n", "train.py": "from cfg import Base, Config\ndef n():\n    reveal_type(Config.SEQ)\n    reveal_type(Base.SEQ)\n"}
+    shadowed = "import train\nfrom cfg import Config\nConfig.SEQ = 256\n"  # set on the subclass: shadows the base's
+    assert [r.int for r in reveal(shadowed, files=inherited, contextual_only=False)] == [None, 127]
     other = "import train\nfrom other import Config\nConfig.SEQ = 32\n"
     assert [r.int for r in reveal(other, files=files, contextual_only=False)] == [127, 255]
     through_package = "import train\nfrom pkg import Config\nConfig.SEQ = 32\n"  # re-exported: the class in pkg/defs.py
