@@ -310,8 +310,8 @@ def _drivers(
             continue
         functions = by_path[target].functions
         for importer, taken in importers.get(target, ()):
-            if taken.pairs and not any(name in functions for name, _ in taken.pairs):
-                continue
+            if taken.pairs and not any(name in functions for name, _ in taken.pairs) and (_is_test(importer) or not any(name in by_path[target].defines for name, _ in taken.pairs)):
+                continue  # (a class counts for a script, not for a test: keras' layer tests)
             if _is_init(importer) and taken.module_as is None and importer not in entries:
                 # a package re-exporting the functions (`from .trainer import train`, or `*`):
                 # the scripts that take them from it, through up to three packages, drive them too
@@ -321,6 +321,12 @@ def _drivers(
             if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
                 found.add(importer)
     return found
+
+
+def _is_test(path: str) -> bool:
+    """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
+    name = os.path.basename(path)
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in path or f"{os.sep}test{os.sep}" in path
 
 
 def _scripts_taking(

@@ -324,7 +324,8 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "cli.py": "import trainer\ntrainer.train(3)\n",  # the module whole: a driver
             "lib.py": "from trainer import train\n",  # imported by app.py: not a driver
             "app.py": "import lib\n",
-            "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a class only: not a driver
+            "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a test taking a class only: not a driver
+            "fit.py": "from trainer import Trainer\nTrainer()\n",  # a script taking a class: a driver
             "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
             "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole: not followed
@@ -336,5 +337,5 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "run_stars.py": "from stars import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "main.py", "run_deep.py", "run_stars.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "main.py", "model.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "main.py", "run_deep.py", "run_stars.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "main.py", "model.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
