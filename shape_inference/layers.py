@@ -591,10 +591,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
             target = None
         if target is None:
             return UNKNOWN
-        params_diff = name == "apply" and contains_diff(variables)
-        ctx = fr.ctx
-        why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
-        new_ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+        new_ctx = _applying(interp, name, variables, node, fr)
         fresh = InstanceV(inst.cls, dict(inst.attrs), False, inst.why, False)
         saved = fr.ctx
         fr.ctx = new_ctx
@@ -615,6 +612,32 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
     return UNKNOWN
 
 
+
+
+def _applying(interp: Interpreter, name: str, variables: Value, node: ast.AST, fr: Frame) -> Ctx:
+    """The context `module.apply(variables, ...)` (or init) runs the module in: its
+    parameters are differentiated when the variables are."""
+    params_diff = name == "apply" and contains_diff(variables)
+    ctx = fr.ctx
+    why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
+    return Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+
+
+def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`ScanLayers().apply(variables, *xs)` / `.init(rng, *xs)` of a module-level
+    `ScanLayers = nn.scan(Layer, ...)`: the lifted module's call, run as apply runs it."""
+    obj = args[0] if args else None
+    name = q.rsplit(".", 1)[-1]
+    if not isinstance(obj, ExtObjectV) or len(args) < 2 or "method" in kwargs:
+        return UNKNOWN
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("rngs", "mutable", "capture_intermediates")}
+    saved = fr.ctx
+    fr.ctx = _applying(interp, name, args[1], node, fr)
+    try:
+        out = _lifted(interp, obj, list(args[2:]), kwargs, node, fr)
+    finally:
+        fr.ctx = saved
+    return out if name == "apply" else UNKNOWN
 
 
 # -- haiku: hk.transform(f) gives init / apply that call f -----------------------------------------
