@@ -221,6 +221,9 @@ class Interpreter:
         self.config_effects: dict[object, Value | None] = {}
         # the serials of the instances each memoised call made (values.fresh_copies)
         self.made_by_call: dict[object, tuple[int, int]] = {}
+        # inside a flax apply that is given a cache and may change it (a decode step):
+        # decode=True attention layers read their keys and values from it (layers.py)
+        self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
         self.exhausted = False
@@ -1735,7 +1738,7 @@ class Interpreter:
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.globals_epoch, self.absl_flags.changes)
+        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)

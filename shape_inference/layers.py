@@ -446,6 +446,14 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
     if fn is not None and not (isinstance(fn, ExternalV) and fn.qualname in ("flax.linen.dot_product_attention", "flax.nnx.dot_product_attention")):
         call_kwargs: Kwargs = {}
         mask = kwargs.get("mask")
+        if not nnx and interp.linen_decoding and A.truth(obj.kwarg("decode") or ConstV(False)) is True:
+            # a decode step with its cache given (`apply({"params": p, "cache": c}, x,
+            # mutable=["cache"])`): the keys and values are the cache's (its length is
+            # the init input's), and flax combines the masks into a float32 one
+            decode_step = Step(fr.module.path, getattr(node, "lineno", 0), "flax's decode step: combine_masks(mask, cache positions) is float32")
+            key = ArrayV(None, key.dtype, key.diff)
+            value = ArrayV(None, value.dtype, value.diff)
+            mask = ArrayV(None, "float32", False, (decode_step,))
         if nnx:
             # nnx passes its keywords unconditionally (flax 0.12): an attention_fn
             # that does not take them fails with a TypeError, which binding shows
@@ -578,6 +586,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         if not rest:
             return UNKNOWN
         variables = rest[0]
+        decoding = name == "apply" and _applies_cache(variables, kwargs.get("mutable"))
         method = kwargs.pop("method", None)
         kwargs = {k: v for k, v in kwargs.items() if k not in ("rngs", "mutable", "capture_intermediates")}
         target: Value | None
@@ -595,11 +604,13 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         fresh = InstanceV(inst.cls, dict(inst.attrs), False, inst.why, False)
         saved = fr.ctx
         fr.ctx = new_ctx
+        interp.linen_decoding += decoding
         try:
             A.linen_setup(interp, fresh, new_ctx, generic=fr.generic)
             out = interp.call(BoundMethodV(target, fresh), rest[1:], kwargs, False, node, fr)
         finally:
             fr.ctx = saved
+            interp.linen_decoding -= decoding
         if name == "apply":
             return out
         return UNKNOWN
@@ -612,6 +623,16 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
     return UNKNOWN
 
 
+
+
+def _applies_cache(variables: Value, mutable: Value | None) -> bool:
+    """`apply({"params": p, "cache": c}, x, mutable=["cache"])`: a decode step that
+    reads and updates a cache it is given (certainly: a literal dict with a "cache")."""
+    if not (isinstance(variables, DictV) and any(k == "cache" for k, _ in variables.items)):
+        return False
+    if isinstance(mutable, ConstV):
+        return mutable.value is True or mutable.value == "cache"
+    return isinstance(mutable, TupleV) and any(isinstance(i, ConstV) and i.value == "cache" for i in mutable.items)
 
 
 def _applying(interp: Interpreter, name: str, variables: Value, node: ast.AST, fr: Frame) -> Ctx:
