@@ -312,6 +312,7 @@ class ScannedFile:
     error: Problem | None = None
     internal_error: str | None = None
     differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
+    main_guard: bool = False  # says "__main__" (`if __name__ == "__main__":`): it runs as a script
     defines: tuple[str, ...] = ()  # names of its top-level defs and classes
     functions: tuple[str, ...] = ()  # the defs among them
     size: int = 0  # characters of text: what analysing the file may cost
@@ -404,6 +405,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
+            main_guard="__main__" in text,
             defines=defines,
             functions=functions,
             size=len(text),

@@ -302,8 +302,14 @@ def _drivers(
 
     def script(importer: str) -> bool:
         """A file that can be a driver: nothing imports it, it is not an entry already,
-        and it is no package __init__ (that runs when any module of its package does)."""
-        return importer not in entries and importer in leads and not importers.get(importer) and not _is_init(importer)
+        it is no package __init__ (that runs when any module of its package does), and
+        it runs as a program: a test, a file with a `__main__` guard, or one outside any
+        package (a library module nothing in the project imports is used from outside:
+        what its own calls pass is not what the training code runs with)."""
+        if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
+            return False
+        scanned = by_path[importer]
+        return scanned.main_guard or _is_test(importer) or not os.path.isfile(os.path.join(os.path.dirname(importer), "__init__.py"))
 
     for target in entries:
         if not by_path[target].differentiates:
@@ -315,8 +321,11 @@ def _drivers(
             if _is_init(importer) and taken.module_as is None and importer not in entries:
                 # a package re-exporting the functions (`from .trainer import train`, or `*`):
                 # the scripts that take them from it, through up to three packages, drive them too
-                reexported = {bound for name, bound in taken.pairs if name in functions} if taken.pairs else set(functions)
-                found |= _scripts_taking(importer, reexported, importers, script)
+                classes = set(by_path[target].defines) - set(functions)
+                kinds = (set(functions), classes)
+                if taken.pairs:
+                    kinds = ({bound for name, bound in taken.pairs if name in functions}, {bound for name, bound in taken.pairs if name in classes})
+                found |= _scripts_taking(importer, kinds, importers, script)
                 continue
             if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
                 found.add(importer)
@@ -331,25 +340,27 @@ def _is_test(path: str) -> bool:
 
 def _scripts_taking(
     package: str,
-    names: set[str],
+    exported: tuple[set[str], set[str]],
     importers: dict[str, list[tuple[str, Taken]]],
     script: Callable[[str], bool],
 ) -> set[str]:
-    """The scripts that import any of `names` by name from the package `__init__`
-    `package`, directly or through packages that re-export them in turn (three at most)."""
+    """The scripts that import any of the (functions, classes) `exported` by name from
+    the package `__init__` `package`, directly or through packages that re-export them
+    in turn (three at most); a class counts for a script, not for a test."""
     found: set[str] = set()
-    frontier = [(package, names)]
+    frontier = [(package, exported)]
     for _ in range(3):
-        further: list[tuple[str, set[str]]] = []
-        for current, exported in frontier:
+        further: list[tuple[str, tuple[set[str], set[str]]]] = []
+        for current, (functions, classes) in frontier:
             for outer, taken in importers.get(current, ()):
-                taken_names = {bound for name, bound in taken.pairs if name in exported}
+                names = {bound for name, bound in taken.pairs if name in functions}
+                class_names = {bound for name, bound in taken.pairs if name in classes}
                 if _is_init(outer):
                     if not taken.pairs and taken.module_as is None:
-                        taken_names = set(exported)  # `from .sub import *` in a package: all of them
-                    if taken_names:
-                        further.append((outer, taken_names))
-                elif taken_names and script(outer):
+                        names, class_names = set(functions), set(classes)  # `from .sub import *`: all of them
+                    if names or class_names:
+                        further.append((outer, (names, class_names)))
+                elif (names or (class_names and not _is_test(outer))) and script(outer):
                     found.add(outer)  # a script takes them by name (taking a package whole costs
                     # the analysis of every script that imports one, for no value it passes)
         frontier = further

@@ -326,7 +326,12 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "app.py": "import lib\n",
             "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a test taking a class only: not a driver
             "fit.py": "from trainer import Trainer\nTrainer()\n",  # a script taking a class: a driver
-            "tools/__init__.py": "from trainer import train\n",  # a package init: runs on import
+            "lib/__init__.py": "",
+            "lib/sweeps.py": "from trainer import train\ntrain(3)\n",  # a library module nothing imports: used from outside
+            "lib/run.py": "from trainer import train\nif __name__ == '__main__':\n    train(3)\n",  # a program in a package
+            "run_class.py": "from tools import Trainer\nTrainer()\n",  # through a package too
+            "tools/test_tools.py": "from tools import Trainer\nTrainer()\n",  # (not a test)
+            "tools/__init__.py": "from trainer import train, Trainer\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
             "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole: not followed
             "deep/__init__.py": "from deep.sub import train\n",  # two packages, the inner by `*`
@@ -337,5 +342,5 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "run_stars.py": "from stars import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "fit.py", "main.py", "run_deep.py", "run_stars.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "fit.py", "main.py", "model.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "main.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "main.py", "model.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
