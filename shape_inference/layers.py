@@ -516,7 +516,12 @@ def _lifted(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, no
             xs.append(x)
         else:
             xs.append(UnknownV(x.diff))
-    out = interp.call(inst, [args[0], *xs], kwargs, False, node, fr)
+    carry = args[0]
+    out = interp.call(inst, [carry, *xs], kwargs, False, node, fr)
+    if isinstance(out, TupleV) and len(out.items) == 2 and out.items[0].diff and not carry.diff:
+        # the next step takes this step's carry, now differentiated (by the layer's
+        # parameters): run it again as step two sees it
+        out = interp.call(inst, [carry.tainted(True), *xs], kwargs, False, node, fr)
     if isinstance(out, TupleV) and len(out.items) == 2:
         return TupleV((out.items[0], UnknownV(out.items[1].diff)))
     return UnknownV(out.diff)
