@@ -1344,7 +1344,7 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     (`for k, v in kwargs.items()` over an empty **kwargs runs no pass)."""
     if len(args) != 1 or kwargs or not isinstance(args[0], DictV):
         return UNKNOWN
-    keys = [ConstV(k) if not isinstance(k, int) or isinstance(k, bool) else make_int(k) for k, _ in args[0].items]
+    keys = list(A.dict_keys(args[0]).items)
     values = [v for _, v in args[0].items]
     view = q.rsplit(".", 1)[-1]
     if view == "keys":

@@ -553,6 +553,8 @@ def iter_element(interp: Interpreter, iterable: Value, node: ast.AST, fr: Frame)
         return iterable.element
     if isinstance(iterable, InstanceV):
         return _instance_items(interp, iterable, node, fr)
+    if isinstance(iterable, DictV):
+        iterable = dict_keys(iterable)
     if isinstance(iterable, TupleV) and iterable.items:
         out = iterable.items[0]
         for item in iterable.items[1:]:
@@ -592,9 +594,17 @@ def next_item(interp: Interpreter, it: Value, node: ast.AST, fr: Frame) -> Value
     return UNKNOWN.tainted(it.diff)
 
 
+def dict_keys(d: DictV) -> TupleV:
+    """The keys of a dict whose keys are known, in order: what iterating over it gives
+    (`for size in MODEL_SIZES:`), as `d.keys()` does."""
+    return TupleV(tuple(ConstV(k) if not isinstance(k, int) or isinstance(k, bool) else make_int(k) for k, _ in d.items))
+
+
 def known_items(value: Value, limit: int) -> list[Value] | None:
-    """Every item of a literal tuple or list, or of a range with known bounds, when there
-    are at most `limit` of them."""
+    """Every item of a literal tuple or list, of a dict's keys, or of a range with known
+    bounds, when there are at most `limit` of them."""
+    if isinstance(value, DictV):
+        value = dict_keys(value)
     if isinstance(value, TupleV):
         return list(value.items) if len(value.items) <= limit else None
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
