@@ -24,7 +24,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement, partial_call
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -54,6 +54,8 @@ from jax_cudnn_lint.shape_inference.values import (
     next_serial,
 )
 
+# forward-mode transforms (JCD208) that a module-level step may apply
+_FORWARD_MODE = frozenset({"jax.jacfwd", "jax.jvp", "jax.hessian", "jax.linearize", "jax.jacobian"})
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
 MAX_DEPTH = 10
@@ -204,7 +206,6 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
-        self._attributes_of_roots: dict[str, tuple[dict[str, list[ast.Call]], dict[str, int]]] = {}
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         self.active: list[int] = []
@@ -398,10 +399,12 @@ class Interpreter:
         chain of transforms straight over the def (a partial in between binds arguments
         the generic ones would not line up with)."""
         chain: Value = value
+        kinds: list[str] = []
         while isinstance(chain, TransformV):
+            kinds.append(chain.kind)
             chain = chain.func
-        if chain is not inner:
-            return
+        if chain is not inner or not any(kind in self.api.GRAD_LIKE or kind in self.api.VMAP_LIKE or kind in _FORWARD_MODE for kind in kinds):
+            return  # (through jit, remat or a custom rule alone the function runs as it is analysed already)
         key = ("through", id(value))
         if key in self.analysed_generic or self._skipped(inner):
             return
@@ -546,9 +549,13 @@ class Interpreter:
         node = func.node
         if isinstance(node, ast.Lambda) or first_default >= len(params):
             return []
-        if not any(_could_fail(default) for default in node.args.defaults):
+        if not any(_could_fail(default, param.arg, func) for param, default in zip(params[first_default:], node.args.defaults)):
             return []  # the module's call index costs a walk: only where a default could matter
         if func.owner is not None:
+            if not any(isinstance(default, ast.Constant) and default.value is not None and _could_fail(default, param.arg, func) for param, default in zip(params[first_default:], node.args.defaults)):
+                # a method's odd literal (`fit(self, seq_len=255)`) is judged by its callers;
+                # its None, dtype or initializer defaults are not worth the module's call index
+                return []
             calls = self._method_calls(func)
             shift = 1  # `trainer.fit(256)` passes the parameter after self first
         elif node in func.module.tree.body:
@@ -578,6 +585,9 @@ class Interpreter:
         node = func.node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or (node.name.startswith("__") and node.name.endswith("__")):
             return None
+        owner = func.owner
+        if owner is None or owner.node not in func.module.tree.body or func.module not in self.project.roots:
+            return None  # a class of a module parsed in part (lazy_defs): its calls cannot all be seen
         calls: list[ast.Call] = []
         for info in [func.module, *(root for root in self.project.roots if root is not func.module)]:
             found = self._attribute_calls(info, node.name)
@@ -613,22 +623,8 @@ class Interpreter:
     def _attribute_calls(self, info: ModuleInfo, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call of a root; None where `<x>.name` is used another way
         (passed, stored).  Over-approximate: any object's `.name` counts, so a call of
-        another `train` may hide a default, never show one.  One walk per root, for
-        every name."""
-        index = self._attributes_of_roots.get(info.path)
-        if index is None:
-            calls: dict[str, list[ast.Call]] = {}
-            uses: dict[str, int] = {}
-            for node in ast.walk(info.tree):
-                if isinstance(node, ast.Attribute):
-                    uses[node.attr] = uses.get(node.attr, 0) + 1
-                if isinstance(node, ast.Call) and (bound := partial_call(node)) is not None and isinstance(bound.func, ast.Attribute):
-                    calls.setdefault(bound.func.attr, []).append(bound)  # `partial(trainer.train, seq_len=256)`
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                    calls.setdefault(node.func.attr, []).append(node)
-            index = self._attributes_of_roots[info.path] = (calls, uses)
-        found = index[0].get(name, [])
-        return found if index[1].get(name, 0) == len(found) else None
+        another `train` may hide a default, never show one."""
+        return info.facts.attribute_calls(name)
 
     def _root_imports(self, info: ModuleInfo) -> tuple[set[int], dict[tuple[int, str], list[str]]]:
         """What a root imports from project modules (cached): the modules it imports
@@ -1887,17 +1883,17 @@ class Interpreter:
 
 
 
-def _could_fail(default: ast.expr) -> bool:
+def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     """A default that could lead to what a rule reports: an odd length (`seq_len=255`),
     a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`), a constant
     or object defined elsewhere (`seq_len=SEQ_LEN`, `cfg=TrainConfig()`), or None that
-    the body replaces (`seq_len = seq_len or 255`).  Flags, even sizes and 1 decide no
-    finding on their own."""
+    the body replaces (`seq_len = seq_len or 255`; one it keeps, `mask=None`, stays
+    None).  Flags, even sizes and 1 decide no finding on their own."""
     if not isinstance(default, ast.Constant):
         return True
     value = default.value
     if value is None:
-        return True
+        return param in func.module.facts.rebound(func.node)
     if isinstance(value, bool):
         return False
     if isinstance(value, int):

@@ -114,6 +114,7 @@ class ScopeFacts:
         self.tree = tree
         self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
+        self._rebound: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
         self._overrides: dict[frozenset[str], tuple[frozenset[str], frozenset[str]]] = {}
         self._class_list: list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]] | None = None
@@ -122,6 +123,8 @@ class ScopeFacts:
         self._global_names: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
         self._other_uses: set[str] = set()
+        self._attribute_calls: dict[str, list[ast.Call]] = {}
+        self._attribute_uses: dict[str, int] = {}
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -135,6 +138,18 @@ class ScopeFacts:
                     else:
                         _bound_by(stmt, names)
             found = self._locals[func] = frozenset(names - declared)
+        return found
+
+    def rebound(self, func: FunctionNode) -> frozenset[str]:
+        """The names a function's own body binds again (`seq_len = seq_len or 255`):
+        its locals other than the parameters it only reads."""
+        found = self._rebound.get(func)
+        if found is None:
+            names: set[str] = set()
+            if not isinstance(func, ast.Lambda):
+                for stmt in statements(func.body):
+                    _bound_by(stmt, names)
+            found = self._rebound[func] = frozenset(names)
         return found
 
     def is_generator(self, func: FunctionNode) -> bool:
@@ -267,13 +282,23 @@ class ScopeFacts:
     def direct_calls(self, name: str) -> list[ast.Call] | None:
         """Every `name(...)` call in the module, when the module uses `name` in no other
         way (no callback, no rebinding, no decorator); None otherwise."""
+        calls = self._call_index()[0]
+        if name in self._other_uses:
+            return None
+        return calls.get(name, [])
+
+    def attribute_calls(self, name: str) -> list[ast.Call] | None:
+        """Every `<x>.name(...)` call in the module (`partial(<x>.name, ...)` too), when
+        the module uses `.name` in no other way; None otherwise."""
+        found = self._call_index()[1].get(name, [])
+        return found if self._attribute_uses.get(name, 0) == len(found) else None
+
+    def _call_index(self) -> tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]]:
         if self._calls is None:
             self._calls = {}
             if self.tree is not None:
-                _index_calls(self.tree, self._calls, self._other_uses)
-        if name in self._other_uses:
-            return None
-        return self._calls.get(name, [])
+                _index_calls(self.tree, self._calls, self._other_uses, self._attribute_calls, self._attribute_uses)
+        return self._calls, self._attribute_calls
 
     def names_used(self, func: FunctionNode | ast.stmt) -> frozenset[str]:
         """Every name and attribute name the function (nested scopes included) mentions."""
@@ -283,20 +308,34 @@ class ScopeFacts:
         return found
 
 
-def _index_calls(tree: ast.AST, calls: dict[str, list[ast.Call]], other_uses: set[str]) -> None:
-    """Calls by the plain name they call, and the names used any other way.  Walked by
-    hand, as `_names_in` is (ast.iter_child_nodes' generators cost twice as much)."""
+def _index_calls(
+    tree: ast.AST,
+    calls: dict[str, list[ast.Call]],
+    other_uses: set[str],
+    attribute_calls: dict[str, list[ast.Call]],
+    attribute_uses: dict[str, int],
+) -> None:
+    """Calls by the plain name they call, and the names used any other way; calls by
+    the attribute name they call, and how often each attribute name is used at all.
+    Walked by hand, as `_names_in` is (ast.walk's generators cost twice as much)."""
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    call_type, name_type, node_type = ast.Call, ast.Name, ast.AST
+    call_type, name_type, attribute_type, node_type = ast.Call, ast.Name, ast.Attribute, ast.AST
     while stack:
         node = pop()
         kind = type(node)
-        if kind is call_type and (bound := partial_call(node)) is not None and isinstance(bound.func, ast.Name):  # type: ignore[arg-type]
-            calls.setdefault(bound.func.id, []).append(bound)
-            extend(bound.args)
-            extend(bound.keywords)
-            continue
+        if kind is call_type and (bound := partial_call(node)) is not None:  # type: ignore[arg-type]
+            if isinstance(bound.func, ast.Name):
+                calls.setdefault(bound.func.id, []).append(bound)
+                extend(bound.args)
+                extend(bound.keywords)
+                continue
+            if isinstance(bound.func, ast.Attribute):
+                attribute_calls.setdefault(bound.func.attr, []).append(bound)  # `partial(trainer.train, seq_len=256)`
+        elif kind is call_type and type(node.func) is attribute_type:  # type: ignore[attr-defined]
+            attribute_calls.setdefault(node.func.attr, []).append(node)  # type: ignore[attr-defined]
+        if kind is attribute_type:
+            attribute_uses[node.attr] = attribute_uses.get(node.attr, 0) + 1  # type: ignore[attr-defined]
         if kind is call_type and type(node.func) is name_type:  # type: ignore[attr-defined]
             calls.setdefault(node.func.id, []).append(node)  # type: ignore[attr-defined]
             extend(node.args)  # type: ignore[attr-defined]
