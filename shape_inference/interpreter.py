@@ -24,7 +24,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -1883,6 +1883,36 @@ class Interpreter:
 
 
 
+def _fallback_could_fail(func: FunctionV, param: str) -> bool:
+    """Does the body rebind `param` (None by default) from something a rule could report:
+    a literal (`seq_len or 255`), a global name or attribute (`SEQ`, `cfg.seq_len`) or a
+    call (`make_mask(x)`)?  Not when it only falls back on the other parameters'
+    values (`dtype = dtype or query.dtype`): those are unknown without a caller."""
+    node = func.node
+    if isinstance(node, ast.Lambda):
+        return False
+    params = _param_names(node.args)
+    for stmt in statements(node.body):
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == param for t in stmt.targets):
+            value: ast.expr | None = stmt.value
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and isinstance(stmt.target, ast.Name) and stmt.target.id == param:
+            value = stmt.value
+        else:
+            continue
+        for sub in ast.walk(value) if value is not None else ():
+            if isinstance(sub, ast.Constant) and sub.value is not None and not isinstance(sub.value, bool):
+                return True
+            if isinstance(sub, ast.Call) or (isinstance(sub, ast.Name) and sub.id not in params):
+                return True
+    return False
+
+
+def _param_names(args: ast.arguments) -> frozenset[str]:
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return frozenset(a.arg for a in (*named, *extra))
+
+
 def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     """A default that could lead to what a rule reports: an odd length (`seq_len=255`),
     a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`), a constant
@@ -1893,7 +1923,7 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
         return True
     value = default.value
     if value is None:
-        return param in func.module.facts.rebound(func.node)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param)
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
