@@ -55,7 +55,7 @@ from jax_cudnn_lint.shape_inference.values import (
 )
 
 # forward-mode transforms (JCD208) that a module-level step may apply
-_FORWARD_MODE = frozenset({"jax.jacfwd", "jax.jvp", "jax.hessian", "jax.linearize", "jax.jacobian"})
+_FORWARD_MODE = frozenset({"jax.jacfwd", "jax.hessian", "jax.jacobian"})
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
 MAX_DEPTH = 10
@@ -586,7 +586,7 @@ class Interpreter:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or (node.name.startswith("__") and node.name.endswith("__")):
             return None
         owner = func.owner
-        if owner is None or owner.node not in func.module.tree.body or func.module not in self.project.roots:
+        if owner is None or owner.node not in func.module.tree.body or func.module not in self.project.roots:  # (None: a plain function)
             return None  # a class of a module parsed in part (lazy_defs): its calls cannot all be seen
         calls: list[ast.Call] = []
         for info in [func.module, *(root for root in self.project.roots if root is not func.module)]:
@@ -622,8 +622,8 @@ class Interpreter:
 
     def _attribute_calls(self, info: ModuleInfo, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call of a root; None where `<x>.name` is used another way
-        (passed, stored).  Over-approximate: any object's `.name` counts, so a call of
-        another `train` may hide a default, never show one."""
+        (passed, stored).  Any object's `.name` counts: another object's `.train(...)`
+        passing the parameter may hide a default (silence), one leaving it keeps it."""
         return info.facts.attribute_calls(name)
 
     def _root_imports(self, info: ModuleInfo) -> tuple[set[int], dict[tuple[int, str], list[str]]]:
