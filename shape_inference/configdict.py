@@ -197,8 +197,9 @@ def set_field(interp: Interpreter, inst: InstanceV, key: str, value: Value, node
 
 def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`cfg.update(max_target_length=127)` / `cfg.update({"k": v})` on a ConfigDict: each
-    field set as `cfg.k = v` would.  A nested dict or namespace (merged field by field
-    by ml_collections) or anything else we cannot name forgets the config."""
+    field set as `cfg.k = v` would (an unknown value makes that field unknown).  A
+    nested dict or namespace (merged field by field by ml_collections), a key we cannot
+    name or positional arguments other than one dict forget the config."""
     inst = args[0] if args else None
     if not isinstance(inst, InstanceV):
         return UNKNOWN
@@ -209,7 +210,7 @@ def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
     elif others:
         inst.forget()
         return UNKNOWN
-    if not all(isinstance(key, str) and not isinstance(value, (DictV, InstanceV, UnknownV)) for key, value in items):
+    if not all(isinstance(key, str) and not isinstance(value, (DictV, InstanceV)) for key, value in items):
         inst.forget()
         return UNKNOWN
     inst.touch()

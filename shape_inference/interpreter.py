@@ -54,8 +54,6 @@ from jax_cudnn_lint.shape_inference.values import (
     next_serial,
 )
 
-# forward-mode transforms (JCD208) that a module-level step may apply
-_FORWARD_MODE = frozenset({"jax.jacfwd", "jax.hessian", "jax.jacobian"})
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
 MAX_DEPTH = 10
@@ -403,8 +401,8 @@ class Interpreter:
         while isinstance(chain, TransformV):
             kinds.append(chain.kind)
             chain = chain.func
-        if chain is not inner or not any(kind in self.api.GRAD_LIKE or kind in self.api.VMAP_LIKE or kind in _FORWARD_MODE for kind in kinds):
-            return  # (through jit, remat or a custom rule alone the function runs as it is analysed already)
+        if chain is not inner or not any(kind in self.api.GRAD_LIKE or kind in self.api.VMAP_LIKE for kind in kinds):
+            return  # (GRAD_LIKE has the forward-mode jacfwd/hessian too; through jit, remat or a custom rule alone the function runs as it is analysed already)
         key = ("through", id(value))
         if key in self.analysed_generic or self._skipped(inner):
             return

@@ -580,6 +580,10 @@ def namespace_item(inst: InstanceV, key: object) -> Value | None:
     return inst.attrs.get(key, UNKNOWN)
 
 
+# keywords of flax's apply/init that the module's own call does not get
+_APPLY_ONLY = frozenset({"rngs", "mutable", "capture_intermediates"})
+
+
 # -- flax linen Module methods ---------------------------------------------------------------------
 def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     if not args or not isinstance(args[0], InstanceV):
@@ -593,7 +597,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         variables = rest[0]
         decoding = name == "apply" and _applies_cache(variables, kwargs.get("mutable"))
         method = kwargs.pop("method", None)
-        kwargs = {k: v for k, v in kwargs.items() if k not in ("rngs", "mutable", "capture_intermediates")}
+        kwargs = {k: v for k, v in kwargs.items() if k not in _APPLY_ONLY}
         target: Value | None
         if method is None or (isinstance(method, ConstV) and method.value is None):
             target = inst.cls.lookup("__call__")
@@ -656,7 +660,7 @@ def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
     name = q.rsplit(".", 1)[-1]
     if not isinstance(obj, ExtObjectV) or len(args) < 2 or "method" in kwargs:
         return UNKNOWN
-    kwargs = {k: v for k, v in kwargs.items() if k not in ("rngs", "mutable", "capture_intermediates")}
+    kwargs = {k: v for k, v in kwargs.items() if k not in _APPLY_ONLY}
     saved = fr.ctx
     fr.ctx = _applying(interp, name, args[1], node, fr)
     try:

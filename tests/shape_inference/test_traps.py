@@ -312,3 +312,13 @@ def test_replace_rebuilds_or_gives_up() -> None:
         "reveal_type(dataclasses.replace(c, missing=1))\nreveal_type(c.ctx)\n"
     )
     assert [r.int for r in reveal(src)] == [255, 8, None, 512]
+
+
+def test_configdict_update_sets_what_it_names_and_no_more() -> None:
+    src = R + (
+        "from somewhere import unknown\ncfg = ml_collections.ConfigDict({'a': 127, 'b': 3, 'c': {'d': 1}})\n"
+        "cfg.update(b=unknown())\nreveal_type(cfg.a)\nreveal_type(cfg.b)\n"
+        "cfg.update({'a': 255})\nreveal_type(cfg.a)\n"
+        "cfg.update(c={'d': 2})\nreveal_type(cfg.a)\n"  # a nested dict merges: not followed
+    )
+    assert [r.int for r in reveal(src)] == [127, None, 255, None]
