@@ -204,6 +204,7 @@ class Interpreter:
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
+        self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         self.active: list[int] = []
@@ -1292,6 +1293,14 @@ class Interpreter:
         if handler is None:
             return UNKNOWN
         return handler(self, node, fr)
+
+    def source_text(self, node: ast.AST) -> str:
+        """`node`'s source for evidence text, shortened; unparsed once per node (a binop in
+        a loop or a function analysed many times asks again)."""
+        text = self.source_texts.get(node)
+        if text is None:
+            text = self.source_texts[node] = self.api.src(node)
+        return text
 
     def step(self, fr: Frame, node: ast.AST, text: str) -> Step:
         return Step(fr.module.path, getattr(node, "lineno", 0), text)

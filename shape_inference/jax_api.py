@@ -203,9 +203,9 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         a, b = as_dim(left), as_dim(right)
         negative_power = isinstance(op, ast.Pow) and b is not None and b.value is not None and b.value < 0
         if a is not None and b is not None and not isinstance(op, (ast.Div, ast.MatMult)) and not negative_power:
-            source = _src(node)
             result = _arith(op, a, b, ())
             if result is not None:
+                source = interp.source_text(node)
                 step = interp.step(fr, node, f"{result.render()} = {a.render()} {text} {b.render()}" + (f" ({source})" if source else ""))
                 return IntV(result.with_why(step))
     if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
