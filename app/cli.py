@@ -250,8 +250,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
 
     exclude = _patterns(args.exclude, fc.exclude, fc) + _patterns(None, fc.extend_exclude, fc)
     exclude += tuple(normalize_pattern(p) for p in args.extend_exclude or ())
-    first = os.path.abspath(paths[0])
-    root = fc.root or (first if os.path.isdir(first) else os.path.dirname(first))
+    root = fc.root or _common_folder(paths)
     jobs = pick(args.jobs, fc.jobs, None) or os.cpu_count() or 1
     return Options(
         paths=paths,
@@ -271,6 +270,18 @@ def resolve_options(args: argparse.Namespace) -> Options:
         max_file_mb=float(pick(args.max_file_size, fc.max_file_size, DEFAULT_MAX_FILE_MB)),
         warnings=fc.warnings,
     )
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """The folder that holds every path given (a folder itself, or a file's folder): the
+    project root, so that `jax-cudnn-lint exp1/ exp2/` names each file as one run of
+    `jax-cudnn-lint .` would (a root taken from the first path alone left the other
+    folders' files outside it, named by their stems, and their `model.py` files collided)."""
+    folders = [path if os.path.isdir(path) else os.path.dirname(path) for path in map(os.path.abspath, paths)]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # paths on different drives (Windows)
+        return folders[0]
 
 
 def _patterns(
