@@ -23,8 +23,10 @@ Certain only where nothing we see may have changed it:
   flag (`FLAGS(["train.py"])` keeps the defaults), and any method of
   `FLAGS` but a few readers, make every flag Unknown.  From then on: the change bumps
   the interpreter's globals epoch, so no call memoised before is reused;
-* a flag defined twice (on two branches, or by two programs in one analysis), defined
-  with `required=True`, or passed to `mark_flag_as_required`: Unknown.
+* a flag defined twice in one module (on two branches), defined with `required=True`,
+  or passed to `mark_flag_as_required`: Unknown.  Two programs of one project that each
+  define it (in their own modules) keep their own defaults: a reader sees the definition
+  of its module or of the modules it imports, and none where it sees two.
 """
 
 from __future__ import annotations
@@ -76,24 +78,34 @@ class AbslFlag:
 
 
 class FlagTable:
-    """The flags one analysis has seen defined, by name."""
+    """The flags one analysis has seen defined, by name, one entry per defining module:
+    two programs of one project may each define `--seq_len` (absl objects only when one
+    process imports both definitions)."""
 
     def __init__(self) -> None:
-        self.flags: dict[str, AbslFlag] = {}
+        self.flags: dict[str, list[AbslFlag]] = {}
         self.changes = 0
 
     def read(self, name: str, module_path: str, imported: Callable[[], frozenset[str]]) -> Value | None:
         """`FLAGS.name` in the module at `module_path`, which imports the modules at
-        `imported()`; None: not a flag we may resolve there."""
-        flag = self.flags.get(name)
-        if flag is None or (flag.module_path != module_path and flag.module_path not in imported()):
+        `imported()`; None: not a flag we may resolve there (no definition it sees, or
+        two: that program fails with DuplicateFlagError before it reads anything)."""
+        definitions = self.flags.get(name)
+        if not definitions:
             return None
-        return flag.value
+        seen = [flag for flag in definitions if flag.module_path == module_path]
+        if not seen:
+            paths = imported()
+            seen = [flag for flag in definitions if flag.module_path in paths]
+        return seen[0].value if len(seen) == 1 else None
 
     def forget(self, name: str) -> None:
-        """`FLAGS.name = ...` or the like: Unknown from now on."""
-        flag = self.flags.get(name)
-        if flag is None or flag.value is UNKNOWN:
+        """`FLAGS.name = ...` or the like: Unknown from now on, in every definition."""
+        for flag in self.flags.get(name, ()):
+            self._forget(flag)
+
+    def _forget(self, flag: AbslFlag) -> None:
+        if flag.value is UNKNOWN:
             return
         if isinstance(flag.value, InstanceV):  # a config flag's ConfigDict: overridden in place
             from jax_cudnn_lint.shape_inference import configdict
@@ -106,13 +118,15 @@ class FlagTable:
         self.changes += 1
 
     def add(self, name: str, module_path: str, value: Value, holder: InstanceV | None) -> None:
-        """A DEFINE; a second one of a name (absl raises DuplicateFlagError: it ran on two
-        branches, or in two programs) makes the flag and both holders Unknown."""
-        flag = self.flags.get(name)
-        if flag is None:
-            self.flags[name] = AbslFlag(module_path, value, holder)
+        """A DEFINE; a second one of a name in the same module (it ran on two branches:
+        which one ran, or absl raised DuplicateFlagError) makes that flag and both
+        holders Unknown."""
+        definitions = self.flags.setdefault(name, [])
+        again = next((flag for flag in definitions if flag.module_path == module_path), None)
+        if again is None:
+            definitions.append(AbslFlag(module_path, value, holder))
             return
-        self.forget(name)
+        self._forget(again)
         if holder is not None:
             holder.touch()
             holder.attrs["value"] = UNKNOWN

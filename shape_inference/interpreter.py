@@ -300,7 +300,7 @@ class Interpreter:
                 if local not in wanted:
                     continue
                 if isinstance(stmt, ast.Import):
-                    found = self.project.find(alias.name if alias.asname else local)
+                    found = self.project.find(self.project.absolute_import(info, alias.name if alias.asname else local))
                 else:
                     base = self.project.from_base(info, stmt)
                     found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
@@ -634,7 +634,7 @@ class Interpreter:
             by_name: dict[tuple[int, str], list[str]] = {}
             for stmt in info.facts.imports():
                 if isinstance(stmt, ast.Import):
-                    whole.update(id(m) for a in stmt.names if (m := self.project.find(a.name)) is not None)
+                    whole.update(id(m) for a in stmt.names if (m := self.project.find(self.project.absolute_import(info, a.name))) is not None)
                 else:
                     base = self.project.from_base(info, stmt)
                     source = self.project.find(base)
@@ -1117,10 +1117,10 @@ class Interpreter:
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
         for alias in stmt.names:
             if alias.asname:
-                self.assign_name(alias.asname, self.import_module_value(alias.name), fr)
+                self.assign_name(alias.asname, self.import_module_value(self.project.absolute_import(fr.module, alias.name)), fr)
             else:
                 top = alias.name.split(".")[0]
-                self.assign_name(top, self.import_module_value(top), fr)
+                self.assign_name(top, self.import_module_value(self.project.absolute_import(fr.module, top)), fr)
 
     def s_importfrom(self, stmt: ast.ImportFrom, fr: Frame) -> None:
         base = self.project.from_base(fr.module, stmt)
@@ -1168,7 +1168,7 @@ class Interpreter:
             for node in ast.walk(info.tree):
                 names: list[str] = []
                 if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
+                    names = [self.project.absolute_import(info, alias.name) for alias in node.names]
                 elif isinstance(node, ast.ImportFrom):
                     base = self.project.from_base(info, node)
                     names = [base, *(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")]

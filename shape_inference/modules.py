@@ -153,6 +153,11 @@ class Project:
         # (the defining module's path, class name) -> attributes another file sets
         # (`Config.SEQ = 128`): unknown to readers
         self.patched_class_attrs: dict[tuple[str, str], set[str]] = {}
+        # absolute folder -> the dotted name it is imported as (packages and namespace
+        # packages), and absolute file path -> module: a script's siblings (absolute_import)
+        self.dir_names: dict[str, str] = {}
+        self.by_abs_path: dict[str, ModuleInfo] = {}
+        self._siblings: dict[tuple[str, str], str | None] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -175,7 +180,13 @@ class Project:
         info = ModuleInfo(name, path, tree, is_package, loader, facts=ScopeFacts(tree))
         if loader is None:
             self.parsed.append(info)
-        self.abs_paths.add(os.path.abspath(path))
+        abs_path = os.path.abspath(path)
+        self.abs_paths.add(abs_path)
+        self.by_abs_path[abs_path] = info
+        folder, parts = os.path.dirname(abs_path), name.split(".")[: None if is_package else -1]
+        while parts and folder not in self.dir_names:
+            self.dir_names[folder] = ".".join(parts)
+            folder, parts = os.path.dirname(folder), parts[:-1]
         self.by_path[path] = info
         self.by_name.setdefault(name, info)
         parts = name.split(".")
@@ -242,7 +253,33 @@ class Project:
 
     def from_base(self, current: ModuleInfo, stmt: ast.ImportFrom) -> str:
         """The absolute module a `from ... import` statement of `current` imports from."""
-        return self.resolve_relative(current, stmt.module, stmt.level) if stmt.level else (stmt.module or "")
+        return self.resolve_relative(current, stmt.module, stmt.level) if stmt.level else self.absolute_import(current, stmt.module or "")
+
+    def absolute_import(self, current: ModuleInfo, dotted: str) -> str:
+        """The registered name that `import dotted` in `current` means.
+
+        A script's own folder comes first on sys.path: `python p1/train.py` saying
+        `from model import attend` imports p1/model.py, whatever other model.py the
+        project holds (examples/ trees, one folder per experiment), where a suffix match
+        alone would be ambiguous.  A module inside a package imports absolutely: its
+        folder is not on sys.path, so its name is kept.
+        """
+        first, dot, rest = dotted.partition(".")
+        if not first or first in NOT_PROJECT_MODULES:
+            return dotted
+        folder = os.path.dirname(os.path.abspath(current.path))
+        key = (folder, first)
+        if key not in self._siblings:
+            self._siblings[key] = None if self._is_package_dir(folder) else self._sibling_name(folder, first)
+        sibling = self._siblings[key]
+        return dotted if sibling is None else sibling + dot + rest
+
+    def _sibling_name(self, folder: str, first: str) -> str | None:
+        """The registered name of `first.py` or the package `first/` in `folder`."""
+        module = self.by_abs_path.get(os.path.join(folder, first + ".py"))
+        if module is not None:
+            return module.name
+        return self.dir_names.get(os.path.join(folder, first))
 
     def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
         parts = current.name.split(".")

@@ -1,0 +1,134 @@
+"""One run over a folder of experiments, each a script beside its own `model.py`.
+
+Python puts a script's own folder first on sys.path, so `from model import attend` in
+`exp1/train.py` means `exp1/model.py`, whatever other `model.py` files the tree holds
+(flax/examples, a research repo with one folder per experiment).  Each experiment must
+give in one run over the tree what it gives alone, whether the tree is named as one
+folder or as several paths, and programs that define the same absl flag each keep their
+own default.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write
+from jax_cudnn_lint.cli import main
+
+MODEL = """\
+import jax
+import jax.numpy as jnp
+
+
+def attend(x):
+    q = x.reshape(x.shape[0], x.shape[1], 4, 64).astype(jnp.bfloat16)
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn")
+"""
+
+TRAIN = """\
+import jax
+import jax.numpy as jnp
+
+from model import attend
+
+
+def loss(x):
+    return attend(x).astype(jnp.float32).sum()
+
+
+if __name__ == "__main__":
+    jax.grad(loss)(jnp.zeros((2, {seq}, 256)))
+"""
+
+FLAG_DEFS = """\
+from absl import flags
+
+SEQ_LEN = flags.DEFINE_integer("seq_len", {seq}, "tokens")
+"""
+
+FLAG_TRAIN = """\
+import jax
+import jax.numpy as jnp
+
+import flagdefs
+import model
+
+
+def loss(x):
+    return model.attend(x).astype(jnp.float32).sum()
+
+
+def main():
+    jax.grad(loss)(jnp.zeros((2, flagdefs.SEQ_LEN.value, 256)))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+EXPERIMENTS = {
+    # an odd length: the one finding of the run
+    "exp1/model.py": MODEL,
+    "exp1/train.py": TRAIN.format(seq=511),
+    # the same names, an even length
+    "exp2/model.py": MODEL,
+    "exp2/train.py": TRAIN.format(seq=512),
+    # a model.py that is no attention at all
+    "exp3/model.py": "def attend(x):\n    return x * 2\n",
+    "exp3/train.py": TRAIN.format(seq=255),
+    # absl flags of the same name, one program each: 1023 is found, 1024 is not
+    "flags_odd/model.py": MODEL,
+    "flags_odd/flagdefs.py": FLAG_DEFS.format(seq=1023),
+    "flags_odd/train.py": FLAG_TRAIN,
+    "flags_even/model.py": MODEL,
+    "flags_even/flagdefs.py": FLAG_DEFS.format(seq=1024),
+    "flags_even/train.py": FLAG_TRAIN,
+}
+EXPECTED = [("exp1/model.py", "JCD201"), ("flags_odd/model.py", "JCD201")]
+
+
+def findings(capsys: Any, *args: str) -> list[tuple[str, str]]:
+    main(["--no-cache", "--exit-zero", "-j1", *args])
+    out = capsys.readouterr().out
+    pairs = []
+    for line in out.splitlines():
+        path, _, rest = line.partition(":")
+        code = rest.split(": ", 1)[1].split()[0] if ": " in rest else ""
+        pairs.append((path.replace(os.sep, "/"), code))
+    return sorted(pairs)
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, dict(EXPERIMENTS))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_one_run_over_the_tree_finds_what_each_experiment_alone_finds(tree: Path, capsys: Any) -> None:
+    assert findings(capsys, ".") == EXPECTED
+    assert findings(capsys, "exp1") == [("exp1/model.py", "JCD201")]
+    assert findings(capsys, "flags_odd") == [("flags_odd/model.py", "JCD201")]
+
+
+def test_folders_named_one_by_one_share_one_root(tree: Path, capsys: Any) -> None:
+    # the root is the folder that holds every path, not the first path
+    assert findings(capsys, "exp2", "exp3", "exp1", "flags_even", "flags_odd") == EXPECTED
+
+
+def test_a_module_inside_a_package_imports_absolutely(tree: Path, capsys: Any) -> None:
+    # pkg/ is a package: its train.py's `from model import attend` is the top-level
+    # model.py (even), not the odd one beside it
+    write(tree, {
+        "model.py": MODEL,
+        "pkg/__init__.py": "",
+        "pkg/model.py": MODEL,
+        "pkg/train.py": TRAIN.format(seq=8).replace("if __name__", "def run():\n    jax.grad(loss)(jnp.zeros((2, 127, 256)))\n\n\nif __name__"),
+        "run.py": "import jax\nimport jax.numpy as jnp\nfrom pkg.train import loss\n\njax.grad(loss)(jnp.zeros((2, 64, 256)))\n",
+    })
+    got = findings(capsys, ".")
+    assert ("pkg/model.py", "JCD201") not in got
+    assert ("model.py", "JCD201") in got
