@@ -1447,6 +1447,14 @@ def h_decorator_factory(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     return A.ExtCallDecoratorV(q, list(args), dict(kwargs))
 
 
+def h_type_checker(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jaxtyped(f, typechecker=beartype)`, `beartype(f)`: the function itself (a run-time
+    type checker calls it as it is); `jaxtyped(typechecker=beartype)`: a decorator that does."""
+    if args and isinstance(args[0], (FunctionV, BoundMethodV, A.OpaqueDecoratedV, PartialV, TransformV)):
+        return args[0]
+    return A.ExtCallDecoratorV(q, list(args), dict(kwargs))
+
+
 def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if q in ("dataclasses.field", "flax.struct.field", "equinox.field"):
         # flax's and equinox's pass their keywords to dataclasses.field; a converter
@@ -1693,6 +1701,9 @@ _register(["parameters", "named_parameters", "product"], ["absl.testing.paramete
 _register(["skip", "skipIf", "skipUnless"], ["unittest"], h_decorator_factory)
 _register(["set_policy", "push_policy"], ["haiku.mixed_precision"], h_haiku_policy)
 _register(["fixture"], ["pytest"], h_decorator_factory)
+_register(["jaxtyped"], ["jaxtyping"], h_type_checker)
+_register(["beartype"], ["beartype"], h_type_checker)
+_register(["typechecked"], ["typeguard"], h_type_checker)
 _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_factory)
 _register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)

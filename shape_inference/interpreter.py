@@ -207,7 +207,10 @@ class Interpreter:
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
-        self.active: list[int] = []
+        # the functions being analysed, by key (a definition with its closure): one that
+        # calls itself is not entered again; two closures of one definition (a
+        # decorator's `wrapped`, applied twice) are two functions
+        self.active: list[object] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
         # each def's row-giving decorators (case_rows.record): per run, never per process
@@ -1736,7 +1739,8 @@ class Interpreter:
         generic: bool = False,
     ) -> Value:
         node = func.node
-        if ctx.depth > MAX_DEPTH or id(node) in self.active:
+        active_key = func.key()
+        if ctx.depth > MAX_DEPTH or active_key in self.active:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
@@ -1765,7 +1769,7 @@ class Interpreter:
         is_generator = func.module.facts.is_generator(node)
         if is_generator:
             frame.yields = []
-        self.active.append(id(node))
+        self.active.append(active_key)
         try:
             if isinstance(node, ast.Lambda):
                 result = self.ev(node.body, frame)

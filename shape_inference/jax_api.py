@@ -689,6 +689,13 @@ _TRANSPARENT_DECORATORS = frozenset(
         "typing.no_type_check",
         "typing_extensions.override",
         "typing.override",
+        # run-time type checkers: they check the arguments and call the function as it is
+        "jaxtyping.jaxtyped",
+        "beartype.beartype",
+        "typeguard.typechecked",
+        "chex.assert_max_traces",
+        "typing_extensions.deprecated",
+        "warnings.deprecated",
     }
 )
 
