@@ -67,6 +67,7 @@ REF_GET = f"{FIELD_REFERENCE}.get"
 REF_SET = f"{FIELD_REFERENCE}.set"
 GET_REF = "ml_collections.ConfigDict.get_ref"
 UPDATE = "ml_collections.ConfigDict.update"
+TO_DICT = "ml_collections.ConfigDict.to_dict"
 
 
 def is_ref(v: Value | None) -> bool:
@@ -293,6 +294,35 @@ def define_config_dict(interp: Interpreter, q: str, args: list[Value], kwargs: d
     holder = holder if isinstance(holder, InstanceV) else None
     interp.absl_flags.add(name_v.value, fr.module.path, value, holder)
     return holder or UNKNOWN
+
+
+def items(interp: Interpreter, inst: InstanceV, node: ast.AST, fr: Frame) -> list[tuple[str, Value]] | None:
+    """A ConfigDict's fields as `**cfg` passes them (references read now); None unless
+    every field is known to exist with a value we hold: after code we cannot follow
+    changed it (`cfg.update(unknown)`, `cfg[key] = v` with an unknown key, handed to
+    unknown code) every field is Unknown and fields may have been added, so a splat
+    that passed only the fields we know would drop some (a class field's default would
+    then stand in for a value we never saw).  A nested ConfigDict stays one."""
+    from jax_cudnn_lint.shape_inference import jax_api as A
+
+    if not A.is_mapping_namespace(inst) or not inst.attrs or any(v is UNKNOWN for v in inst.attrs.values()):
+        return None
+    return [(name, deref(interp, v, node, fr)) for name, v in inst.attrs.items()]
+
+
+def to_dict(interp: Interpreter, inst: InstanceV, node: ast.AST, fr: Frame, depth: int = 0) -> Value:
+    """`cfg.to_dict()`: a plain dict of its fields, nested ConfigDicts as dicts too."""
+    from jax_cudnn_lint.shape_inference import jax_api as A
+
+    fields = items(interp, inst, node, fr) if depth < 8 else None
+    if fields is None:
+        return UNKNOWN
+    out: list[tuple[object, Value]] = []
+    for name, v in fields:
+        if isinstance(v, InstanceV) and A.is_mapping_namespace(v):
+            v = to_dict(interp, v, node, fr, depth + 1)
+        out.append((name, v))
+    return DictV(tuple(out), inst.why)
 
 
 def forget_config(value: Value) -> None:

@@ -1847,6 +1847,8 @@ def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
         return configdict.get_ref(interp, list(args), kwargs, node, fr)
     if q == configdict.UPDATE:
         return configdict.update(interp, list(args), kwargs, node, fr)
+    if q == configdict.TO_DICT:
+        return configdict.to_dict(interp, args[0], node, fr) if len(args) == 1 and isinstance(args[0], InstanceV) and not kwargs else UNKNOWN
     return configdict.call_ref_method(interp, q, list(args), kwargs, node, fr)
 
 
@@ -1855,7 +1857,7 @@ def h_config_flag(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return configdict.define_config_dict(interp, q, list(args), kwargs, node, fr)
 
 
-for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.UPDATE, configdict.REF_GET, configdict.REF_SET):
+for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.UPDATE, configdict.TO_DICT, configdict.REF_GET, configdict.REF_SET):
     HANDLERS[_q] = h_field_reference
 for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
     HANDLERS[_q] = h_config_flag

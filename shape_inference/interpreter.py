@@ -1647,9 +1647,12 @@ class Interpreter:
         for kw in node.keywords:
             value = self.ev(kw.value, fr)
             if kw.arg is None:
+                fields = self.configs.items(self, value, kw, fr) if isinstance(value, InstanceV) else None
                 if isinstance(value, DictV) and all(isinstance(k, str) for k, _ in value.items):
                     for k, v in value.items:
                         kwargs[str(k)] = v
+                elif fields is not None:
+                    kwargs.update(fields)  # `Model(**config.model)`: a ConfigDict's fields
                 else:
                     star_unknown = True
             else:

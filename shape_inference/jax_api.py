@@ -1031,6 +1031,8 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         return BoundMethodV(ExternalV(configdict.GET_REF), inst)
     if name == "update" and is_mapping_namespace(inst) and inst.cls.qualname.rsplit(".", 1)[-1] == "ConfigDict":
         return BoundMethodV(ExternalV(configdict.UPDATE), inst)  # literal fields are set as assigned
+    if name == "to_dict" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
+        return BoundMethodV(ExternalV(configdict.TO_DICT), inst)
     if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
         inst.forget()  # cfg.update(...), cfg.merge_with(...): values we cannot follow
         return UNKNOWN
