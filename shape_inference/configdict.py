@@ -157,7 +157,7 @@ def set_ref(interp: Interpreter, ref: InstanceV, value: Value, fr: Frame) -> Non
     value (a computed reference stops computing); inside a branch, what either path leaves."""
     if isinstance(value, DictV):
         value = UNKNOWN  # (set keeps a dict a dict: not modelled)
-    if fr.branch_depth:
+    if fr.may_skip(ref):
         old = _plain(interp, ref, fr)
         new = _plain(interp, value, fr)
         value = join(old, new) if not (isinstance(old, UnknownV) or isinstance(new, UnknownV)) else UNKNOWN
@@ -191,7 +191,7 @@ def set_field(interp: Interpreter, inst: InstanceV, key: str, value: Value, node
         return
     if isinstance(value, DictV):
         value = layers.make_namespace(interp, inst.cls.qualname, [value], {}, node, fr) if layers.str_keyed(value) else UNKNOWN
-    if fr.branch_depth:
+    if fr.may_skip(inst):
         value = join(old, value) if old is not None else UNKNOWN
     inst.attrs[key] = value
 

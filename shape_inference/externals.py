@@ -1048,7 +1048,7 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if A.is_mapping_namespace(obj):
         configdict.set_field(interp, obj, name.value, value, node, fr)
         return ConstV(None)
-    if fr.branch_depth:
+    if fr.may_skip(obj):
         old = obj.attrs.get(name.value)
         value = join(old, value) if old is not None else UNKNOWN
     obj.attrs[name.value] = value

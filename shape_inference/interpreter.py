@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -75,7 +76,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "generic", "is_class", "anchor", "yields", "exits", "nested")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "generic", "is_class", "anchor", "yields", "exits", "nested")
 
     def __init__(
         self,
@@ -99,10 +100,22 @@ class Frame:
         self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
         self.ctx = ctx
         self.branch_depth = 0
+        # the serial of the first object made inside the innermost if/else or try arm
+        # being run (none: every object is older): see may_skip
+        self.made_since = _NO_SERIAL
         self.generic = generic
         self.is_class = is_class
         # a module's namespace or a class's attributes: the dict others hold on to
         self.anchor: State | None = state if func is None or is_class else None
+
+    def may_skip(self, obj: InstanceV) -> bool:
+        """Would a write to `obj` here be one of several possible outcomes?  Inside a
+        branch, a loop or a try, an object that existed before may keep its old value
+        (the write joins them); one the current if/else arm made itself exists only on
+        this path (`c = get_config(); c.seq_len = 511` under `if __name__ ...`).  (In a
+        loop a later pass writes to what an earlier one made, and a try's handler to what
+        its body made before it raised: there every write joins.)"""
+        return self.branch_depth > 0 and obj.serial < self.made_since
 
     def settle(self) -> None:
         """After a branch or loop replaced the state, write it back into the anchor dict."""
@@ -113,6 +126,7 @@ class Frame:
 
 
 # what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
+_NO_SERIAL = sys.maxsize
 _JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
 _ANY_ERROR = frozenset({"Exception", "BaseException"})
 
@@ -810,7 +824,7 @@ class Interpreter:
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
-                if fr.branch_depth:
+                if fr.may_skip(base):
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
@@ -941,6 +955,7 @@ class Interpreter:
         live: list[Ctx] = []  # each arm's context where it falls through
         changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
+        outer_made_since, fr.made_since = fr.made_since, next_serial()
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
@@ -956,6 +971,7 @@ class Interpreter:
                 first = False
         finally:
             fr.branch_depth -= 1
+            fr.made_since = outer_made_since
         if changed or fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         fr.state = merged
@@ -974,6 +990,7 @@ class Interpreter:
         mark = len(self.events)
         start_ctx = fr.ctx
         fr.branch_depth += 1
+        outer_made_since, fr.made_since = fr.made_since, _NO_SERIAL  # a later pass writes to what an earlier one made
         try:
             state: State | None = dict(start)
             for attempt in range(3):
@@ -996,6 +1013,7 @@ class Interpreter:
             fr.state = join_states(start, state)
         finally:
             fr.branch_depth -= 1
+            fr.made_since = outer_made_since
         if fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
         fr.settle()
@@ -1055,6 +1073,7 @@ class Interpreter:
             return
         start_ctx = fr.ctx
         fr.branch_depth += 1
+        outer_made_since, fr.made_since = fr.made_since, _NO_SERIAL  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
             if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt):
@@ -1083,6 +1102,7 @@ class Interpreter:
             fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         finally:
             fr.branch_depth -= 1
+            fr.made_since = outer_made_since
         fr.settle()
         if stmt.finalbody:
             if fr.state is None:
