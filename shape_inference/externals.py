@@ -1467,6 +1467,11 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         return A.CallResultV(q, TupleV(tuple(args)))
     if q == "jax.default_matmul_precision":
         return A.CallResultV(q, args[0] if args else kwargs.get("precision"))
+    if q == "flax.nnx.DiffState":
+        # nnx.grad(..., argnums=nnx.DiffState(0, nnx.Param)): which argument, and a filter
+        argnum = args[0] if args else kwargs.get("argnum", UNKNOWN)
+        wrt = args[1] if len(args) > 1 else kwargs.get("filter", UNKNOWN)
+        return A.CallResultV(q, TupleV((argnum, wrt)))
     if q == "jax.sharding.PartitionSpec":
         return A.CallResultV(q, TupleV(tuple(args)) if not kwargs else None)
     if q.endswith("enable_x64"):
@@ -1707,6 +1712,7 @@ _register(["typechecked"], ["typeguard"], h_type_checker)
 _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_factory)
 _register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
+_register(["DiffState"], ["flax.nnx"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)

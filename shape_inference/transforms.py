@@ -119,6 +119,7 @@ def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
     value = tv.param("argnums")
     if value is None:
         return [0] if n_args else []
+    value = _whole_params_diff_state(value)
     single = int_value(value)
     if single is not None:
         return [single % n_args] if n_args and -n_args <= single < n_args else None
@@ -131,6 +132,18 @@ def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
             out.append(i % n_args)
         return out
     return None
+
+
+def _whole_params_diff_state(value: Value) -> Value:
+    """`nnx.DiffState(0, nnx.Param)` differentiates argument 0 as `argnums=0` does (every
+    nnx.Param); with a narrower filter (LoRA parameters, a head) which parameters reach
+    the attention is not followed: Unknown (its argument is not marked)."""
+    if isinstance(value, TupleV):
+        return TupleV(tuple(_whole_params_diff_state(item) for item in value.items), value.is_list, value.why)
+    if isinstance(value, A.CallResultV) and value.qualname == "flax.nnx.DiffState" and isinstance(value.payload, TupleV):
+        argnum, wrt = value.payload.items
+        return argnum if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.Param" else UNKNOWN
+    return value
 
 
 def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
