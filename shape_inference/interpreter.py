@@ -563,12 +563,17 @@ class Interpreter:
         runs with 255).  A function nobody calls keeps its defaults: outside callers may
         leave them out."""
         node = func.node
-        if isinstance(node, ast.Lambda) or first_default >= len(params):
+        if isinstance(node, ast.Lambda):
             return []
-        if not any(_could_fail(default, param.arg, func) for param, default in zip(params[first_default:], node.args.defaults)):
+        # (parameter, its index among the positional ones or -1 for a keyword-only one, default)
+        with_defaults = [
+            *((param, i, default) for i, (param, default) in enumerate(zip(params[first_default:], node.args.defaults), first_default)),
+            *((param, -1, default) for param, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is not None),
+        ]
+        if not any(_could_fail(default, param.arg, func) for param, _, default in with_defaults):
             return []  # the module's call index costs a walk: only where a default could matter
         if func.owner is not None:
-            if not any(isinstance(default, ast.Constant) and default.value is not None and _could_fail(default, param.arg, func) for param, default in zip(params[first_default:], node.args.defaults)):
+            if not any(isinstance(default, ast.Constant) and default.value is not None and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) is judged by its callers;
                 # its None, dtype or initializer defaults are not worth the module's call index
                 return []
@@ -584,11 +589,11 @@ class Interpreter:
         if not calls:
             return []
         dead: list[str] = []
-        for i in range(first_default, len(params)):
-            name = params[i].arg
+        for param, i, _ in with_defaults:
+            name = param.arg
             if row is not None and name in row:
                 continue
-            if all(_passes(call, i - shift, name) for call in calls):
+            if all(_passes(call, i - shift if i >= 0 else -1, name) for call in calls):
                 dead.append(name)
         return dead
 
@@ -1973,6 +1978,8 @@ def _passes(call: ast.Call, index: int, name: str) -> bool:
     `*args` may (`train(**cfg)`): then the default is not certainly what runs."""
     if any(k.arg == name or k.arg is None for k in call.keywords):
         return True
+    if index < 0:
+        return False  # a keyword-only parameter: only by its name
     positional = call.args
     if any(isinstance(arg, ast.Starred) for arg in positional[: index + 1]):
         return True

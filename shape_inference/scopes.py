@@ -321,9 +321,17 @@ def _index_calls(
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
     call_type, name_type, attribute_type, node_type = ast.Call, ast.Name, ast.Attribute, ast.AST
+    handed_on: set[int] = set()  # the Name nodes recorded as calls that may pass anything
     while stack:
         node = pop()
         kind = type(node)
+        if kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
+            for value in _handed_on(node):
+                if type(value) is name_type:
+                    calls.setdefault(value.id, []).append(_called_later(value))  # type: ignore[attr-defined]
+                    handed_on.add(id(value))
+                elif type(value) is attribute_type:
+                    attribute_calls.setdefault(value.attr, []).append(_called_later(value))  # type: ignore[attr-defined]
         if kind is call_type and (bound := partial_call(node)) is not None:  # type: ignore[arg-type]
             if isinstance(bound.func, ast.Name):
                 calls.setdefault(bound.func.id, []).append(bound)
@@ -342,7 +350,8 @@ def _index_calls(
             extend(node.keywords)  # type: ignore[attr-defined]
             continue
         if kind is name_type:
-            other_uses.add(node.id)  # type: ignore[attr-defined]
+            if id(node) not in handed_on:
+                other_uses.add(node.id)  # type: ignore[attr-defined]
             continue
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             other_uses.update(node.names)
@@ -352,6 +361,47 @@ def _index_calls(
                 extend(item for item in child if isinstance(item, node_type))  # type: ignore[union-attr]
             elif isinstance(child, node_type):
                 push(child)
+
+
+# Where a function handed on as a value is called by code we do not follow, which may
+# pass any argument: a registry's dict or list, an attribute or name it is stored in, a
+# factory's return value, an argument of a call (`Layer(attn_fn=cudnn_attention)`).
+_HOLDERS = (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Assign, ast.AnnAssign, ast.Return)
+# ...except the callees that call it with the arguments we see, or with fixed ones, so
+# that its defaults run: JAX's transforms and control flow, tree and builtin mappers,
+# and flax's `attention_fn=`.  (By the callee's last name: `jax.grad`, `nnx.grad`.)
+_FIXED_ARGUMENT_CALLERS = frozenset(
+    {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
+     "jit", "pjit", "pmap", "vmap", "xmap", "shard_map", "checkpoint", "remat", "eval_shape", "make_jaxpr",
+     "named_call", "custom_vjp", "custom_jvp", "defvjp", "defjvp", "scan", "fori_loop", "while_loop", "cond",
+     "switch", "map", "associative_scan", "tree_map", "tree_map_with_path", "filter_jit", "filter_grad",
+     "filter_value_and_grad", "filter_vmap", "filter_pmap", "filter_vjp", "filter_jvp", "filter_checkpoint",
+     "filter", "sorted", "min", "max", "reduce", "apply", "init", "partial"}
+)
+
+
+def _calls_with_fixed_arguments(func: ast.expr) -> bool:
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name is None or name in _FIXED_ARGUMENT_CALLERS
+
+
+def _handed_on(node: ast.AST) -> list[ast.expr]:
+    """The expressions `node` stores or passes on as values."""
+    if isinstance(node, ast.Dict):
+        return [v for v in node.values]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return list(node.elts) if isinstance(node.ctx if not isinstance(node, ast.Set) else ast.Load(), ast.Load) else []
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+        return [node.value] if node.value is not None else []
+    if isinstance(node, ast.Call):
+        return [*node.args, *(k.value for k in node.keywords if k.arg != "attention_fn")]
+    return []
+
+
+def _called_later(value: ast.Name | ast.Attribute) -> ast.Call:
+    """A call through a handed-on function: it may pass any argument."""
+    more = ast.keyword(arg=None, value=ast.Name(id="_later_arguments", ctx=ast.Load()))
+    return ast.copy_location(ast.Call(func=value, args=[], keywords=[more]), value)
 
 
 def partial_call(node: ast.Call) -> ast.Call | None:

@@ -542,6 +542,12 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
         "import trainer\ntrainer.train(seq_len=256)\n",  # through the module
         "import functools\nfrom trainer import train\nrun = functools.partial(train, seq_len=256)\nrun()\n",
         "from functools import partial\nimport trainer\nsweep = [partial(trainer.train, 512)]\n",
+        # handed on as a value (a list, a registry, stored, passed to a constructor): what
+        # calls it may pass anything, so its default is not certainly what runs
+        "from functools import partial\nfrom trainer import train\nfns = [partial(train, seq_len=256), train]\n",
+        "from trainer import train\nREGISTRY = {'train': train}\nREGISTRY['train'](seq_len=256)\n",
+        "from trainer import train\nclass Runner:\n    def __init__(self, fn):\n        self.fn = fn\nRunner(train).fn(seq_len=256)\n",
+        "import trainer\nFNS = {'train': trainer.train}\n",
         "import functools\nfrom trainer import train\nfn = functools.partial(train, lr=0.1)\nfn(seq_len=256)\n",  # passed later
     ],
 )
@@ -555,8 +561,10 @@ def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str
 @pytest.mark.parametrize(
     "caller",
     [
-        "from functools import partial\nfrom trainer import train\nfns = [partial(train, seq_len=256), train]\n",
         "from functools import partial\nfrom trainer import train\nrun = partial(train, seq_len=256)\ntrain(batch=4)\n",
+        # handed to a transform or mapper that calls it with the arguments we see
+        "import jax\nfrom trainer import train\njax.jit(train)(batch=4)\n",
+        "import jax\nfrom trainer import train\njax.tree_util.tree_map(train, [1, 2])\n",
     ],
 )
 def test_a_default_some_caller_leaves_is_kept_with_partials_about(caller: str) -> None:
@@ -643,7 +651,8 @@ def test_defaults_that_lead_to_a_length_are_judged_by_their_callers(trainer: str
         ("def main():\n    Trainer().fit(seq_len=256)\n", False),
         ("def main():\n    Trainer().fit(256)\n", False),  # positional, after self
         ("def main():\n    Trainer().fit(256)\n    Trainer().fit()\n", True),  # one call leaves it
-        ("def main():\n    run = Trainer().fit\n    run(seq_len=256)\n", True),  # used another way
+        ("def main():\n    run = Trainer().fit\n    run(seq_len=256)\n", False),  # handed on: may pass anything
+        ("def main():\n    print(Trainer().fit.__doc__)\n    Trainer().fit()\n", True),  # used another way
         ("", True),  # nobody calls it
     ],
 )
