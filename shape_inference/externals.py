@@ -126,7 +126,21 @@ def h_arange(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return ArrayV(None, A.dtype_or(given, None), False)
 
 
+def h_iota(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.broadcasted_iota(dtype, shape, dimension) / lax.iota(dtype, size): masks are
+    built from them (`row >= col`)."""
+    dtype = A.dtype_or(arg(args, kwargs, 0, "dtype"), None)
+    if q.endswith("broadcasted_iota"):
+        shape = _shape_arg(arg(args, kwargs, 1, "shape"))
+    else:
+        size = arg(args, kwargs, 1, "size")
+        shape = (size.dim,) if isinstance(size, IntV) else None
+    return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
+
+
 def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.eye / jnp.tri(N, M=None, k=0, dtype=None): (N, M or N), float unless told
+    (`jnp.tri(T)` as a causal mask is a float32 one)."""
     n = arg(args, kwargs, 0, "N")
     m = arg(args, kwargs, 1, "M")
     if isinstance(n, IntV):
@@ -1605,7 +1619,8 @@ _register(["zeros", "ones", "empty"], _NP, h_zeros)
 _register(["full"], _NP, h_full)
 _register(["zeros_like", "ones_like", "empty_like", "full_like"], _NP, h_like)
 _register(["arange"], _NP, h_arange)
-_register(["eye"], _NP, h_eye)
+_register(["eye", "tri"], _NP, h_eye)
+_register(["broadcasted_iota", "iota"], ["jax.lax"], h_iota)
 _register(["array", "asarray"], _NP, h_array)
 _register(["reshape"], _NP + ["jax.lax", "jax.Array"], h_reshape)
 _register(["transpose", "permute_dims"], _NP + ["jax.lax", "jax.Array"], h_transpose)
@@ -1997,7 +2012,7 @@ def _x64_defaults(handler: Handler, dtype_pos: int, literal_only: bool = False) 
     return wrapped
 
 
-for _name, _pos in (("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", 3), ("eye", 3)):
+for _name, _pos in (("zeros", 1), ("ones", 1), ("empty", 1), ("full", 2), ("arange", 3), ("eye", 3), ("tri", 3)):
     HANDLERS[f"jax.numpy.{_name}"] = _x64_defaults(HANDLERS[f"jax.numpy.{_name}"], _pos)
 for _name in ("array", "asarray"):
     # asarray is also in _PRESERVE, which would drop its dtype= argument
