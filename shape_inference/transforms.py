@@ -92,11 +92,21 @@ def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, n
         return ()
     while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
         func = func.func  # jit and the like
-    if not isinstance(func, FunctionV) or any(v.diff for state in func.closure for v in state.values()):
+    if not isinstance(func, FunctionV) or any(v.diff for name, v in _closure_values(func)):
         return ()
     if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
         return ()
     return (outer[-1], step)
+
+
+def _closure_values(func: FunctionV) -> list[tuple[str, Value]]:
+    """The closure values `func` may read: the names it mentions that are not its own
+    parameters (`lambda x: loss(params, x)` reads params, not the x of the function
+    around it)."""
+    a = func.node.args
+    own = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)} | {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    free = func.module.facts.names_used(func.node) - own
+    return [(name, v) for state in func.closure for name, v in state.items() if name in free]
 
 
 def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame) -> Value:
