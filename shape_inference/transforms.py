@@ -92,7 +92,7 @@ def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, n
         return ()
     while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
         func = func.func  # jit and the like
-    if not isinstance(func, FunctionV) or any(v.diff for name, v in _closure_values(func)):
+    if not isinstance(func, FunctionV) or any(v.diff for _, v in _closure_values(func)):
         return ()
     if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
         return ()
