@@ -143,9 +143,12 @@ def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     (`jnp.tri(T)` as a causal mask is a float32 one)."""
     n = arg(args, kwargs, 0, "N")
     m = arg(args, kwargs, 1, "M")
-    if isinstance(n, IntV):
-        return ArrayV((n.dim, m.dim if isinstance(m, IntV) else n.dim), A.dtype_or(kwargs.get("dtype"), _default_float(q)), False)
-    return ArrayV(None, None, False)
+    dtype = A.dtype_or(arg(args, kwargs, 3, "dtype"), _default_float(q))
+    if not isinstance(n, IntV):
+        return ArrayV(None, dtype, False)
+    if m is None or (isinstance(m, ConstV) and m.value is None):
+        return ArrayV((n.dim, n.dim), dtype, False)
+    return ArrayV((n.dim, m.dim if isinstance(m, IntV) else D.unknown()), dtype, False)  # an M we cannot read is not N
 
 
 def _nested_shape(v: Value) -> tuple[tuple[Dim, ...], str | None] | None:

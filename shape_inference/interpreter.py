@@ -52,6 +52,7 @@ from jax_cudnn_lint.shape_inference.values import (
     make_int,
     mark_changed_in_place,
     fresh_copies,
+    next_born,
     next_serial,
 )
 
@@ -76,7 +77,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "generic", "is_class", "anchor", "yields", "exits", "nested")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "generic", "is_class", "anchor", "yields", "exits", "nested")
 
     def __init__(
         self,
@@ -103,6 +104,9 @@ class Frame:
         # the serial of the first object made inside the innermost if/else or try arm
         # being run (none: every object is older): see may_skip
         self.made_since = _NO_SERIAL
+        # objects born before it may keep their old values whatever this body writes: it
+        # was called from a branch, loop or try arm that may not run (set by call_function)
+        self.skip_before = 0
         self.generic = generic
         self.is_class = is_class
         # a module's namespace or a class's attributes: the dict others hold on to
@@ -112,10 +116,12 @@ class Frame:
         """Would a write to `obj` here be one of several possible outcomes?  Inside a
         branch, a loop or a try, an object that existed before may keep its old value
         (the write joins them); one the current if/else arm made itself exists only on
-        this path (`c = get_config(); c.seq_len = 511` under `if __name__ ...`).  (In a
-        loop a later pass writes to what an earlier one made, and a try's handler to what
-        its body made before it raised: there every write joins.)"""
-        return self.branch_depth > 0 and obj.serial < self.made_since
+        this path (`c = get_config(); c.seq_len = 511`).  (In a loop a later pass writes
+        to what an earlier one made, and a try's handler to what its body made before it
+        raised: there every write joins.)  So do the writes of a function called there
+        (`if smoke: shrink(config)`) to objects older than that arm.  A module's
+        `if __name__ == "__main__":` arm is the program itself: its writes are certain."""
+        return obj.born < self.skip_before or (self.branch_depth > 0 and obj.born < self.made_since)
 
     def settle(self) -> None:
         """After a branch or loop replaced the state, write it back into the anchor dict."""
@@ -963,7 +969,7 @@ class Interpreter:
         live: list[Ctx] = []  # each arm's context where it falls through
         changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
-        outer_made_since, fr.made_since = fr.made_since, next_serial()
+        outer_made_since, fr.made_since = fr.made_since, 0 if _is_main_guard(arms[0][1]) else next_born()
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
@@ -1797,6 +1803,8 @@ class Interpreter:
             return UNKNOWN
         local_names = func.module.facts.locals_of(node)
         frame = Frame(func.module, state, ctx, func, local_names, func.closure, generic)
+        if caller is not None:
+            frame.skip_before = _arm_start(caller)
         is_generator = func.module.facts.is_generator(node)
         if is_generator:
             frame.yields = []
@@ -1997,6 +2005,29 @@ def _jumps(body: Sequence[ast.stmt]) -> bool:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
             todo.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _arm_start(caller: Frame) -> int:
+    """The birth number before which objects may keep their old values in a function
+    `caller` calls now: those born before its innermost if/else arm, or before what made
+    its own caller skip.  (Not in a loop, a try or a comprehension: a constructor called
+    there makes its object before its __init__ runs, and helpers called in loop bodies
+    wrote with certainty before this rule; only their direct writes join.)"""
+    here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _NO_SERIAL else 0
+    return max(here, caller.skip_before)
+
+
+def _is_main_guard(test: ast.expr | None) -> bool:
+    """`__name__ == "__main__"`: true when the module runs as the program."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _own_attribute(target: ast.Attribute, fr: Frame) -> bool:

@@ -188,7 +188,9 @@ class Project:
             self.dir_names[folder] = ".".join(parts)
             folder, parts = os.path.dirname(folder), parts[:-1]
         self.by_path[path] = info
-        self.by_name.setdefault(name, info)
+        known = self.by_name.get(name)
+        if known is None or (is_package and not known.is_package):
+            self.by_name[name] = info  # `model/__init__.py` beside a leftover `model.py`: Python imports the package
         parts = name.split(".")
         for i in range(len(parts)):
             self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
@@ -262,11 +264,14 @@ class Project:
         `from model import attend` imports p1/model.py, whatever other model.py the
         project holds (examples/ trees, one folder per experiment), where a suffix match
         alone would be ambiguous.  A module inside a package imports absolutely: its
-        folder is not on sys.path, so its name is kept.
+        folder is not on sys.path, so its name is kept; so is a name that a module at the
+        import root has (`exp/common.py` imported as `exp.common` from the root reads the
+        root's model.py: which folder is on sys.path depends on how it is run, and the
+        root's is the one the project itself names).
         """
         first, dot, rest = dotted.partition(".")
-        if not first or first in NOT_PROJECT_MODULES:
-            return dotted
+        if not first or first in NOT_PROJECT_MODULES or first in self.by_name:
+            return dotted  # (a module of that name at the import root: the name is not ambiguous)
         folder = os.path.dirname(os.path.abspath(current.path))
         key = (folder, first)
         if key not in self._siblings:

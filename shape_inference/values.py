@@ -457,6 +457,20 @@ def _new_serial() -> int:
     return serial
 
 
+_BORN = [0]  # the birth number of the next instance made or copied
+
+
+def _new_born() -> int:
+    born = _BORN[0]
+    _BORN[0] = born + 1
+    return born
+
+
+def next_born() -> int:
+    """The birth number the next instance made or copied will have."""
+    return _BORN[0]
+
+
 def next_serial() -> int:
     """The serial the next instance made will have."""
     return _SERIAL[0]
@@ -504,6 +518,10 @@ class InstanceV(Value):
     # the order in which instances were made: a memoised call hands out fresh copies of
     # the instances it made (`serial` in its range), as each real call makes new objects
     serial: int = field(default_factory=_new_serial)
+    # when this object came to be, a copy included (a memoised call's copies are new
+    # objects of this call, though they keep the serial of what they copy): see
+    # Frame.may_skip
+    born: int = field(default_factory=_new_born)
 
     def key(self) -> object:
         return ("inst", id(self), self.diff, self.state())

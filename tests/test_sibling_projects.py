@@ -132,3 +132,27 @@ def test_a_module_inside_a_package_imports_absolutely(tree: Path, capsys: Any) -
     got = findings(capsys, ".")
     assert ("pkg/model.py", "JCD201") not in got
     assert ("model.py", "JCD201") in got
+
+
+def test_a_name_the_import_root_has_is_not_taken_for_a_sibling(tree: Path, capsys: Any) -> None:
+    # exp/common.py (no __init__.py: imported as exp.common from the root) reads the root's
+    # model.py, the name the project itself has, not exp/model.py beside it
+    write(tree, {
+        "model.py": "SEQ_LEN = 512\n",
+        "exp/model.py": "SEQ_LEN = 129\n",
+        "exp/common.py": MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n",
+        "run.py": "import jax\nimport jax.numpy as jnp\nfrom exp.common import loss\n\njax.grad(loss)(jnp.zeros(()))\n",
+    })
+    assert not [pair for pair in findings(capsys, ".") if pair[0].startswith("exp/common")]
+
+
+def test_a_package_wins_over_a_module_of_the_same_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    write(tmp_path, {
+        "model/__init__.py": "SEQ_LEN = 512\n",
+        "model.py": "SEQ_LEN = 129\n",  # a leftover: Python imports the package
+        "train.py": MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros(()))\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, ".") == []
+    write(tmp_path, {"model/__init__.py": "SEQ_LEN = 127\n"})
+    assert findings(capsys, ".") == [("train.py", "JCD201")]
