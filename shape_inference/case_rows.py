@@ -140,18 +140,33 @@ def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | Non
         return None
     if not isinstance(values_v, TupleV):
         return None
+    indirect = _indirect(kwargs.get("indirect"), name_list)
     mark_rows: list[Row] = []
     for entry in values_v.items:
         if _skipped_param(entry):
             continue
         entry = _unwrap_param(entry)
         if len(name_list) == 1:
-            mark_rows.append({name_list[0]: entry})
+            row = {name_list[0]: entry}
         elif isinstance(entry, TupleV) and len(entry.items) == len(name_list):
-            mark_rows.append(dict(zip(name_list, entry.items)))
+            row = dict(zip(name_list, entry.items))
         else:
-            mark_rows.append({n: UNKNOWN for n in name_list})
+            row = {n: UNKNOWN for n in name_list}
+        mark_rows.append({n: UNKNOWN if n in indirect else v for n, v in row.items()})
     return mark_rows
+
+
+def _indirect(value: Value | None, names: list[str]) -> set[str]:
+    """The argnames `indirect=` hands to fixtures (`request.param`) rather than to the
+    test: the test gets what the fixture makes of the value, which is not followed."""
+    if value is None:
+        return set()
+    ok, flag = const_value(value)
+    if ok and (flag is None or flag is False):
+        return set()
+    if ok and isinstance(flag, (list, tuple)) and all(isinstance(n, str) for n in flag):  # type: ignore[union-attr]
+        return {str(n) for n in flag}  # type: ignore[union-attr]
+    return set(names)  # True, or a value we cannot read
 
 
 def _skipped_param(entry: Value) -> bool:
