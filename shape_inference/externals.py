@@ -138,6 +138,27 @@ def h_iota(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
 
 
+def h_take_along_axis(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.take_along_axis(arr, indices, axis): the indices' length on `axis`, the other
+    axes broadcast (an MAE decoder's un-shuffle of the kept tokens)."""
+    arr, indices = _array(arg(args, kwargs, 0, "arr")), _array(arg(args, kwargs, 1, "indices"))
+    axis = _axis(arg(args, kwargs, 2, "axis"), None)
+    if arr is None:
+        return UNKNOWN
+    diff = arr.diff
+    if indices is None or arr.shape is None or indices.shape is None or axis is None or len(arr.shape) != len(indices.shape):
+        return ArrayV(None, arr.dtype, diff, arr.why)
+    rank = len(arr.shape)
+    if not -rank <= axis < rank:
+        return ArrayV(None, arr.dtype, diff, arr.why)
+    axis %= rank
+    others = S.broadcast_shapes(tuple(d for i, d in enumerate(arr.shape) if i != axis), tuple(d for i, d in enumerate(indices.shape) if i != axis))
+    if others is None:
+        return ArrayV(None, arr.dtype, diff, arr.why)
+    shape = (*others[:axis], indices.shape[axis], *others[axis:])
+    return ArrayV(shape, arr.dtype, diff, arr.why)
+
+
 def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.eye / jnp.tri(N, M=None, k=0, dtype=None): (N, M or N), float unless told
     (`jnp.tri(T)` as a causal mask is a float32 one)."""
@@ -1623,6 +1644,7 @@ _register(["full"], _NP, h_full)
 _register(["zeros_like", "ones_like", "empty_like", "full_like"], _NP, h_like)
 _register(["arange"], _NP, h_arange)
 _register(["eye", "tri"], _NP, h_eye)
+_register(["take_along_axis"], _NP, h_take_along_axis)
 _register(["broadcasted_iota", "iota"], ["jax.lax"], h_iota)
 _register(["array", "asarray"], _NP, h_array)
 _register(["reshape"], _NP + ["jax.lax", "jax.Array"], h_reshape)
@@ -2048,6 +2070,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             interp.mutations += 1  # in place: what a generator read earlier may have changed
             if args:
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
+            if name == "builtins.dict.pop" and (popped := _dict_pop(interp, args, kwargs, node, fr)) is not None:
+                return popped
             if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
@@ -2079,6 +2103,24 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         items.append((key, value))
     interp.assign_name(node.func.value.id, DictV(tuple(items), args[0].why), fr)
     return True
+
+
+def _dict_pop(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:
+    """`labels = batch.pop("labels")` on a dict the analysis knows, outside any branch:
+    the name is rebound to the dict without that key, and the popped value returned
+    (None: not that case).  The `run_mlm_flax.py` idiom: `model(**batch)` after it."""
+    if fr.branch_depth or fr.state is None or kwargs or not 2 <= len(args) <= 3 or not isinstance(args[0], DictV):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+        return None
+    ok, key = const_value(args[1])
+    if not ok or not isinstance(key, (str, int)):
+        return None
+    found = [v for k, v in args[0].items if k == key and type(k) is type(key)]
+    if not found and len(args) < 3:
+        return None  # KeyError
+    interp.assign_name(node.func.value.id, DictV(tuple((k, v) for k, v in args[0].items if not (k == key and type(k) is type(key))), args[0].why), fr)
+    return found[-1] if found else args[2]
 
 
 def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:

@@ -12,6 +12,7 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import math
 import re
 import sys
 import time
@@ -133,6 +134,13 @@ class Frame:
 
 # what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
 _NO_SERIAL = sys.maxsize
+# the float constants of math, numpy and jax.numpy
+_MATH_CONSTANTS = {
+    f"{module}.{name}": value
+    for module in ("math", "numpy", "jax.numpy")
+    for name, value in (("pi", math.pi), ("e", math.e), ("tau", math.tau))
+    if not (module != "math" and name == "tau")
+}
 _JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
 _ANY_ERROR = frozenset({"Exception", "BaseException"})
 
@@ -1223,7 +1231,11 @@ class Interpreter:
         after the `if` anyway)."""
         if qualname in _TYPE_CHECKING_NAMES:
             return ConstV(False)
-        return ExternalV(self.api.canonical(qualname))
+        canonical = self.api.canonical(qualname)
+        constant = _MATH_CONSTANTS.get(canonical)
+        if constant is not None:
+            return ConstV(constant)  # `q * jnp.pi` keeps q's shape
+        return ExternalV(canonical)
 
     def s_functiondef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, fr: Frame) -> None:
         defaults = tuple(self.ev(d, fr) for d in stmt.args.defaults)

@@ -351,7 +351,8 @@ def boolop(node: ast.BoolOp, values: Sequence[Value]) -> Value:
     for value in values[:-1]:
         t = truth(value)
         if t is None:
-            return UNKNOWN
+            # `params or self.params` (HF's Flax models): differentiated parameters stay so
+            return UNKNOWN.tainted(value.diff) if not is_and else UNKNOWN
         if is_and and not t:
             return value
         if not is_and and t:
