@@ -587,9 +587,9 @@ class Interpreter:
         if not any(_could_fail(default, param.arg, func) for param, _, default in with_defaults):
             return []  # the module's call index costs a walk: only where a default could matter
         if func.owner is not None:
-            if not any(isinstance(default, ast.Constant) and default.value is not None and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
-                # a method's odd literal (`fit(self, seq_len=255)`) is judged by its callers;
-                # its None, dtype or initializer defaults are not worth the module's call index
+            if not any(not (isinstance(default, ast.Constant) and default.value is None) and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
+                # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged
+                # by its callers; its None defaults are not worth the module's call index
                 return []
             calls = self._method_calls(func)
             shift = 1  # `trainer.fit(256)` passes the parameter after self first

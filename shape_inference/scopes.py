@@ -125,6 +125,7 @@ class ScopeFacts:
         self._other_uses: set[str] = set()
         self._attribute_calls: dict[str, list[ast.Call]] = {}
         self._attribute_uses: dict[str, int] = {}
+        self._aliases: dict[str, list[str]] = {}  # a function's name -> names bound to it through a transform
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -281,11 +282,19 @@ class ScopeFacts:
 
     def direct_calls(self, name: str) -> list[ast.Call] | None:
         """Every `name(...)` call in the module, when the module uses `name` in no other
-        way (no callback, no rebinding, no decorator); None otherwise."""
+        way (no callback, no rebinding, no decorator); None otherwise.  The calls of a
+        name bound once to it through a transform that passes the arguments on
+        (`fast = jax.jit(name, static_argnums=1)`, `step = jax.jit(jax.grad(name))`) are
+        its calls too."""
         calls = self._call_index()[0]
         if name in self._other_uses:
             return None
-        return calls.get(name, [])
+        found = calls.get(name, [])
+        for alias in self._aliases.get(name, ()):
+            if alias in self._other_uses:
+                return None
+            found = [*found, *calls.get(alias, [])]
+        return found
 
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call in the module (`partial(<x>.name, ...)` too), when
@@ -297,7 +306,7 @@ class ScopeFacts:
         if self._calls is None:
             self._calls = {}
             if self.tree is not None:
-                _index_calls(self.tree, self._calls, self._other_uses, self._attribute_calls, self._attribute_uses)
+                _index_calls(self.tree, self._calls, self._other_uses, self._attribute_calls, self._attribute_uses, self._aliases)
         return self._calls, self._attribute_calls
 
     def names_used(self, func: FunctionNode | ast.stmt) -> frozenset[str]:
@@ -314,24 +323,39 @@ def _index_calls(
     other_uses: set[str],
     attribute_calls: dict[str, list[ast.Call]],
     attribute_uses: dict[str, int],
+    aliases: dict[str, list[str]],
 ) -> None:
     """Calls by the plain name they call, and the names used any other way; calls by
-    the attribute name they call, and how often each attribute name is used at all.
+    the attribute name they call, and how often each attribute name is used at all;
+    names bound to a function through a transform that passes arguments on.
     Walked by hand, as `_names_in` is (ast.walk's generators cost twice as much)."""
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
     call_type, name_type, attribute_type, node_type = ast.Call, ast.Name, ast.Attribute, ast.AST
-    handed_on: set[int] = set()  # the Name nodes recorded as calls that may pass anything
+    handed_on: set[int] = set()  # the Name nodes recorded as calls (or aliases), not other uses
     while stack:
         node = pop()
         kind = type(node)
-        if kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
+        if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
+            aliases.setdefault(inner.id, []).append(node.targets[0].id)  # type: ignore[attr-defined,union-attr]
+            handed_on.add(id(node.targets[0]))  # type: ignore[attr-defined]
+            handed_on.add(id(inner))
+        elif kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
             for value in _handed_on(node):
+                value = _passed_through(value) or value  # `[jax.checkpoint(attention)]`: attention
                 if type(value) is name_type:
                     calls.setdefault(value.id, []).append(_called_later(value))  # type: ignore[attr-defined]
                     handed_on.add(id(value))
                 elif type(value) is attribute_type:
                     attribute_calls.setdefault(value.attr, []).append(_called_later(value))  # type: ignore[attr-defined]
+        if kind is call_type and _is_mapper(node.func) and node.args and type(node.args[0]) is name_type and not node.keywords and not any(type(a) is ast.Starred for a in node.args):  # type: ignore[attr-defined]
+            # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
+            mapped = node.args[0]  # type: ignore[attr-defined]
+            calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=node.args[1:], keywords=[]), node))  # type: ignore[attr-defined]
+            handed_on.add(id(mapped))
+        if kind is call_type and type(inner := _passed_through(node.func)) is name_type:  # type: ignore[attr-defined]
+            calls.setdefault(inner.id, []).append(node)  # type: ignore[arg-type,union-attr]  # `jax.jit(f)(x, dtype=...)`: a call of f
+            handed_on.add(id(inner))
         if kind is call_type and (bound := partial_call(node)) is not None:  # type: ignore[arg-type]
             if isinstance(bound.func, ast.Name):
                 calls.setdefault(bound.func.id, []).append(bound)
@@ -378,6 +402,38 @@ _FIXED_ARGUMENT_CALLERS = frozenset(
      "filter_value_and_grad", "filter_vmap", "filter_pmap", "filter_vjp", "filter_jvp", "filter_checkpoint",
      "filter", "sorted", "min", "max", "reduce", "apply", "init", "partial"}
 )
+
+
+# Transforms whose result takes the arguments of the function they are given and passes
+# them on (a `static_argnums` argument is still passed): `jax.jit(f)(x, dtype=...)`.
+_PASS_THROUGH = frozenset(
+    {"jit", "pjit", "checkpoint", "remat", "named_call", "filter_jit", "filter_checkpoint",
+     "grad", "value_and_grad", "filter_grad", "filter_value_and_grad"}
+)
+
+
+def _passed_through(node: ast.expr) -> ast.expr | None:
+    """`f` in `jax.jit(f, ...)`, `jax.jit(jax.grad(f))`: the function a pass-through
+    transform wraps; None for anything else."""
+    for _ in range(4):
+        if not isinstance(node, ast.Call) or not node.args:
+            return None
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name not in _PASS_THROUGH:
+            return None
+        node = node.args[0]
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return node
+    return None
+
+
+def _is_mapper(func: ast.expr) -> bool:
+    """`jax.tree_util.tree_map`, `jax.tree.map`, builtin `map`: they call their function
+    with one item of each of the other arguments."""
+    if isinstance(func, ast.Name):
+        return func.id in ("map", "tree_map")
+    return isinstance(func, ast.Attribute) and (func.attr == "tree_map" or (func.attr == "map" and isinstance(func.value, ast.Attribute) and func.value.attr == "tree"))
 
 
 def _calls_with_fixed_arguments(func: ast.expr) -> bool:

@@ -548,6 +548,10 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
         "from trainer import train\nREGISTRY = {'train': train}\nREGISTRY['train'](seq_len=256)\n",
         "from trainer import train\nclass Runner:\n    def __init__(self, fn):\n        self.fn = fn\nRunner(train).fn(seq_len=256)\n",
         "import trainer\nFNS = {'train': trainer.train}\n",
+        # through a pass-through transform, or a mapper that hands it one leaf per tree
+        "import jax\nfrom trainer import train\nfast = jax.jit(train, static_argnums=0)\nfast(256)\n",
+        "import jax\nfrom trainer import train\njax.jit(train)(seq_len=256)\n",
+        "import jax\nfrom trainer import train\njax.tree_util.tree_map(train, {'a': 256})\n",
         "import functools\nfrom trainer import train\nfn = functools.partial(train, lr=0.1)\nfn(seq_len=256)\n",  # passed later
     ],
 )
@@ -564,7 +568,8 @@ def test_a_default_every_caller_in_other_files_overrides_is_not_used(caller: str
         "from functools import partial\nfrom trainer import train\nrun = partial(train, seq_len=256)\ntrain(batch=4)\n",
         # handed to a transform or mapper that calls it with the arguments we see
         "import jax\nfrom trainer import train\njax.jit(train)(batch=4)\n",
-        "import jax\nfrom trainer import train\njax.tree_util.tree_map(train, [1, 2])\n",
+        "import jax\nfrom trainer import train\njax.vmap(train)(batch=4)\n",
+        "import jax\nfrom trainer import train\nstep = jax.jit(jax.grad(train))\nstep(batch=4)\n",  # through an alias
     ],
 )
 def test_a_default_some_caller_leaves_is_kept_with_partials_about(caller: str) -> None:
