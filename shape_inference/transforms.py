@@ -152,6 +152,8 @@ def _whole_params_diff_state(value: Value) -> Value:
         return TupleV(tuple(_whole_params_diff_state(item) for item in value.items), value.is_list, value.why)
     if isinstance(value, A.CallResultV) and value.qualname == "flax.nnx.DiffState" and isinstance(value.payload, TupleV):
         argnum, wrt = value.payload.items
+        if isinstance(wrt, TupleV) and len(wrt.items) == 1:
+            wrt = wrt.items[0]  # `(nnx.Param,)`
         return argnum if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.Param" else UNKNOWN
     return value
 
