@@ -128,6 +128,22 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
     return stem, is_package
 
 
+def _runs_as_script(info: ModuleInfo) -> bool:
+    """Does the module say `if __name__ == "__main__":` at its top level?"""
+    for stmt in info.tree.body:
+        test = stmt.test if isinstance(stmt, ast.If) else None
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__"
+            and len(test.comparators) == 1
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__"
+        ):
+            return True
+    return False
+
+
 class Project:
     """All modules of one analysis run, addressable by dotted name and by path."""
 
@@ -264,18 +280,26 @@ class Project:
         `from model import attend` imports p1/model.py, whatever other model.py the
         project holds (examples/ trees, one folder per experiment), where a suffix match
         alone would be ambiguous.  A module inside a package imports absolutely: its
-        folder is not on sys.path, so its name is kept; so is a name that a module at the
-        import root has (`exp/common.py` imported as `exp.common` from the root reads the
+        folder is not on sys.path, the folder above its outermost package is (where the
+        project that holds it runs from: `p1t/pkg/train.py` saying `from model import`
+        means p1t/model.py when several projects are linted at once); a name that a module at the
+        import root has is kept, except in a script (`if __name__ == "__main__":`), which
+        is run from its own folder (`exp/common.py` imported as `exp.common` from the root reads the
         root's model.py: which folder is on sys.path depends on how it is run, and the
         root's is the one the project itself names).
         """
         first, dot, rest = dotted.partition(".")
-        if not first or first in NOT_PROJECT_MODULES or first in self.by_name:
+        if not first or first in NOT_PROJECT_MODULES or (first in self.by_name and not _runs_as_script(current)):
             return dotted  # (a module of that name at the import root: the name is not ambiguous)
         folder = os.path.dirname(os.path.abspath(current.path))
         key = (folder, first)
         if key not in self._siblings:
-            self._siblings[key] = None if self._is_package_dir(folder) else self._sibling_name(folder, first)
+            base = folder
+            for _ in range(32):  # a package's modules: from the folder above its outermost package
+                if not self._is_package_dir(base) or os.path.dirname(base) == base:
+                    break
+                base = os.path.dirname(base)
+            self._siblings[key] = self._sibling_name(base, first)
         sibling = self._siblings[key]
         return dotted if sibling is None else sibling + dot + rest
 

@@ -156,3 +156,27 @@ def test_a_package_wins_over_a_module_of_the_same_name(tmp_path: Path, monkeypat
     assert findings(capsys, ".") == []
     write(tmp_path, {"model/__init__.py": "SEQ_LEN = 127\n"})
     assert findings(capsys, ".") == [("train.py", "JCD201")]
+
+
+def test_a_script_imports_from_its_own_folder_even_where_the_root_has_the_name(tree: Path, capsys: Any) -> None:
+    # `python exp/ablate.py`: its folder is sys.path[0], so `from model import` is exp/model.py
+    write(tree, {
+        "model.py": "SEQ_LEN = 512\n",
+        "exp/model.py": "SEQ_LEN = 129\n",
+        "exp/ablate.py": MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros(()))\n",
+    })
+    assert ("exp/ablate.py", "JCD201") in findings(capsys, ".")
+
+
+def test_a_package_module_imports_from_above_its_outermost_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # two projects linted at once: proj_a/pkg/train.py's `from model import` is proj_a/model.py
+    files: dict[str, str | bytes] = {}
+    for name, seq in (("proj_a", 129), ("proj_b", 512)):
+        files[f"{name}/model.py"] = f"SEQ_LEN = {seq}\n"
+        files[f"{name}/pkg/__init__.py"] = ""
+        files[f"{name}/pkg/train.py"] = MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n"
+        files[f"{name}/run.py"] = "import jax\nimport jax.numpy as jnp\nfrom pkg.train import loss\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros(()))\n"
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, "proj_a") == [("proj_a/pkg/train.py", "JCD201")]
+    assert findings(capsys, "proj_a", "proj_b") == [("proj_a/pkg/train.py", "JCD201")]
