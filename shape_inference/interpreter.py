@@ -78,7 +78,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "generic", "is_class", "anchor", "yields", "exits", "nested")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested")
 
     def __init__(
         self,
@@ -108,6 +108,7 @@ class Frame:
         # objects born before it may keep their old values whatever this body writes: it
         # was called from a branch, loop or try arm that may not run (set by call_function)
         self.skip_before = 0
+        self.main_arm = False  # running a module's `if __name__ == "__main__":` arm
         self.generic = generic
         self.is_class = is_class
         # a module's namespace or a class's attributes: the dict others hold on to
@@ -120,8 +121,10 @@ class Frame:
         this path (`c = get_config(); c.seq_len = 511`).  (In a loop a later pass writes
         to what an earlier one made, and a try's handler to what its body made before it
         raised: there every write joins.)  So do the writes of a function called there
-        (`if smoke: shrink(config)`) to objects older than that arm.  A module's
-        `if __name__ == "__main__":` arm is the program itself: its writes are certain."""
+        (`if smoke: shrink(config)`) to objects older than that arm, except from a
+        module's `if __name__ == "__main__":` arm, the program itself (`main()` setting
+        up the module's config before it trains).  The arm's own writes to the module's
+        objects join as any arm's: the functions that tests reach read them too."""
         return obj.born < self.skip_before or (self.branch_depth > 0 and obj.born < self.made_since)
 
     def settle(self) -> None:
@@ -977,7 +980,8 @@ class Interpreter:
         live: list[Ctx] = []  # each arm's context where it falls through
         changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
-        outer_made_since, fr.made_since = fr.made_since, 0 if _is_main_guard(arms[0][1]) else next_born()
+        outer_made_since, fr.made_since = fr.made_since, next_born()
+        outer_main_arm, fr.main_arm = fr.main_arm, fr.func is None and _is_main_guard(arms[0][1])
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
@@ -994,6 +998,7 @@ class Interpreter:
         finally:
             fr.branch_depth -= 1
             fr.made_since = outer_made_since
+            fr.main_arm = outer_main_arm
         if changed or fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         fr.state = merged
@@ -2025,7 +2030,7 @@ def _arm_start(caller: Frame) -> int:
     its own caller skip.  (Not in a loop, a try or a comprehension: a constructor called
     there makes its object before its __init__ runs, and helpers called in loop bodies
     wrote with certainty before this rule; only their direct writes join.)"""
-    here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _NO_SERIAL else 0
+    here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _NO_SERIAL and not caller.main_arm else 0
     return max(here, caller.skip_before)
 
 

@@ -128,8 +128,13 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
     return stem, is_package
 
 
-def _runs_as_script(info: ModuleInfo) -> bool:
-    """Does the module say `if __name__ == "__main__":` at its top level?"""
+def _runs_from_its_folder(info: ModuleInfo) -> bool:
+    """Is the module's folder first on sys.path when it runs: a script (`if __name__ ==
+    "__main__":` at its top level), or a test file, whose folder pytest puts on sys.path
+    (its default "prepend" import mode, in a folder without __init__.py)?"""
+    name = os.path.basename(info.path)
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
     for stmt in info.tree.body:
         test = stmt.test if isinstance(stmt, ast.If) else None
         if (
@@ -205,7 +210,7 @@ class Project:
             folder, parts = os.path.dirname(folder), parts[:-1]
         self.by_path[path] = info
         known = self.by_name.get(name)
-        if known is None or (is_package and not known.is_package):
+        if known is None or (is_package and not known.is_package and os.path.dirname(os.path.dirname(abs_path)) == os.path.dirname(os.path.abspath(known.path))):
             self.by_name[name] = info  # `model/__init__.py` beside a leftover `model.py`: Python imports the package
         parts = name.split(".")
         for i in range(len(parts)):
@@ -283,13 +288,13 @@ class Project:
         folder is not on sys.path, the folder above its outermost package is (where the
         project that holds it runs from: `p1t/pkg/train.py` saying `from model import`
         means p1t/model.py when several projects are linted at once); a name that a module at the
-        import root has is kept, except in a script (`if __name__ == "__main__":`), which
-        is run from its own folder (`exp/common.py` imported as `exp.common` from the root reads the
+        import root has is kept, except in a script (`if __name__ == "__main__":`) or a
+        test file, which run from their own folder (`exp/common.py` imported as `exp.common` from the root reads the
         root's model.py: which folder is on sys.path depends on how it is run, and the
         root's is the one the project itself names).
         """
         first, dot, rest = dotted.partition(".")
-        if not first or first in NOT_PROJECT_MODULES or (first in self.by_name and not _runs_as_script(current)):
+        if not first or first in NOT_PROJECT_MODULES or (first in self.by_name and not _runs_from_its_folder(current)):
             return dotted  # (a module of that name at the import root: the name is not ambiguous)
         folder = os.path.dirname(os.path.abspath(current.path))
         key = (folder, first)

@@ -290,10 +290,14 @@ class ScopeFacts:
         if name in self._other_uses:
             return None
         found = calls.get(name, [])
+        rebound = self._aliases.get(_REBOUND, ())
         for alias in self._aliases.get(name, ()):
-            if alias in self._other_uses:
-                return None
-            found = [*found, *calls.get(alias, [])]
+            if alias in rebound or alias in self._other_uses:
+                # bound again, or passed on: which calls reach `name` is not told apart,
+                # as if `name` itself were handed on (a call may pass anything)
+                found = [*found, _called_later(ast.Name(id=alias, ctx=ast.Load()))]
+            else:
+                found = [*found, *calls.get(alias, [])]
         return found
 
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
@@ -337,7 +341,10 @@ def _index_calls(
         node = pop()
         kind = type(node)
         if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
-            aliases.setdefault(inner.id, []).append(node.targets[0].id)  # type: ignore[attr-defined,union-attr]
+            alias = node.targets[0].id  # type: ignore[attr-defined]
+            if any(alias in bound for bound in aliases.values()):
+                aliases.setdefault(_REBOUND, []).append(alias)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
+            aliases.setdefault(inner.id, []).append(alias)  # type: ignore[union-attr]
             handed_on.add(id(node.targets[0]))  # type: ignore[attr-defined]
             handed_on.add(id(inner))
         elif kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
@@ -404,6 +411,8 @@ _FIXED_ARGUMENT_CALLERS = frozenset(
 )
 
 
+_REBOUND = ""  # (in the alias table: the names bound to more than one function)
+
 # Transforms whose result takes the arguments of the function they are given and passes
 # them on (a `static_argnums` argument is still passed): `jax.jit(f)(x, dtype=...)`.
 _PASS_THROUGH = frozenset(
@@ -467,10 +476,13 @@ def partial_call(node: ast.Call) -> ast.Call | None:
     is certainly what runs through it.  Only with `f` a plain name or attribute."""
     func = node.func
     named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "functools" else None
-    if named != "partial" or not node.args or not isinstance(node.args[0], (ast.Name, ast.Attribute)):
+    if named != "partial" or not node.args:
+        return None
+    target = _passed_through(node.args[0]) or node.args[0]  # `partial(jax.jit(f), dtype=...)`: f
+    if not isinstance(target, (ast.Name, ast.Attribute)):
         return None
     more = ast.keyword(arg=None, value=ast.Name(id="_later_arguments", ctx=ast.Load()))
-    bound = ast.Call(func=node.args[0], args=node.args[1:], keywords=[*node.keywords, more])
+    bound = ast.Call(func=target, args=node.args[1:], keywords=[*node.keywords, more])
     return ast.copy_location(bound, node)
 
 

@@ -180,3 +180,25 @@ def test_a_package_module_imports_from_above_its_outermost_package(tmp_path: Pat
     monkeypatch.chdir(tmp_path)
     assert findings(capsys, "proj_a") == [("proj_a/pkg/train.py", "JCD201")]
     assert findings(capsys, "proj_a", "proj_b") == [("proj_a/pkg/train.py", "JCD201")]
+
+
+def test_a_test_file_imports_from_its_own_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # pytest puts tests/ (no __init__.py) first on sys.path: tests/config.py, not the root's
+    test = MODEL + "\n\nfrom config import SEQ_LEN\n\n\ndef test_grad():\n    jax.grad(lambda x: attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum())(jnp.zeros(()))\n"
+    write(tmp_path, {"config.py": "SEQ_LEN = 127\n", "tests/config.py": "SEQ_LEN = 128\n", "tests/test_model.py": test})
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, ".") == []
+    write(tmp_path, {"tests/config.py": "SEQ_LEN = 255\n"})
+    assert findings(capsys, ".") == [("tests/test_model.py", "JCD201")]
+
+
+def test_a_package_elsewhere_does_not_shadow_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # src/model/ is imported as `model` too (a src/ layout), but from another folder than
+    # the root's model.py: train.py at the root reads the root's (Python: sys.path order)
+    write(tmp_path, {
+        "model.py": "SEQ_LEN = 127\n",
+        "src/model/__init__.py": "SEQ_LEN = 128\n",
+        "train.py": MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros(()))\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, ".") == [("train.py", "JCD201")]

@@ -552,6 +552,10 @@ def test_a_generic_self_sees_what_subclasses_in_other_modules_bind_again() -> No
         "import jax\nfrom trainer import train\nfast = jax.jit(train, static_argnums=0)\nfast(256)\n",
         "import jax\nfrom trainer import train\njax.jit(train)(seq_len=256)\n",
         "import jax\nfrom trainer import train\njax.tree_util.tree_map(train, {'a': 256})\n",
+        "import functools, jax\nfrom trainer import train\nfunctools.partial(jax.jit(train), seq_len=256)()\n",
+        # an alias bound again (to a partial, or to another function): as if handed on
+        "import functools, jax\nfrom trainer import train\nfast = jax.jit(train)\nfast = functools.partial(fast, seq_len=256)\nfast()\n",
+        "import jax\nfrom trainer import train\ndef a():\n    fn = jax.jit(train)\n    return fn(seq_len=256)\ndef b():\n    fn = jax.jit(len)\n    return fn([])\n",
         "import functools\nfrom trainer import train\nfn = functools.partial(train, lr=0.1)\nfn(seq_len=256)\n",  # passed later
     ],
 )
