@@ -341,7 +341,7 @@ def _index_calls(
         node = pop()
         kind = type(node)
         if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
-            alias = node.targets[0].id  # type: ignore[attr-defined]
+            alias: str = node.targets[0].id  # type: ignore[attr-defined]
             if any(alias in bound for bound in aliases.values()):
                 aliases.setdefault(_REBOUND, []).append(alias)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
             aliases.setdefault(inner.id, []).append(alias)  # type: ignore[union-attr]
@@ -357,7 +357,7 @@ def _index_calls(
                     attribute_calls.setdefault(value.attr, []).append(_called_later(value))  # type: ignore[attr-defined]
         if kind is call_type and _is_mapper(node.func) and node.args and type(node.args[0]) is name_type and not node.keywords and not any(type(a) is ast.Starred for a in node.args):  # type: ignore[attr-defined]
             # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
-            mapped = node.args[0]  # type: ignore[attr-defined]
+            mapped: ast.Name = node.args[0]  # type: ignore[attr-defined]
             calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=node.args[1:], keywords=[]), node))  # type: ignore[attr-defined]
             handed_on.add(id(mapped))
         if kind is call_type and type(inner := _passed_through(node.func)) is name_type:  # type: ignore[attr-defined]
