@@ -340,12 +340,11 @@ def _index_calls(
     while stack:
         node = pop()
         kind = type(node)
-        if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
-            alias: str = node.targets[0].id  # type: ignore[attr-defined]
-            if any(alias in bound for bound in aliases.values()):
-                aliases.setdefault(_REBOUND, []).append(alias)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
-            aliases.setdefault(inner.id, []).append(alias)  # type: ignore[union-attr]
-            handed_on.add(id(node.targets[0]))  # type: ignore[attr-defined]
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) and isinstance(inner := _passed_through(node.value), ast.Name):
+            if any(target.id in bound for bound in aliases.values()):
+                aliases.setdefault(_REBOUND, []).append(target.id)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
+            aliases.setdefault(inner.id, []).append(target.id)
+            handed_on.add(id(target))
             handed_on.add(id(inner))
         elif kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
             for value in _handed_on(node):
@@ -355,10 +354,9 @@ def _index_calls(
                     handed_on.add(id(value))
                 elif type(value) is attribute_type:
                     attribute_calls.setdefault(value.attr, []).append(_called_later(value))  # type: ignore[attr-defined]
-        if kind is call_type and _is_mapper(node.func) and node.args and type(node.args[0]) is name_type and not node.keywords and not any(type(a) is ast.Starred for a in node.args):  # type: ignore[attr-defined]
+        if isinstance(node, ast.Call) and _is_mapper(node.func) and node.args and isinstance(mapped := node.args[0], ast.Name) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
             # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
-            mapped: ast.Name = node.args[0]  # type: ignore[attr-defined]
-            calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=node.args[1:], keywords=[]), node))  # type: ignore[attr-defined]
+            calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=node.args[1:], keywords=[]), node))
             handed_on.add(id(mapped))
         if kind is call_type and type(inner := _passed_through(node.func)) is name_type:  # type: ignore[attr-defined]
             calls.setdefault(inner.id, []).append(node)  # type: ignore[arg-type,union-attr]  # `jax.jit(f)(x, dtype=...)`: a call of f
