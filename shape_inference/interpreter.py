@@ -1804,7 +1804,7 @@ class Interpreter:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
             made = self.made_by_call.get(memo_key)
-            if made is not None:
+            if made is not None and not _is_cached(func):
                 result = fresh_copies(result, *made)  # each call makes its own objects
             if memo_key in self.config_effects:
                 self._config_set_by_call(caller, self.config_effects[memo_key])
@@ -1846,7 +1846,7 @@ class Interpreter:
         finally:
             self.active.pop()
         made = (first_made, next_serial())
-        if made[1] > made[0]:
+        if made[1] > made[0] and not _is_cached(func):
             # the objects as the call returns them: later calls get copies of these, not
             # of what the first caller went on to change (`config.seq_len = 127`)
             self.made_by_call[memo_key] = made
@@ -2021,6 +2021,16 @@ def _jumps(body: Sequence[ast.stmt]) -> bool:
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
             todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _is_cached(func: FunctionV) -> bool:
+    """`@functools.cache` / `@functools.lru_cache(...)`: every call with the same arguments
+    returns the very object the first one made (a singleton config factory)."""
+    for deco in func.decorators:
+        name = getattr(deco, "qualname", None)
+        if name in ("functools.cache", "functools.lru_cache"):
+            return True
     return False
 
 
