@@ -159,6 +159,14 @@ def h_take_along_axis(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     return ArrayV(shape, arr.dtype, diff, arr.why)
 
 
+def h_argsort(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.argsort(a, axis=-1): indices of a's shape (an MAE's ids_restore)."""
+    a = _array(arg(args, kwargs, 0, "a"))
+    axis = arg(args, kwargs, 1, "axis")
+    flattened = isinstance(axis, ConstV) and axis.value is None  # axis=None sorts the flattened array
+    return ArrayV(a.shape if a is not None and not flattened else None, "int32", False)
+
+
 def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.eye / jnp.tri(N, M=None, k=0, dtype=None): (N, M or N), float unless told
     (`jnp.tri(T)` as a causal mask is a float32 one)."""
@@ -1645,6 +1653,7 @@ _register(["zeros_like", "ones_like", "empty_like", "full_like"], _NP, h_like)
 _register(["arange"], _NP, h_arange)
 _register(["eye", "tri"], _NP, h_eye)
 _register(["take_along_axis"], _NP, h_take_along_axis)
+_register(["argsort"], _NP, h_argsort)
 _register(["broadcasted_iota", "iota"], ["jax.lax"], h_iota)
 _register(["array", "asarray"], _NP, h_array)
 _register(["reshape"], _NP + ["jax.lax", "jax.Array"], h_reshape)

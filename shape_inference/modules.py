@@ -178,7 +178,7 @@ class Project:
         # packages), and absolute file path -> module: a script's siblings (absolute_import)
         self.dir_names: dict[str, str] = {}
         self.by_abs_path: dict[str, ModuleInfo] = {}
-        self._siblings: dict[tuple[str, str], str | None] = {}
+        self._siblings: dict[tuple[str, str, bool], str | None] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -187,6 +187,7 @@ class Project:
                 root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in every])
             except ValueError:
                 root = None
+        self._import_root = import_root(root) if root is not None else None
         for path, tree in trees.items():
             info = self._register(path, root, tree, None)
             if importers is not None and path in importers:
@@ -279,34 +280,55 @@ class Project:
         return self.resolve_relative(current, stmt.module, stmt.level) if stmt.level else self.absolute_import(current, stmt.module or "")
 
     def absolute_import(self, current: ModuleInfo, dotted: str) -> str:
-        """The registered name that `import dotted` in `current` means.
+        """The registered name that `import dotted` in `current` means, where a suffix
+        match alone could be ambiguous (a tree of experiments, one `model.py` each), as
+        sys.path is when the code runs:
 
-        A script's own folder comes first on sys.path: `python p1/train.py` saying
-        `from model import attend` imports p1/model.py, whatever other model.py the
-        project holds (examples/ trees, one folder per experiment), where a suffix match
-        alone would be ambiguous.  A module inside a package imports absolutely: its
-        folder is not on sys.path, the folder above its outermost package is (where the
-        project that holds it runs from: `p1t/pkg/train.py` saying `from model import`
-        means p1t/model.py when several projects are linted at once); a name that a module at the
-        import root has is kept, except in a script (`if __name__ == "__main__":`) or a
-        test file, which run from their own folder (`exp/common.py` imported as `exp.common` from the root reads the
-        root's model.py: which folder is on sys.path depends on how it is run, and the
-        root's is the one the project itself names).
+        - a script (`if __name__ == "__main__":`) or a test file (pytest's prepend mode)
+          runs from its own folder: `python p1/train.py` saying `from model import attend`
+          imports p1/model.py, even where the import root has a model.py;
+        - a module inside a package, from the folder above its outermost package
+          (`p1t/pkg/train.py` means p1t/model.py when several projects are linted at once);
+        - any other module, from the outermost folder between the import root and its own
+          that has such a module (`exp/common.py`, imported as `exp.common` by the
+          project's run.py, reads the project's model.py, not exp/model.py), and a name a
+          module at the import root has is kept.
         """
         first, dot, rest = dotted.partition(".")
-        if not first or first in NOT_PROJECT_MODULES or (first in self.by_name and not _runs_from_its_folder(current)):
+        if not first or first in NOT_PROJECT_MODULES:
+            return dotted
+        script = _runs_from_its_folder(current)
+        if first in self.by_name and not script:
             return dotted  # (a module of that name at the import root: the name is not ambiguous)
         folder = os.path.dirname(os.path.abspath(current.path))
-        key = (folder, first)
+        key = (folder, first, script)
         if key not in self._siblings:
-            base = folder
-            for _ in range(32):  # a package's modules: from the folder above its outermost package
-                if not self._is_package_dir(base) or os.path.dirname(base) == base:
-                    break
-                base = os.path.dirname(base)
-            self._siblings[key] = self._sibling_name(base, first)
+            found: str | None = None
+            if script or self._is_package_dir(folder):
+                base = folder
+                for _ in range(32):  # a package's modules: from the folder above its outermost package
+                    if script or not self._is_package_dir(base) or os.path.dirname(base) == base:
+                        break
+                    base = os.path.dirname(base)
+                found = self._sibling_name(base, first)
+            else:
+                for candidate in self._folders_down_to(folder):
+                    found = self._sibling_name(candidate, first)
+                    if found is not None:
+                        break
+            self._siblings[key] = found
         sibling = self._siblings[key]
         return dotted if sibling is None else sibling + dot + rest
+
+    def _folders_down_to(self, folder: str) -> list[str]:
+        """The folders from the import root down to `folder` (just `folder` outside it)."""
+        top = self._import_root
+        if top is None or not (folder == top or folder.startswith(top + os.sep)):
+            return [folder]
+        chain = [folder]
+        while chain[-1] != top and os.path.dirname(chain[-1]) != chain[-1]:
+            chain.append(os.path.dirname(chain[-1]))
+        return chain[::-1]
 
     def _sibling_name(self, folder: str, first: str) -> str | None:
         """The registered name of `first.py` or the package `first/` in `folder`."""

@@ -202,3 +202,19 @@ def test_a_package_elsewhere_does_not_shadow_a_module(tmp_path: Path, monkeypatc
     })
     monkeypatch.chdir(tmp_path)
     assert findings(capsys, ".") == [("train.py", "JCD201")]
+
+
+def test_a_plain_module_reads_its_projects_module_when_two_projects_are_linted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # proj/exp/common.py (no __init__.py) is imported as exp.common by proj/run.py: its
+    # `from model import` is proj/model.py (the outermost folder that has one), not exp/'s
+    files: dict[str, str | bytes] = {}
+    for name in ("proj_a", "proj_b"):
+        files[f"{name}/model.py"] = "SEQ_LEN = 512\n"
+        files[f"{name}/exp/model.py"] = "SEQ_LEN = 129\n"
+        files[f"{name}/exp/common.py"] = MODEL + "\n\nfrom model import SEQ_LEN\n\n\ndef loss(x):\n    return attend(jnp.zeros((2, SEQ_LEN, 256)) + x).astype(jnp.float32).sum()\n"
+        files[f"{name}/run.py"] = "import jax\nimport jax.numpy as jnp\nfrom exp.common import loss\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros(()))\n"
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, "proj_a") == []
+    assert findings(capsys, "proj_a", "proj_b") == []
+    assert findings(capsys, ".") == []
