@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from typing import cast
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -295,7 +296,7 @@ class ScopeFacts:
             if alias in rebound or alias in self._other_uses:
                 # bound again, or passed on: which calls reach `name` is not told apart,
                 # as if `name` itself were handed on (a call may pass anything)
-                found = [*found, _called_later(ast.Name(id=alias, ctx=ast.Load()))]
+                found = [*found, CALLED_LATER]
             else:
                 found = [*found, *calls.get(alias, [])]
         return found
@@ -335,49 +336,68 @@ def _index_calls(
     Walked by hand, as `_names_in` is (ast.walk's generators cost twice as much)."""
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    call_type, name_type, attribute_type, node_type = ast.Call, ast.Name, ast.Attribute, ast.AST
+    call_type, name_type, attribute_type, node_type, assign_type = ast.Call, ast.Name, ast.Attribute, ast.AST, ast.Assign
     handed_on: set[int] = set()  # the Name nodes recorded as calls (or aliases), not other uses
+
+    def hand_on(values: list[ast.expr]) -> None:
+        """Record the functions among `values` as called with arguments we cannot see."""
+        for value in values:
+            held = type(value)
+            if held is call_type:
+                value = _passed_through(value) or value  # `[jax.checkpoint(attention)]`: attention
+                held = type(value)
+            if held is name_type:
+                calls.setdefault(value.id, []).append(CALLED_LATER)  # type: ignore[attr-defined]
+                handed_on.add(id(value))
+            elif held is attribute_type:
+                attribute_calls.setdefault(value.attr, []).append(CALLED_LATER)  # type: ignore[attr-defined]
+
     while stack:
         node = pop()
         kind = type(node)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Name) and isinstance(inner := _passed_through(node.value), ast.Name):
-            if any(target.id in bound for bound in aliases.values()):
-                aliases.setdefault(_REBOUND, []).append(target.id)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
-            aliases.setdefault(inner.id, []).append(target.id)
+        if kind is call_type:
+            call = cast(ast.Call, node)
+            func = call.func
+            callee = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if callee is not None and callee not in _FIXED_ARGUMENT_CALLERS:
+                for value in call.args:
+                    if type(value) in _HANDED:
+                        hand_on([value])
+                for keyword in call.keywords:
+                    if type(keyword.value) in _HANDED and keyword.arg != "attention_fn":
+                        hand_on([keyword.value])
+            elif callee in _MAPPERS and _is_mapper(func) and call.args and isinstance(mapped := call.args[0], ast.Name) and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args):
+                # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
+                calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=call.args[1:], keywords=[]), call))
+                handed_on.add(id(mapped))
+            elif isinstance(func, ast.Call) and isinstance(inner := _passed_through(func), ast.Name):
+                calls.setdefault(inner.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
+                handed_on.add(id(inner))
+            if callee == "partial" and (bound := partial_call(call)) is not None:
+                if isinstance(bound.func, ast.Name):
+                    calls.setdefault(bound.func.id, []).append(bound)
+                    extend(bound.args)
+                    extend(bound.keywords)
+                    continue
+                if isinstance(bound.func, ast.Attribute):
+                    attribute_calls.setdefault(bound.func.attr, []).append(bound)  # `partial(trainer.train, seq_len=256)`
+            elif isinstance(func, ast.Attribute):
+                attribute_calls.setdefault(func.attr, []).append(call)
+            if isinstance(func, ast.Name):
+                calls.setdefault(func.id, []).append(call)
+                extend(call.args)
+                extend(call.keywords)
+                continue
+        elif kind is assign_type and len(node.targets) == 1 and type(target := node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
+            if any(target.id in bound for bound in aliases.values()):  # type: ignore[attr-defined]
+                aliases.setdefault(_REBOUND, []).append(target.id)  # type: ignore[attr-defined]  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
+            aliases.setdefault(inner.id, []).append(target.id)  # type: ignore[attr-defined,union-attr]
             handed_on.add(id(target))
             handed_on.add(id(inner))
-        elif kind in _HOLDERS or (kind is call_type and not _calls_with_fixed_arguments(node.func)):  # type: ignore[attr-defined]
-            for value in _handed_on(node):
-                value = _passed_through(value) or value  # `[jax.checkpoint(attention)]`: attention
-                if type(value) is name_type:
-                    calls.setdefault(value.id, []).append(_called_later(value))  # type: ignore[attr-defined]
-                    handed_on.add(id(value))
-                elif type(value) is attribute_type:
-                    attribute_calls.setdefault(value.attr, []).append(_called_later(value))  # type: ignore[attr-defined]
-        if isinstance(node, ast.Call) and _is_mapper(node.func) and node.args and isinstance(mapped := node.args[0], ast.Name) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
-            # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
-            calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=node.args[1:], keywords=[]), node))
-            handed_on.add(id(mapped))
-        if kind is call_type and type(inner := _passed_through(node.func)) is name_type:  # type: ignore[attr-defined]
-            calls.setdefault(inner.id, []).append(node)  # type: ignore[arg-type,union-attr]  # `jax.jit(f)(x, dtype=...)`: a call of f
-            handed_on.add(id(inner))
-        if kind is call_type and (bound := partial_call(node)) is not None:  # type: ignore[arg-type]
-            if isinstance(bound.func, ast.Name):
-                calls.setdefault(bound.func.id, []).append(bound)
-                extend(bound.args)
-                extend(bound.keywords)
-                continue
-            if isinstance(bound.func, ast.Attribute):
-                attribute_calls.setdefault(bound.func.attr, []).append(bound)  # `partial(trainer.train, seq_len=256)`
-        elif kind is call_type and type(node.func) is attribute_type:  # type: ignore[attr-defined]
-            attribute_calls.setdefault(node.func.attr, []).append(node)  # type: ignore[attr-defined]
-        if kind is attribute_type:
+        elif kind in _HOLDERS:
+            hand_on(_handed_on(node))
+        elif kind is attribute_type:
             attribute_uses[node.attr] = attribute_uses.get(node.attr, 0) + 1  # type: ignore[attr-defined]
-        if kind is call_type and type(node.func) is name_type:  # type: ignore[attr-defined]
-            calls.setdefault(node.func.id, []).append(node)  # type: ignore[attr-defined]
-            extend(node.args)  # type: ignore[attr-defined]
-            extend(node.keywords)  # type: ignore[attr-defined]
-            continue
         if kind is name_type:
             if id(node) not in handed_on:
                 other_uses.add(node.id)  # type: ignore[attr-defined]
@@ -395,7 +415,7 @@ def _index_calls(
 # Where a function handed on as a value is called by code we do not follow, which may
 # pass any argument: a registry's dict or list, an attribute or name it is stored in, a
 # factory's return value, an argument of a call (`Layer(attn_fn=cudnn_attention)`).
-_HOLDERS = (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Assign, ast.AnnAssign, ast.Return)
+_HOLDERS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Assign, ast.AnnAssign, ast.Return})
 # ...except the callees that call it with the arguments we see, or with fixed ones, so
 # that its defaults run: JAX's transforms and control flow, tree and builtin mappers,
 # and flax's `attention_fn=`.  (By the callee's last name: `jax.grad`, `nnx.grad`.)
@@ -435,6 +455,10 @@ def _passed_through(node: ast.expr) -> ast.expr | None:
     return None
 
 
+_MAPPERS = frozenset({"map", "tree_map"})
+_HANDED = (ast.Name, ast.Attribute, ast.Call)  # the expressions that may be a function handed on
+
+
 def _is_mapper(func: ast.expr) -> bool:
     """`jax.tree_util.tree_map`, `jax.tree.map`, builtin `map`: they call their function
     with one item of each of the other arguments."""
@@ -443,28 +467,25 @@ def _is_mapper(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and (func.attr == "tree_map" or (func.attr == "map" and isinstance(func.value, ast.Attribute) and func.value.attr == "tree"))
 
 
-def _calls_with_fixed_arguments(func: ast.expr) -> bool:
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-    return name is None or name in _FIXED_ARGUMENT_CALLERS
-
-
 def _handed_on(node: ast.AST) -> list[ast.expr]:
-    """The expressions `node` stores or passes on as values."""
+    """The expressions a display, an assignment or a return stores or passes on."""
     if isinstance(node, ast.Dict):
-        return [v for v in node.values]
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return list(node.elts) if isinstance(node.ctx if not isinstance(node, ast.Set) else ast.Load(), ast.Load) else []
+        return node.values
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return node.elts if isinstance(node.ctx, ast.Load) else []
+    if isinstance(node, ast.Set):
+        return node.elts
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
         return [node.value] if node.value is not None else []
-    if isinstance(node, ast.Call):
-        return [*node.args, *(k.value for k in node.keywords if k.arg != "attention_fn")]
     return []
 
 
-def _called_later(value: ast.Name | ast.Attribute) -> ast.Call:
-    """A call through a handed-on function: it may pass any argument."""
-    more = ast.keyword(arg=None, value=ast.Name(id="_later_arguments", ctx=ast.Load()))
-    return ast.copy_location(ast.Call(func=value, args=[], keywords=[more]), value)
+# A call through a handed-on function: it may pass any argument (one object for all).
+CALLED_LATER = ast.Call(
+    func=ast.Name(id="_handed_on", ctx=ast.Load()),
+    args=[],
+    keywords=[ast.keyword(arg=None, value=ast.Name(id="_later_arguments", ctx=ast.Load()))],
+)
 
 
 def partial_call(node: ast.Call) -> ast.Call | None:
