@@ -24,7 +24,7 @@ from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
-from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
@@ -981,7 +981,7 @@ class Interpreter:
         changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, next_born()
-        outer_main_arm, fr.main_arm = fr.main_arm, fr.func is None and _is_main_guard(arms[0][1])
+        outer_main_arm, fr.main_arm = fr.main_arm, fr.func is None and is_main_guard(arms[0][1])
         try:
             for body, test, sense in arms:
                 fr.state = dict(start)
@@ -2042,19 +2042,6 @@ def _arm_start(caller: Frame) -> int:
     wrote with certainty before this rule; only their direct writes join.)"""
     here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _NO_SERIAL and not caller.main_arm else 0
     return max(here, caller.skip_before)
-
-
-def _is_main_guard(test: ast.expr | None) -> bool:
-    """`__name__ == "__main__"`: true when the module runs as the program."""
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Eq)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )
 
 
 def _own_attribute(target: ast.Attribute, fr: Frame) -> bool:

@@ -135,18 +135,20 @@ def _runs_from_its_folder(info: ModuleInfo) -> bool:
     name = os.path.basename(info.path)
     if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
         return True
-    for stmt in info.tree.body:
-        test = stmt.test if isinstance(stmt, ast.If) else None
-        if (
-            isinstance(test, ast.Compare)
-            and isinstance(test.left, ast.Name)
-            and test.left.id == "__name__"
-            and len(test.comparators) == 1
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__"
-        ):
-            return True
-    return False
+    return any(isinstance(stmt, ast.If) and is_main_guard(stmt.test) for stmt in info.tree.body)
+
+
+def is_main_guard(test: ast.expr | None) -> bool:
+    """`__name__ == "__main__"`: true when the module runs as the program."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 class Project:
