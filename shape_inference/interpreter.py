@@ -102,9 +102,10 @@ class Frame:
         self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
         self.ctx = ctx
         self.branch_depth = 0
-        # the serial of the first object made inside the innermost if/else or try arm
-        # being run (none: every object is older): see may_skip
-        self.made_since = _NO_SERIAL
+        # the birth number (InstanceV.born) of the first object made inside the
+        # innermost if/else arm being run; _ALL_OLDER in a loop or try, and outside any
+        # arm: see may_skip
+        self.made_since = _ALL_OLDER
         # objects born before it may keep their old values whatever this body writes: it
         # was called from a branch, loop or try arm that may not run (set by call_function)
         self.skip_before = 0
@@ -136,7 +137,7 @@ class Frame:
 
 
 # what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
-_NO_SERIAL = sys.maxsize
+_ALL_OLDER = sys.maxsize
 # the float constants of math, numpy and jax.numpy
 _MATH_CONSTANTS = {
     f"{module}.{name}": value
@@ -1017,7 +1018,7 @@ class Interpreter:
         mark = len(self.events)
         start_ctx = fr.ctx
         fr.branch_depth += 1
-        outer_made_since, fr.made_since = fr.made_since, _NO_SERIAL  # a later pass writes to what an earlier one made
+        outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a later pass writes to what an earlier one made
         try:
             state: State | None = dict(start)
             for attempt in range(3):
@@ -1100,7 +1101,7 @@ class Interpreter:
             return
         start_ctx = fr.ctx
         fr.branch_depth += 1
-        outer_made_since, fr.made_since = fr.made_since, _NO_SERIAL  # a handler sees what the body made, half done
+        outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
             if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt):
@@ -2040,7 +2041,7 @@ def _arm_start(caller: Frame) -> int:
     its own caller skip.  (Not in a loop, a try or a comprehension: a constructor called
     there makes its object before its __init__ runs, and helpers called in loop bodies
     wrote with certainty before this rule; only their direct writes join.)"""
-    here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _NO_SERIAL and not caller.main_arm else 0
+    here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _ALL_OLDER and not caller.main_arm else 0
     return max(here, caller.skip_before)
 
 

@@ -181,6 +181,7 @@ class Project:
         self.dir_names: dict[str, str] = {}
         self.by_abs_path: dict[str, ModuleInfo] = {}
         self._siblings: dict[tuple[str, str, bool], str | None] = {}
+        self._scripts: dict[str, bool] = {}  # path -> runs from its own folder (absolute_import)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -299,7 +300,9 @@ class Project:
         first, dot, rest = dotted.partition(".")
         if not first or first in NOT_PROJECT_MODULES:
             return dotted
-        script = _runs_from_its_folder(current)
+        script = self._scripts.get(current.path)
+        if script is None:
+            script = self._scripts[current.path] = _runs_from_its_folder(current)
         if first in self.by_name and not script:
             return dotted  # (a module of that name at the import root: the name is not ambiguous)
         folder = os.path.dirname(os.path.abspath(current.path))
@@ -308,8 +311,8 @@ class Project:
             found: str | None = None
             if script or self._is_package_dir(folder):
                 base = folder
-                for _ in range(32):  # a package's modules: from the folder above its outermost package
-                    if script or not self._is_package_dir(base) or os.path.dirname(base) == base:
+                for _ in range(32 if not script else 0):  # a package's modules: from the folder above its outermost package
+                    if not self._is_package_dir(base) or os.path.dirname(base) == base:
                         break
                     base = os.path.dirname(base)
                 found = self._sibling_name(base, first)

@@ -25,7 +25,8 @@ from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _params(args: ast.arguments) -> set[str]:
+def parameter_names(args: ast.arguments) -> set[str]:
+    """Every parameter a function binds, *args and **kwargs included."""
     names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     if args.vararg:
         names.add(args.vararg.arg)
@@ -131,7 +132,7 @@ class ScopeFacts:
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
         if found is None:
-            names = _params(func.args)
+            names = parameter_names(func.args)
             declared: set[str] = set()
             if not isinstance(func, ast.Lambda):
                 for stmt in statements(func.body):

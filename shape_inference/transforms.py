@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, unknown
+from jax_cudnn_lint.shape_inference.scopes import parameter_names
 from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -103,9 +104,7 @@ def _closure_values(func: FunctionV) -> list[tuple[str, Value]]:
     """The closure values `func` may read: the names it mentions that are not its own
     parameters (`lambda x: loss(params, x)` reads params, not the x of the function
     around it)."""
-    a = func.node.args
-    own = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)} | {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-    free = func.module.facts.names_used(func.node) - own
+    free = func.module.facts.names_used(func.node) - parameter_names(func.node.args)
     return [(name, v) for state in func.closure for name, v in state.items() if name in free]
 
 
