@@ -26,7 +26,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, constructor_name, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -632,8 +632,76 @@ class Interpreter:
             found = self._attribute_calls(info, node.name)
             if found is None:
                 return None
-            calls.extend(found)
+            calls.extend(call for call in found if self._may_run_method(call, func, info))
         return calls
+
+    def _may_run_method(self, call: ast.Call, func: FunctionV, info: ModuleInfo) -> bool:
+        """May the call `<x>.name(...)` in `info` run the method `func`?  Not where its
+        arguments cannot bind to the method's parameters (`.encode()` for
+        `encode(self, x)` would be a TypeError), nor where `<x>` is a literal
+        (`"run".encode()`) or certainly made by another class: `XlaAttn().attend(q)`,
+        or `layer.attend(q)` with `layer` only ever bound to `XlaAttn(...)`, where
+        XlaAttn is not the method's class, or defines the method again (a subclass
+        whose own default runs; its `super().attend(q, dtype)` is a call seen apart)."""
+        assert isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.owner is not None
+        if not _binds(call, func.node.args, 1):
+            return False
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if receiver is None:
+            return True
+        if isinstance(receiver, _LITERALS):
+            return False
+        made = constructor_name(receiver)
+        if made is None and isinstance(receiver, (ast.Name, ast.Attribute)):
+            made = info.facts.constructed().get(receiver.id if isinstance(receiver, ast.Name) else receiver.attr)
+        return made is None or self._instance_runs(info, made, func)
+
+    def _instance_runs(self, info: ModuleInfo, made: str, func: FunctionV) -> bool:
+        """Does an instance of the class `made` (a name in `info`) run the method `func`?
+        Yes where `made` is not one class we can see (it may be anything); otherwise
+        where a chain of bases leads from it to the method's class with no class on the
+        way defining the method again."""
+        assert func.owner is not None
+        owner, method = func.owner.node, func.node.name if isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
+        start = self._class_named(info, made)
+        if start is None:
+            return True
+        todo, seen = [start], set[int]()
+        while todo:
+            module, node = todo.pop()
+            if node is owner:
+                return True
+            if id(node) in seen or _defines(node, method):
+                continue
+            seen.add(id(node))
+            for base in node.bases:
+                named = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+                found = self._class_named(module, named) if named is not None else None
+                if found is not None:
+                    todo.append(found)
+                elif named == owner.name:
+                    return True  # `layers.Block`: most likely the method's class
+        return False
+
+    def _class_named(self, info: ModuleInfo, name: str) -> tuple[ModuleInfo, ast.ClassDef] | None:
+        """The one class that `name` is in module `info`: defined there at top level, or
+        imported by name from a project module; None where unknown or not one."""
+        here = info.facts.classes_named().get(name)
+        if here is None:
+            for stmt in info.facts.imports():
+                if not isinstance(stmt, ast.ImportFrom) or here is not None:
+                    continue
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name and (source := self.project.find(self.project.from_base(info, stmt))) is not None:
+                        info, original = self._reexported_from(source, alias.name, through_modules=True)
+                        self.project.load(info)
+                        here = info.facts.classes_named().get(original)
+                        break
+        if here is None or len(here) != 1:
+            return None
+        node = here[0][1]
+        tree = node.parse("<lazy>") if isinstance(node, LazyDef) else node
+        return (info, tree) if isinstance(tree, ast.ClassDef) else None
 
     def _calls_from_other_roots(self, module: ModuleInfo, name: str) -> list[ast.Call] | None:
         """The calls of `module`'s function `name` in the other analysed files that import
@@ -1997,6 +2065,37 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     if isinstance(value, int):
         return value > 1 and value % 2 == 1
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
+
+
+_LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _binds(call: ast.Call, params: ast.arguments, shift: int) -> bool:
+    """Can the call's arguments bind to the parameters after the first `shift` (self)?
+    A `*args` or `**kwargs` in the call may supply anything."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return True
+    positional = [*params.posonlyargs, *params.args][shift:]
+    if len(call.args) > len(positional) and params.vararg is None:
+        return False
+    given = {k.arg for k in call.keywords}
+    if params.kwarg is None and not given <= {p.arg for p in (*positional, *params.kwonlyargs)}:
+        return False
+    required = positional[: len(positional) - len(params.defaults)]
+    if any(i >= len(call.args) and param.arg not in given for i, param in enumerate(required)):
+        return False
+    return all(default is not None or param.arg in given for param, default in zip(params.kwonlyargs, params.kw_defaults))
+
+
+def _defines(node: ast.ClassDef, name: str) -> bool:
+    """Does the class body define (or assign) `name`?"""
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name:
+            return True
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+            return True
+    return False
 
 
 def _passes(call: ast.Call, index: int, name: str) -> bool:

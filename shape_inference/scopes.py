@@ -128,6 +128,7 @@ class ScopeFacts:
         self._attribute_calls: dict[str, list[ast.Call]] = {}
         self._attribute_uses: dict[str, int] = {}
         self._aliases: dict[str, list[str]] = {}  # a function's name -> names bound to it through a transform
+        self._constructed: dict[str, str | None] | None = None
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -224,6 +225,39 @@ class ScopeFacts:
             found = self._overrides[parents] = (frozenset(grown_parents - parents), frozenset(names))
         return found
 
+    def classes_named(self) -> dict[str, list[tuple[frozenset[str], ast.ClassDef | LazyDef]]]:
+        """The module's top-level classes by name: the names of their bases, the class."""
+        found: dict[str, list[tuple[frozenset[str], ast.ClassDef | LazyDef]]] = {}
+        for name, bases, node in self._classes():
+            found.setdefault(name, []).append((bases, node))
+        return found
+
+    def constructed(self) -> dict[str, str | None]:
+        """Names and attribute names (`layer`, `self.layer`) the module binds only to
+        the result of calling one CapWords callable (`layer = XlaAttn()`): that
+        callable's name; None for a name bound otherwise too.  Says which class a
+        method call's receiver is (`layer.attend(q)`), where it is certain."""
+        if self._constructed is None:
+            found: dict[str, str | None] = {}
+            for node in ast.walk(self.tree) if self.tree is not None else ():
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    value = node.value if not isinstance(node, ast.AugAssign) else None
+                    for target in targets:
+                        key = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+                        if key is None:
+                            for inner in ast.walk(target):  # tuples, subscripts: whatever they bind is unknown
+                                if isinstance(inner, (ast.Name, ast.Attribute)):
+                                    found[inner.id if isinstance(inner, ast.Name) else inner.attr] = None
+                            continue
+                        made = constructor_name(value) if len(targets) == 1 else None
+                        found[key] = made if found.get(key, made) == made else None
+                elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.arg)):
+                    for bound in _bound_names_of(node):
+                        found[bound] = None
+            self._constructed = found
+        return self._constructed
+
     def imports(self) -> list[ast.Import | ast.ImportFrom]:
         """Every import statement of the module, at any depth (cached)."""
         if self._imports is None:
@@ -239,8 +273,8 @@ class ScopeFacts:
             for node in self.tree.body if isinstance(self.tree, ast.Module) else []:
                 if isinstance(node, ast.ClassDef):
                     found.append((node.name, frozenset(n for b in node.bases if (n := _base_name(b)) is not None), node))
-                elif isinstance(node, LazyDef) and (header := _CLASS_HEADER.search(node.text)) is not None:
-                    bases = frozenset(part.split("[")[0].strip().rsplit(".", 1)[-1] for part in header.group(2).split(","))
+                elif isinstance(node, LazyDef) and (header := _CLASS_HEADER.search(node.text)) is not None and header.group(1) == node.name:
+                    bases = frozenset(part.split("[")[0].strip().rsplit(".", 1)[-1] for part in (header.group(2) or "").split(",") if part.strip())
                     found.append((node.name, bases, node))
             self._class_list = found
         return self._class_list
@@ -506,6 +540,32 @@ def partial_call(node: ast.Call) -> ast.Call | None:
     return ast.copy_location(bound, node)
 
 
+def constructor_name(value: ast.expr | None) -> str | None:
+    """`Attn` for `Attn(...)` or `layers.Attn(...)`: a call of a CapWords name."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name if name is not None and name[:1].isupper() and not name.isupper() else None
+
+
+def _bound_names_of(node: ast.AST) -> list[str]:
+    """Names a loop, with, comprehension, definition, import, global or parameter binds."""
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node.target) if isinstance(n, (ast.Name, ast.Attribute))]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [n.id if isinstance(n, ast.Name) else n.attr for item in node.items if item.optional_vars is not None for n in ast.walk(item.optional_vars) if isinstance(n, (ast.Name, ast.Attribute))]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    return []
+
+
 def _names_in(tree: ast.AST) -> frozenset[str]:
     """Every Name and attribute name under `tree`.  By hand, not `ast.walk`: this walks
     whole importer modules, and ast.walk's generators cost three times as much."""
@@ -557,7 +617,7 @@ def _base_name(base: ast.expr) -> str | None:
 
 
 # `class Name(Base, mixins.Other[T]):` at the start of a definition's text (decorators aside)
-_CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*\(([^)]*)\)", re.MULTILINE)
+_CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.MULTILINE)  # (the first: a def's nested class comes after its own header)
 
 
 def _setattr_on_self(node: ast.expr) -> str | None:
