@@ -1086,7 +1086,7 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
         interp.escape(args, kwargs)
         if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it
-            obj.forget()
+            obj.forget_all() if len(args) == 3 and not isinstance(name, ConstV) else obj.forget()
         return UNKNOWN
     value = args[2]
     interp.mutations += 1
@@ -1483,6 +1483,14 @@ def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return UNKNOWN
 
 
+def h_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """type(obj) of an instance of an analysed class: its class (`type(self).seq = 256`
+    changes the class, `type(self)(cfg)` makes another instance)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], InstanceV):
+        return args[0].cls
+    return UNKNOWN
+
+
 def h_partial(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     if not args:
         return UNKNOWN
@@ -1737,6 +1745,7 @@ _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
 _register(["getattr"], ["builtins"], h_getattr)
+_register(["type"], ["builtins"], h_type)
 _register(["isinstance"], ["builtins"], h_isinstance)
 _register(["Precision"], ["jax.lax"], h_precision)
 _register(["finfo"], _NP, h_finfo)

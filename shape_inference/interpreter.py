@@ -26,11 +26,12 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, constructor_name, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
     ClassV,
+    class_value_names,
     ConstV,
     DictV,
     ExternalV,
@@ -476,12 +477,34 @@ class Interpreter:
         for name in cls.module.facts.self_attrs(cls.node):
             inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         for name in self.subclass_overrides(cls):
-            member = cls.lookup(name)
-            if member is not None and not isinstance(member, FunctionV):  # a subclass's value may be the one
+            if cls.lookup(name) is not None:  # a subclass's value or method may be the one
+                inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
+        stored, dynamic = self._attribute_stores_reaching(cls)
+        for name in class_value_names(cls):
+            if dynamic or name in stored:  # `m.p = 0.0` somewhere: an instance's own value may shadow it
                 inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
         return inst
+
+    def _attribute_stores_reaching(self, cls: ClassV) -> tuple[frozenset[str], bool]:
+        """The attribute names stored on objects other than `self` in the class's module
+        and the analysed files (any object's: `m.p = 0.0` may be this class's
+        instance), and whether attributes the code does not spell are stored on this
+        class's instances (by its methods or its bases', or on any object in its module)."""
+        names: frozenset[str] = frozenset()
+        for info in (cls.module, *self.project.roots):
+            names |= info.facts.attribute_stores()[0]
+        dynamic = cls.module.facts.attribute_stores()[1]
+        todo, seen = [cls], set[int]()
+        while todo and not dynamic:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            dynamic = id(current.node) in current.module.facts.attribute_stores()[2]
+            todo.extend(base for base in current.bases if isinstance(base, ClassV))
+        return names, dynamic
 
     def subclass_overrides(self, cls: ClassV) -> frozenset[str]:
         """What subclasses of `cls` bind again, in any module parsed so far: its name as
@@ -919,12 +942,24 @@ class Interpreter:
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
                 base.attrs[target.attr] = value
+            elif isinstance(base, ClassV) and (fr.func is not None or base.module is fr.module):
+                # `Knob.DROPOUT = 0.0`: at its module's top level, in order; in a
+                # function, the class's value before or after, as code that runs in an
+                # order we do not follow may read either (another module's top level
+                # patches it: Project.patched_class_attrs)
+                old_member = base.attrs.get(target.attr)
+                if fr.func is not None:
+                    value = join(old_member, value) if old_member is not None and not isinstance(old_member, FunctionV) else UNKNOWN
+                base.attrs[target.attr] = value
+                self.globals_epoch += 1  # calls memoised before may have read the old value
             elif isinstance(base, ModuleV) and base.info is not fr.module:
                 # `consts.MAX_LEN = 256` from another module: which value a reader sees
                 # depends on which program ran first (an eval script, a test, a branch)
                 base.info.patched.add(target.attr)
                 self.globals_epoch += 1  # calls memoised before may have read the old value
         elif isinstance(target, ast.Subscript):
+            if (view := dict_of(target.value)) is not None:
+                self._stores_unspelled(view, fr)  # `vars(cfg)[k] = v`
             container_v = self.ev(target.value, fr)
             self.mutations += 1  # in place: a generator run earlier may have read the old item
             if isinstance(container_v, InstanceV) and self.api.is_mapping_namespace(container_v):
@@ -1556,6 +1591,8 @@ class Interpreter:
             member = base.cls.lookup(name)
             if member is not None:
                 return self.api.bind_member(self, member, base, node, fr)
+            if name == "__class__":
+                return base.cls
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, ClassV):
             member = base.lookup(name)
@@ -1751,6 +1788,8 @@ class Interpreter:
 
     def e_call(self, node: ast.Call, fr: Frame) -> Value:
         callee = self.ev(node.func, fr)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_WRITES and (view := dict_of(node.func.value)) is not None:
+            self._stores_unspelled(view, fr)  # `self.__dict__.update(kw)`
         args: list[Value] = []
         star_unknown = False
         for arg in node.args:
@@ -1822,6 +1861,13 @@ class Interpreter:
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
         self.escape(args, kwargs)
         return UNKNOWN
+
+    def _stores_unspelled(self, obj: ast.expr, fr: Frame) -> None:
+        """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change."""
+        value = self.ev(obj, fr)
+        if isinstance(value, InstanceV):
+            self.mutations += 1
+            value.forget_all()
 
     def escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
         """A mutable object handed to code we cannot see may be changed by it."""
@@ -2067,6 +2113,7 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
 
 
+_DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that write through `obj.__dict__`
 _LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
 
 

@@ -129,6 +129,7 @@ class ScopeFacts:
         self._attribute_uses: dict[str, int] = {}
         self._aliases: dict[str, list[str]] = {}  # a function's name -> names bound to it through a transform
         self._constructed: dict[str, str | None] | None = None
+        self._attr_stores: tuple[frozenset[str], bool, frozenset[int]] | None = None
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -214,7 +215,10 @@ class ScopeFacts:
                     grown_parents.add(sub.name)
                     grown = True
                     names.update(self.self_attrs(sub))
-                    for stmt in sub.body:
+                    # a mixin beside the parent (`class Eval(EvalMixin, Base)`) may come
+                    # first in the method resolution order: what it binds may be the one
+                    mixins = [other.parse("<lazy>") if isinstance(other, LazyDef) else other for other_name, _, other in classes if other_name in bases and other_name not in grown_parents]
+                    for stmt in [s for mixin in mixins if isinstance(mixin, ast.ClassDef) for s in mixin.body] + sub.body:
                         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                             names.add(stmt.name)
                         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
@@ -224,6 +228,42 @@ class ScopeFacts:
                                     names.add(node.id)
             found = self._overrides[parents] = (frozenset(grown_parents - parents), frozenset(names))
         return found
+
+    def attribute_stores(self) -> tuple[frozenset[str], bool, frozenset[int]]:
+        """What the module's code stores on objects: the attribute names it stores on
+        anything but `self` (`m.p = 0.0`, `Knob.DROPOUT = 0.0`, `type(self).seq = 256`,
+        `setattr(m, "p", 0.0)`); whether it stores names it does not spell on such an
+        object (`setattr(cfg, k, v)`, `cfg.__dict__.update(kw)`, `vars(cfg)[k] = v`);
+        and the top-level classes (ids) whose methods do that to `self`."""
+        if self._attr_stores is None:
+            names: set[str] = set()
+            dynamic = False
+            classes: set[int] = set()
+            for top in self.tree.body if self.tree is not None else ():
+                for node in ast.walk(top):
+                    stored: list[ast.expr] = []
+                    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        stored = [n for t in targets for n in ast.walk(t) if isinstance(n, (ast.Attribute, ast.Subscript))]
+                    for target in stored:
+                        if isinstance(target, ast.Attribute) and not _is_self(target.value):
+                            names.add(target.attr)
+                        elif isinstance(target, ast.Subscript) and (obj := dict_of(target.value)) is not None:
+                            if _is_self(obj):
+                                classes.add(id(top))
+                            else:
+                                dynamic = True
+                    if isinstance(node, ast.Call):
+                        obj = _dynamic_store(node)
+                        if obj is None:
+                            if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2 and not _is_self(node.args[0]) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+                                names.add(node.args[1].value)
+                        elif _is_self(obj):
+                            classes.add(id(top))
+                        else:
+                            dynamic = True
+            self._attr_stores = (frozenset(names), dynamic, frozenset(classes))
+        return self._attr_stores
 
     def classes_named(self) -> dict[str, list[tuple[frozenset[str], ast.ClassDef | LazyDef]]]:
         """The module's top-level classes by name: the names of their bases, the class."""
@@ -618,6 +658,30 @@ def _base_name(base: ast.expr) -> str | None:
 
 # `class Name(Base, mixins.Other[T]):` at the start of a definition's text (decorators aside)
 _CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.MULTILINE)  # (the first: a def's nested class comes after its own header)
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def dict_of(node: ast.expr) -> ast.expr | None:
+    """`obj` of `obj.__dict__` or `vars(obj)`: a view of its attributes."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and len(node.args) == 1:
+        return node.args[0]
+    return None
+
+
+def _dynamic_store(node: ast.Call) -> ast.expr | None:
+    """`obj` of a call that stores attributes it does not spell: `setattr(obj, k, v)`
+    with a name not a literal, `obj.__dict__.update(...)`, `vars(obj).update(...)`."""
+    func = node.func
+    if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) >= 2 and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return node.args[0]
+    if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault", "__setitem__"):
+        return dict_of(func.value)
+    return None
 
 
 def _setattr_on_self(node: ast.expr) -> str | None:

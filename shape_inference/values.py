@@ -549,10 +549,34 @@ class InstanceV(Value):
                 value.forget()  # a reference other fields may share: it may be set too
             self.attrs[name] = UNKNOWN
 
+    def forget_all(self) -> None:
+        """Code has stored attributes it does not spell (`setattr(self, k, v)` over a
+        config, `self.__dict__.update(kw)`): each is Unknown, its class's values too,
+        which an instance attribute may now shadow."""
+        self.forget()
+        for name in class_value_names(self.cls):
+            if name not in self.attrs:
+                self.touch()
+                self.attrs[name] = UNKNOWN
+
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:
             return self
         return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial)
+
+
+def class_value_names(cls: ClassV) -> set[str]:
+    """The names a class and its analysed bases bind to something other than a function."""
+    names: set[str] = set()
+    todo, seen = [cls], set[int]()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        names.update(name for name, member in current.attrs.items() if not isinstance(member, FunctionV))
+        todo.extend(base for base in current.bases if isinstance(base, ClassV))
+    return names
 
 
 class BoundMethodV(FrozenValue):
