@@ -26,7 +26,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import LITERAL, FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -645,17 +645,38 @@ class Interpreter:
         resolved: another class's `.fit()` keeps the default alive (as methods kept
         them all before), and one that passes the parameter can hide it (silence)."""
         node = func.node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or (node.name.startswith("__") and node.name.endswith("__")):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        called = node.name == "__call__"
+        if (node.decorator_list and not (called and all(_is_compact(d) for d in node.decorator_list))) or (node.name.startswith("__") and node.name.endswith("__") and not called):
             return None
         owner = func.owner
         if owner is None or owner.node not in func.module.tree.body or func.module not in self.project.roots:  # (None: a plain function)
             return None  # a class of a module parsed in part (lazy_defs): its calls cannot all be seen
+        if called:
+            return self._instance_calls(func.module, owner.node.name)
         calls: list[ast.Call] = []
         for info in [func.module, *(root for root in self.project.roots if root is not func.module)]:
             found = self._attribute_calls(info, node.name)
             if found is None:
                 return None
             calls.extend(call for call in found if self._may_run_method(call, func, info))
+        return calls
+
+    def _instance_calls(self, module: ModuleInfo, name: str) -> list[ast.Call] | None:
+        """The calls of the instances of `module`'s class `name` (its `__call__`), in
+        its module and the other analysed files, under the names they import it by."""
+        calls: list[ast.Call] = []
+        for info in [module, *(root for root in self.project.roots if root is not module)]:
+            names = {name} if info is module else set(self._root_imports(info)[1].get((id(module), name), ()))
+            if info is not module and id(module) in self._root_imports(info)[0]:
+                names.add(name)  # `layers.Block(...)`
+            if not names:
+                continue
+            found = info.facts.instance_calls(frozenset(names))
+            if found is None:
+                return None
+            calls.extend(found)
         return calls
 
     def _may_run_method(self, call: ast.Call, func: FunctionV, info: ModuleInfo) -> bool:
@@ -677,7 +698,7 @@ class Interpreter:
         made = constructor_name(receiver)
         if made is None and isinstance(receiver, (ast.Name, ast.Attribute)):
             made = info.facts.constructed().get(receiver.id if isinstance(receiver, ast.Name) else receiver.attr)
-        return made is None or self._instance_runs(info, made, func)
+        return made is None or (made != LITERAL and self._instance_runs(info, made, func))
 
     def _instance_runs(self, info: ModuleInfo, made: str, func: FunctionV) -> bool:
         """Does an instance of the class `made` (a name in `info`) run the method `func`?
@@ -2115,6 +2136,11 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
 
 _DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that write through `obj.__dict__`
 _LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _is_compact(decorator: ast.expr) -> bool:
+    """flax's `@nn.compact` (the method still runs as called)."""
+    return (isinstance(decorator, ast.Attribute) and decorator.attr == "compact") or (isinstance(decorator, ast.Name) and decorator.id == "compact")
 
 
 def _binds(call: ast.Call, params: ast.arguments, shift: int) -> bool:

@@ -129,6 +129,8 @@ class ScopeFacts:
         self._attribute_uses: dict[str, int] = {}
         self._aliases: dict[str, list[str]] = {}  # a function's name -> names bound to it through a transform
         self._constructed: dict[str, str | None] | None = None
+        self._parents: dict[int, ast.AST] | None = None
+        self._instance_calls: dict[frozenset[str], list[ast.Call] | None] = {}
         self._attr_stores: tuple[frozenset[str], bool, frozenset[int]] | None = None
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
@@ -275,7 +277,8 @@ class ScopeFacts:
     def constructed(self) -> dict[str, str | None]:
         """Names and attribute names (`layer`, `self.layer`) the module binds only to
         the result of calling one CapWords callable (`layer = XlaAttn()`): that
-        callable's name; None for a name bound otherwise too.  Says which class a
+        callable's name; LITERAL where only to literals or builtin-typed parameters
+        (`d = {}`, `text: str`); None for a name bound otherwise too.  Says which class a
         method call's receiver is (`layer.attend(q)`), where it is certain."""
         if self._constructed is None:
             found: dict[str, str | None] = {}
@@ -290,13 +293,114 @@ class ScopeFacts:
                                 if isinstance(inner, (ast.Name, ast.Attribute)):
                                     found[inner.id if isinstance(inner, ast.Name) else inner.attr] = None
                             continue
-                        made = constructor_name(value) if len(targets) == 1 else None
+                        made = _made_by(value) if len(targets) == 1 else None
                         found[key] = made if found.get(key, made) == made else None
+                elif isinstance(node, ast.arg) and isinstance(node.annotation, ast.Name) and node.annotation.id in _BUILTIN_TYPES:
+                    found[node.arg] = LITERAL if found.get(node.arg, LITERAL) == LITERAL else None  # `text: str`
                 elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.arg)):
                     for bound in _bound_names_of(node):
                         found[bound] = None
             self._constructed = found
         return self._constructed
+
+    def instance_calls(self, class_names: frozenset[str]) -> list[ast.Call] | None:
+        """Every call of an instance of the class the module knows by one of
+        `class_names`, as a call of its `__call__` (self left out): `Block(f)(x, d)`,
+        `layer(x)` with `layer` bound in its scope only to `Block(...)`, `self.layer(x)`
+        with the attribute bound in the module only to `Block(...)`, flax's
+        `layer.apply(variables, x)` / `layer.init(rng, x)`.  None where the module uses
+        the class or such an instance any other way: passed on, stored elsewhere,
+        subclassed, or called with `method=`."""
+        if class_names in self._instance_calls:
+            return self._instance_calls[class_names]
+        found: list[ast.Call] | None = []
+        parents = self._parent_map()
+        attributes: set[str] = set()
+        names: dict[int, tuple[ast.AST, set[str]]] = {}  # scope -> the names bound there to an instance
+        for node, parent in self._nodes_with_parents():
+            if isinstance(node, ast.ClassDef) and any(_base_name(b) in class_names for b in node.bases):
+                found = None  # a subclass's instances run it too
+                break
+            named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if named not in class_names or not isinstance(getattr(node, "ctx", None), ast.Load):
+                continue
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                if isinstance(parent, (ast.arg, ast.AnnAssign)) or (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass")):
+                    continue  # an annotation, a type test
+                found = None
+                break
+            made, outer = parent, parents.get(id(parent))
+            if isinstance(outer, ast.Call) and outer.func is made:
+                found.append(outer)  # `Block(f)(x)`
+            elif isinstance(outer, (ast.Assign, ast.AnnAssign)) and (targets := outer.targets if isinstance(outer, ast.Assign) else [outer.target]) and len(targets) == 1 and isinstance(target := targets[0], (ast.Name, ast.Attribute)):
+                if isinstance(target, ast.Attribute):
+                    if self.constructed().get(target.attr) not in class_names:
+                        found = None
+                        break
+                    attributes.add(target.attr)
+                else:
+                    scope = self._scope_of(outer)
+                    names.setdefault(id(scope), (scope, set()))[1].add(target.id)
+            elif not isinstance(outer, ast.Expr):
+                found = None
+                break
+        for scope, held in names.values():
+            if found is not None:
+                found = self._calls_through(scope, held, frozenset(), class_names, found)
+        if found is not None and attributes:
+            found = self._calls_through(self.tree, frozenset(), attributes, class_names, found)
+        self._instance_calls[class_names] = found
+        return found
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
+        """The function (or the module) whose local names a statement binds."""
+        parents = self._parent_map()
+        current = parents.get(id(node))
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            current = parents.get(id(current))
+        return current if current is not None else self.tree  # type: ignore[return-value]
+
+    def _calls_through(self, scope: ast.AST | None, names: set[str] | frozenset[str], attributes: set[str] | frozenset[str], class_names: frozenset[str], found: list[ast.Call]) -> list[ast.Call] | None:
+        """`found` and the calls through the `names` (bound in `scope`, its nested
+        scopes included) or the `attributes` (anywhere); None where one is bound to
+        anything but an instance, or used another way than called."""
+        parents = self._parent_map()
+        for node in ast.walk(scope) if scope is not None else ():
+            if isinstance(node, ast.arg) and node.arg in names:
+                return None
+            if not isinstance(node, (ast.Name, ast.Attribute)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.comprehension)) and names & set(_bound_names_of(node)):
+                    return None
+                continue
+            named, held = (node.id, names) if isinstance(node, ast.Name) else (node.attr, attributes)
+            if named not in held:
+                continue
+            parent = parents.get(id(node))
+            if isinstance(node.ctx, ast.Store):
+                if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and constructor_name(parent.value) in class_names):
+                    return None  # bound to something else too
+                continue
+            if isinstance(parent, ast.Call) and parent.func is node:
+                found.append(parent)
+                continue
+            outer = parents.get(id(parent))
+            if isinstance(parent, ast.Attribute) and parent.attr in ("apply", "init") and isinstance(outer, ast.Call) and outer.func is parent and outer.args and not any(k.arg == "method" for k in outer.keywords):
+                # flax: `layer.apply(variables, x, d)` calls __call__(x, d)
+                kept = [k for k in outer.keywords if k.arg not in _APPLY_KEYWORDS]
+                found.append(ast.copy_location(ast.Call(func=node, args=outer.args[1:], keywords=kept), outer))
+                continue
+            return None
+        return found
+
+    def _nodes_with_parents(self) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+        parents = self._parent_map()
+        for node in ast.walk(self.tree) if self.tree is not None else ():
+            yield node, parents.get(id(node))
+
+    def _parent_map(self) -> dict[int, ast.AST]:
+        if self._parents is None:
+            self._parents = {id(child): node for node in (ast.walk(self.tree) if self.tree is not None else ()) for child in ast.iter_child_nodes(node)}
+        return self._parents
 
     def imports(self) -> list[ast.Import | ast.ImportFrom]:
         """Every import statement of the module, at any depth (cached)."""
@@ -366,6 +470,8 @@ class ScopeFacts:
         if name in self._other_uses:
             return None
         found = calls.get(name, [])
+        if _ANY_FUNCTION in calls:
+            found = [*found, CALLED_LATER]
         rebound = self._aliases.get(_REBOUND, ())
         for alias in self._aliases.get(name, ()):
             if alias in rebound or alias in self._other_uses:
@@ -448,6 +554,14 @@ def _index_calls(
             elif isinstance(func, ast.Call) and isinstance(inner := _passed_through(func), ast.Name):
                 calls.setdefault(inner.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
                 handed_on.add(id(inner))
+            if callee == "getattr" and len(call.args) >= 2 and type(named := call.args[1]) is ast.Constant and isinstance(named.value, str):  # type: ignore[attr-defined]
+                # `getattr(self, "fwd_ref")(...)`: a dispatch by a name we can read
+                attribute_calls.setdefault(named.value, []).append(CALLED_LATER)  # type: ignore[attr-defined]
+                attribute_uses[named.value] = attribute_uses.get(named.value, 0) + 1  # type: ignore[attr-defined]
+                calls.setdefault(named.value, []).append(CALLED_LATER)  # type: ignore[attr-defined]
+            elif callee in ("globals", "locals", "vars") and not call.args:
+                # `globals()["train_" + mode](...)`: any function of the module, with any arguments
+                calls.setdefault(_ANY_FUNCTION, []).append(CALLED_LATER)
             if callee == "partial" and (bound := partial_call(call)) is not None:
                 if isinstance(bound.func, ast.Name):
                     calls.setdefault(bound.func.id, []).append(bound)
@@ -505,6 +619,7 @@ _FIXED_ARGUMENT_CALLERS = frozenset(
 
 
 _REBOUND = ""  # (in the alias table: the names bound to more than one function)
+_ANY_FUNCTION = "*"  # (in the call index: the module looks functions up by name, `globals()[name]`)
 
 # Transforms whose result takes the arguments of the function they are given and passes
 # them on (a `static_argnums` argument is still passed): `jax.jit(f)(x, dtype=...)`.
@@ -587,6 +702,19 @@ def constructor_name(value: ast.expr | None) -> str | None:
     func = value.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     return name if name is not None and name[:1].isupper() and not name.isupper() else None
+
+
+_APPLY_KEYWORDS = frozenset({"mutable", "rngs", "capture_intermediates"})  # flax apply/init's own keywords
+LITERAL = "<literal>"  # (constructed(): a name that only ever holds a builtin literal or str/dict/... value)
+_BUILTIN_TYPES = frozenset({"str", "bytes", "dict", "list", "set", "tuple", "int", "float", "bool"})
+_DISPLAYS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _made_by(value: ast.expr | None) -> str | None:
+    """What an assigned value certainly is: a CapWords constructor's name, LITERAL."""
+    if isinstance(value, _DISPLAYS):
+        return LITERAL
+    return constructor_name(value)
 
 
 def _bound_names_of(node: ast.AST) -> list[str]:
