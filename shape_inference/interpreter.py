@@ -79,7 +79,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile")
 
     def __init__(
         self,
@@ -101,6 +101,7 @@ class Frame:
         self.yields: list[Value] | None = None  # a generator's body: every value it yields
         self.exits: list[Ctx] | None = None  # the context at each `return` that had a config flag set
         self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
+        self.volatile: set[str] | None = None  # names a nested def rebinds (`nonlocal n`): Unknown
         self.ctx = ctx
         self.branch_depth = 0
         # the birth number (InstanceV.born) of the first object made inside the
@@ -262,6 +263,7 @@ class Interpreter:
         self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
+        self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -934,6 +936,8 @@ class Interpreter:
                 self.assign_name(name, UNKNOWN, fr)
 
     def assign_name(self, name: str, value: Value, fr: Frame) -> None:
+        if fr.volatile is not None and name in fr.volatile:
+            value = UNKNOWN
         if fr.state is not None:
             if fr.func is None and not fr.is_class:
                 old = fr.state.get(name)
@@ -1216,13 +1220,29 @@ class Interpreter:
             fr.ctx = self.api.enter_context(self, value, fr.ctx, item, fr)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN, fr, stmt)
-        self.exec_block(stmt.body, fr)
+        if fr.state is not None and any(_is_suppress(item.context_expr) for item in stmt.items):
+            # `with contextlib.suppress(KeyError):` may leave its body at any statement
+            start = dict(fr.state)
+            fr.branch_depth += 1
+            outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER
+            try:
+                self.exec_block(stmt.body, fr)
+            finally:
+                fr.branch_depth -= 1
+                fr.made_since = outer_made_since
+            after = join_states(start, fr.state) or start
+            for name in _stored_names_block(stmt.body):
+                after[name] = UNKNOWN
+            fr.state = after
+        else:
+            self.exec_block(stmt.body, fr)
         fr.ctx = saved
 
     def s_try(self, stmt: ast.Try, fr: Frame) -> None:
         start = fr.state
         if start is None:
             return
+        returned = len(fr.returns)
         start_ctx = fr.ctx
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
@@ -1257,11 +1277,15 @@ class Interpreter:
             fr.made_since = outer_made_since
         fr.settle()
         if stmt.finalbody:
+            if _has_return(stmt.finalbody):
+                # `finally: return ...` replaces what the body or a handler returned
+                fr.returns[returned:] = [UNKNOWN] * (len(fr.returns) - returned)
             if fr.state is None:
                 # the finally block runs, but control does not continue after it
                 probe = Frame(fr.module, dict(start), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
                 probe.yields = fr.yields
                 self.exec_block(stmt.finalbody, probe)
+                fr.returns.extend(probe.returns)
             else:
                 self.exec_block(stmt.finalbody, fr)
 
@@ -1380,6 +1404,13 @@ class Interpreter:
         for deco, deco_node in reversed(list(zip(decorators, stmt.decorator_list))):
             value = self.api.apply_decorator(self, deco, value, deco_node, fr)
         self.assign_name(stmt.name, value, fr)
+        rebound = self._nonlocal_names(stmt) if fr.func is not None and fr.state is not None else frozenset()
+        if rebound and fr.state is not None:
+            # a closure that rebinds this body's names (`nonlocal n; n = 256`) may run
+            # at any call from here on: they are Unknown
+            fr.volatile = (fr.volatile or set()) | rebound
+            for name in rebound:
+                fr.state[name] = UNKNOWN
         if fr.func is not None and fr.generic:
             # nested functions are analysed in the scope they were defined in, as it is
             # when the enclosing body returns: a closure reads its variables when it runs,
@@ -1387,6 +1418,13 @@ class Interpreter:
             if fr.nested is None:
                 fr.nested = []
             fr.nested.append(func)
+
+    def _nonlocal_names(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+        """The names a def (or a def inside it) declares `nonlocal` (cached)."""
+        found = self.nonlocal_names.get(stmt)
+        if found is None:
+            found = self.nonlocal_names[stmt] = frozenset(name for node in ast.walk(stmt) if isinstance(node, ast.Nonlocal) for name in node.names)
+        return found
 
     def s_classdef(self, stmt: ast.ClassDef, fr: Frame) -> None:
         bases = tuple(self.ev(b, fr) for b in stmt.bases)
@@ -2138,6 +2176,11 @@ _DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that 
 _LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
+def _is_suppress(node: ast.expr) -> bool:
+    """`contextlib.suppress(...)` / `suppress(...)`: a body that may stop anywhere."""
+    return isinstance(node, ast.Call) and ((isinstance(node.func, ast.Name) and node.func.id == "suppress") or (isinstance(node.func, ast.Attribute) and node.func.attr == "suppress"))
+
+
 def _is_compact(decorator: ast.expr) -> bool:
     """flax's `@nn.compact` (the method still runs as called)."""
     return (isinstance(decorator, ast.Attribute) and decorator.attr == "compact") or (isinstance(decorator, ast.Name) and decorator.id == "compact")
@@ -2187,10 +2230,20 @@ def _passes(call: ast.Call, index: int, name: str) -> bool:
 def _jumps(body: Sequence[ast.stmt]) -> bool:
     """Does a loop body `break` or `continue` (outside nested functions and classes)?
     Unrolled, it would run statements that the jump skips."""
+    return _contains(body, (ast.Break, ast.Continue))
+
+
+def _has_return(body: Sequence[ast.stmt]) -> bool:
+    """Does a block return (outside nested functions and classes)?"""
+    return _contains(body, (ast.Return,))
+
+
+def _contains(body: Sequence[ast.stmt], kinds: tuple[type[ast.stmt], ...]) -> bool:
+    """Is a statement of these kinds in the block, outside nested functions and classes?"""
     todo: list[ast.AST] = list(body)
     while todo:
         node = todo.pop()
-        if isinstance(node, (ast.Break, ast.Continue)):
+        if isinstance(node, kinds):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
             todo.extend(ast.iter_child_nodes(node))
