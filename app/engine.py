@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules.analysis import analyse_modules
+from jax_cudnn_lint.shape_inference import recursion
 from jax_cudnn_lint.shape_inference.lazy_defs import skeleton
 
 from jax_cudnn_lint.gate import might_matter  # noqa: E402 - re-exported: the cheap test
@@ -20,7 +21,7 @@ from jax_cudnn_lint.gate import might_matter  # noqa: E402 - re-exported: the ch
 
 def parse(text: str, path: str) -> ast.Module:
     """Parse without executing anything; raises SyntaxError (or ValueError for NUL bytes)."""
-    return ast.parse(text, filename=path)
+    return recursion.parse(text, path)
 
 
 def parse_reached(text: str, path: str) -> ast.Module:

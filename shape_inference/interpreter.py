@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_expects_raise
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
@@ -277,6 +277,10 @@ class Interpreter:
     def run(self) -> None:
         """Evaluate the entry modules, then their functions and methods with unknown
         arguments.  Other project modules run only when an import reaches them."""
+        with recursion.headroom():
+            self._run()
+
+    def _run(self) -> None:
         roots = [info for info in self.project.roots if _worth_entering(info)]
         for info in [*self.project.roots, *self.project.conftests()]:
             self.mark_patches(info)  # (a conftest's autouse fixture patches for every test)
@@ -923,7 +927,15 @@ class Interpreter:
         for stmt in stmts:
             if fr.state is None:
                 return
-            self.exec_stmt(stmt, fr)
+            try:
+                self.exec_stmt(stmt, fr)
+            except RecursionError:
+                # nested too deep to follow (a 500-term expression, a long call chain):
+                # the statement's names are Unknown, and the body goes on
+                if fr.state is None:
+                    return
+                for name in _stored_names(stmt):
+                    self.assign_name(name, UNKNOWN, fr)
 
     def exec_stmt(self, stmt: ast.stmt, fr: Frame) -> None:
         self.tick()

@@ -23,6 +23,8 @@ import ast
 import bisect
 import re
 
+from jax_cudnn_lint.shape_inference import recursion
+
 # A line that may start a top-level statement.
 _STATEMENT_LINE = re.compile(r"^(?=[^\s#)\]}])", re.MULTILINE)
 # The definition a piece starts with, after its decorators.
@@ -50,7 +52,7 @@ class LazyDef(ast.stmt):
         """The definition, with its real line numbers; None unless the text is exactly one
         definition of `name`."""
         try:
-            body = ast.parse("\n" * (self.lineno - 1) + self.text, filename=filename).body
+            body = recursion.parse("\n" * (self.lineno - 1) + self.text, filename).body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         if len(body) != 1:
@@ -66,7 +68,7 @@ def skeleton(text: str, filename: str) -> ast.Module:
     parse where the cheap cut cannot be trusted.  Raises what `ast.parse` raises."""
     pieces = _definition_pieces(text)
     if not pieces:
-        return ast.parse(text, filename=filename)
+        return recursion.parse(text, filename)
     parts: list[str] = []
     placeholders: list[LazyDef] = []
     done = 0
@@ -82,11 +84,11 @@ def skeleton(text: str, filename: str) -> ast.Module:
         done = end
     parts.append(text[done:])
     try:
-        tree = ast.parse("".join(parts), filename=filename)
+        tree = recursion.parse("".join(parts), filename)
     except SyntaxError:
-        return ast.parse(text, filename=filename)
+        return recursion.parse(text, filename)
     if _spans_a_piece(tree.body, [p.lineno for p in placeholders]):
-        return ast.parse(text, filename=filename)
+        return recursion.parse(text, filename)
     tree.body = _merged(tree.body, placeholders)
     return tree
 

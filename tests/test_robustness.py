@@ -632,3 +632,33 @@ def test_huge_integers_and_ranges_stay_unknown(tmp_path: Path) -> None:
         "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
     )
     assert [f.code for f in engine.lint_source(src, str(tmp_path / "big.py"))] == []
+
+
+DEEP_THEN_ODD = (
+    "import jax\nimport jax.numpy as jnp\n"
+    "MAGIC = " + " + ".join(["0"] * 600) + "\n"
+    "def loss(x):\n"
+    "    q = x[:, :255]\n"
+    "    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').sum()\n"
+    "def train():\n"
+    "    return jax.grad(loss)(jnp.zeros((2, 600, 2, 64), jnp.bfloat16))\n"
+)
+
+
+def test_a_statement_too_deep_to_follow_leaves_the_rest_of_the_module() -> None:
+    """A 600-term expression (valid Python) is Unknown; the definitions after it are
+    still analysed (they used to vanish with the rest of the module body)."""
+    assert [f.code for f in engine.lint_source(DEEP_THEN_ODD, "deep.py")] == ["JCD201"]
+
+
+def test_deep_files_give_the_same_output_whatever_the_parallelism(tmp_path: Path) -> None:
+    """Parsing and analysis get the same recursion headroom in the main process (-j1)
+    and in pool workers: a file near the limit used to parse in one and fail in the other."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "deep.py").write_text(DEEP_THEN_ODD, encoding="utf-8")
+    (root / "deeper.py").write_text("N = " + " + ".join(["1"] * 255 + ["0"] * 2700) + "\n", encoding="utf-8")
+    (root / "good.py").write_text(GOOD, encoding="utf-8")
+    outputs = [run_command("-j", jobs, ".", cwd=root).stdout for jobs in ("1", "2")]
+    assert outputs[0] == outputs[1]
+    assert "deep.py:6:12: JCD201" in outputs[0], outputs[0]
