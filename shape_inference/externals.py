@@ -1684,6 +1684,7 @@ _register(["matmul", "dot"], _NP, h_matmul)
 _register(["dot_general"], ["jax.lax"], h_dot_general)
 _register(["rearrange", "repeat"], ["einops"], h_einops)
 _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special"], h_preserve)
+_register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)

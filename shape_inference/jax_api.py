@@ -1081,6 +1081,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         if name in ("shape", "dtype") and base.qualname == "jax.ShapeDtypeStruct":
             arr = ExtObjectArray(base)
             return getattr_value(interp, arr, name, node, fr) if arr is not None else UNKNOWN
+        if name == "reshape":  # (only arrays have one): the target fixes the shape
+            return BoundMethodV(ExternalV("jax.Array.reshape"), ArrayV(None, None, base.diff, base.why))
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
@@ -1097,6 +1099,9 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV("jax.stages.trace"), base)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
+    if isinstance(base, UnknownV) and name == "reshape":
+        # `mystery(x).reshape(b, t, 8, 64)`: whatever the receiver, the target fixes the shape
+        return BoundMethodV(ExternalV("jax.Array.reshape"), ArrayV(None, None, base.diff, base.why))
     if isinstance(base, UnknownV) and base.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN
