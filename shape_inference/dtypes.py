@@ -14,6 +14,12 @@ _ALIASES = {
     "complex64": "complex64", "complex128": "complex128",
 }
 
+# bytes per element (`x.dtype.itemsize`)
+DTYPE_BYTES = {
+    "bool": 1, "int8": 1, "uint8": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "int16": 2, "uint16": 2, "float16": 2,
+    "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16,
+}
+
 FLOAT_ORDER = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32", "float64"]
 
 

@@ -16,7 +16,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import Ctx, with_config
-from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype, is_float, promote
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -1382,7 +1382,8 @@ def h_finfo(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         name = A.dtype_name(given) if given is not None else None
     why = (interp.step(fr, node, A.src(node)),)
     scalar = ArrayV((), name if name is not None and is_float(name) else None, False, why)
-    return ExtObjectV(q, (), tuple((attr, scalar) for attr in _FINFO_SCALARS), why)
+    bits = (("bits", make_int(8 * DTYPE_BYTES[name])),) if name is not None and name in DTYPE_BYTES else ()
+    return ExtObjectV(q, (), (*((attr, scalar) for attr in _FINFO_SCALARS), *bits), why)
 
 
 def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1481,6 +1482,16 @@ def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if isinstance(base, InstanceV) and name in base.attrs:
         return interp.getattr_(base, name, node, fr)
     return UNKNOWN
+
+
+def h_str(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """str(x.dtype) is its name ("bfloat16"); str of a known number or string, its text."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN
+    if isinstance(args[0], DTypeV):
+        return ConstV(args[0].name)
+    ok, value = const_value(args[0])
+    return ConstV(str(value)) if ok and isinstance(value, (str, int, float, bool)) and not (isinstance(value, int) and abs(value) > 10**100) else UNKNOWN
 
 
 def h_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1747,6 +1758,7 @@ _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
 _register(["getattr"], ["builtins"], h_getattr)
 _register(["type"], ["builtins"], h_type)
+_register(["str"], ["builtins"], h_str)
 _register(["isinstance"], ["builtins"], h_isinstance)
 _register(["Precision"], ["jax.lax"], h_precision)
 _register(["finfo"], _NP, h_finfo)

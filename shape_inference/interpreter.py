@@ -1098,11 +1098,7 @@ class Interpreter:
         return
 
     def s_if(self, stmt: ast.If, fr: Frame) -> None:
-        test = self.ev(stmt.test, fr)
-        # `if overrides:` on the **kwargs a call passed: its keys are known.  (Only an if's
-        # own test: deciding `kwargs or {}` everywhere sent keras' layer tests past the
-        # work budget, following every branch of its test harness.)
-        truth = bool(test.items) if isinstance(test, DictV) else self.api.truth(test)
+        truth = self.test_truth(stmt.test, fr, dicts=True)
         if truth is True:
             self.exec_block(stmt.body, fr)
             return
@@ -1700,9 +1696,27 @@ class Interpreter:
         rights = [self.ev(c, fr) for c in node.comparators]
         return self.api.compare(node, left, rights)
 
+    def test_truth(self, test: ast.expr, fr: Frame, dicts: bool = False) -> bool | None:
+        """Is an if's test certainly true or false?  A boolean operation is decided by
+        any operand that settles it, wherever it stands: `unknown or odd` is true when
+        `odd` is (the other operands are evaluated as they are for its value).  With
+        `dicts`, `if overrides:` on the **kwargs a call passed is decided by its keys
+        (only an if's own test: deciding `kwargs or {}` everywhere sent keras' layer
+        tests past the work budget, following every branch of its test harness)."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.BoolOp):
+            inner = self.test_truth(test.operand, fr)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            truths = [self.api.truth(self.ev(operand, fr)) for operand in test.values]
+            settles = isinstance(test.op, ast.Or)  # the operand truth that settles it
+            if any(t is settles for t in truths):
+                return settles
+            return (not settles) if all(t is (not settles) for t in truths) else None
+        value = self.ev(test, fr)
+        return bool(value.items) if dicts and isinstance(value, DictV) else self.api.truth(value)
+
     def e_ifexp(self, node: ast.IfExp, fr: Frame) -> Value:
-        test = self.ev(node.test, fr)
-        truth = self.api.truth(test)
+        truth = self.test_truth(node.test, fr)
         if truth is True:
             return self.ev(node.body, fr)
         if truth is False:

@@ -19,7 +19,7 @@ from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import canonical_dtype
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -378,6 +378,32 @@ def compare(node: ast.Compare, left: Value, rights: Sequence[Value]) -> Value:
     return ConstV(result)
 
 
+def _compare_dtypes(op: ast.cmpop, a: Value, b: Value) -> bool | None:
+    """`q.dtype == jnp.bfloat16`, `q.dtype in (jnp.bfloat16, jnp.float16)`, `x.dtype != 'float32'`."""
+    left = _dtype_operand(a)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, TupleV) and left is not None:
+        names = [_dtype_operand(item) for item in b.items]
+        found = True if left in names else False if None not in names else None
+        return None if found is None else found == isinstance(op, ast.In)
+    right = _dtype_operand(b)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and left is not None and right is not None:
+        return (left == right) == isinstance(op, ast.Eq)
+    return None
+
+
+def _dtype_operand(value: Value) -> str | None:
+    """The dtype a comparison operand certainly is: a dtype value, `jnp.bfloat16` or
+    `np.float32` (not Python's `float`, which NumPy reads as float64), `"float32"`."""
+    if isinstance(value, DTypeV):
+        return value.name
+    if isinstance(value, ExternalV):
+        root, _, last = value.qualname.rpartition(".")
+        return last if root.split(".")[0] in ("jax", "numpy", "ml_dtypes") and canonical_dtype(last) == last else None
+    if isinstance(value, ConstV) and isinstance(value.value, str) and canonical_dtype(value.value) == value.value:
+        return value.value
+    return None
+
+
 # `x is None`, `a in b`: a Python bool even where an operand is an array
 _IDENTITY_OR_MEMBERSHIP = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
@@ -404,8 +430,8 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
             else:
                 return None
             return eq if isinstance(op, ast.Eq) else not eq
-    if isinstance(a, DTypeV) and isinstance(b, DTypeV) and isinstance(op, (ast.Eq, ast.NotEq)):
-        return (a.name == b.name) == isinstance(op, ast.Eq)
+    if isinstance(a, DTypeV) or isinstance(b, DTypeV):
+        return _compare_dtypes(op, a, b)
     oka, pa = const_value(a)
     okb, pb = const_value(b)
     if not (oka and okb):
@@ -1091,8 +1117,10 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
     if isinstance(base, TupleV):
         return BoundMethodV(ExternalV(f"builtins.list.{name}"), base)
     if isinstance(base, DTypeV):
-        if name == "itemsize":
-            return UNKNOWN
+        if name == "itemsize" and base.name in DTYPE_BYTES:
+            return make_int(DTYPE_BYTES[base.name])
+        if name == "name":
+            return ConstV(base.name)
         return UNKNOWN
     if isinstance(base, TransformV) and base.kind in AHEAD_OF_TIME and name in ("lower", "trace", "eval_shape"):
         # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
