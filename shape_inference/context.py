@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
-from jax_cudnn_lint.shape_inference.values import Value
+from jax_cudnn_lint.shape_inference.values import ConstV, Value
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,10 @@ class VmapInfo:
     line: int
     path: str
     size: Dim | None = None  # the mapped axis size, when an argument's shape gives it
+
+
+# (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)
+DiffTree = tuple[tuple[str, "bool | DiffTree"], ...]
 
 
 @dataclass(frozen=True)
@@ -49,11 +53,16 @@ class Ctx:
     # program order: a function that sets it before it calls on (UNKNOWN: set on some
     # paths only).  A `with jax.default_matmul_precision(...)` (`precision`) overrides it
     config_precision: Value | None = None
+    # flax linen, inside `apply(variables, ...)` with a literal params dict: for each
+    # submodule name, whether its parameters are differentiated (a nested tree for a
+    # submodule with submodules); None where not known (then params_diff says for all)
+    params_tree: DiffTree | None = None
 
     def key(self) -> object:
         return (
             self.expects_raise,
             self.params_diff,
+            self.params_tree,
             bool(self.second_order),
             tuple(t for t, _ in self.transforms),
             tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None) for v in self.vmaps),
@@ -82,7 +91,7 @@ def with_config(ctx: Ctx, x64: bool, config_precision: Value | None) -> Ctx:
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.expects_raise, config_precision)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.expects_raise, config_precision, ctx.params_tree)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -100,4 +109,31 @@ def with_expects_raise(ctx: Ctx, expects_raise: bool) -> Ctx:
     """`ctx` where an error raised is expected or handled (or no longer is)."""
     if ctx.expects_raise is expects_raise:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, expects_raise, ctx.config_precision)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, expects_raise, ctx.config_precision, ctx.params_tree)
+
+
+def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
+    """Are the parameters of the submodule (or the parameter) `name` differentiated?
+    By the applied params dict where it names it, else as all the applied ones are."""
+    entry = _tree_entry(ctx.params_tree, name)
+    return ctx.params_diff if entry is None else _any_diff(entry)
+
+
+def _tree_entry(tree: DiffTree | None, name: Value | None) -> bool | DiffTree | None:
+    if tree is None or not isinstance(name, ConstV) or not isinstance(name.value, str):
+        return None
+    return next((entry for key, entry in tree if key == name.value), None)
+
+
+def _any_diff(entry: bool | DiffTree) -> bool:
+    return entry if isinstance(entry, bool) else any(_any_diff(sub) for _, sub in entry)
+
+
+def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
+    """The context a linen submodule named `name` runs in under an applied params dict:
+    its own part of the dict; None where the dict does not name it (nothing changes)."""
+    entry = _tree_entry(ctx.params_tree, name)
+    if entry is None:
+        return None
+    tree = None if isinstance(entry, bool) else entry
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, tree)

@@ -17,7 +17,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
-from jax_cudnn_lint.shape_inference.context import Ctx
+from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
@@ -658,12 +658,12 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
     if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True, ctx.config_precision)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True, ctx.config_precision, ctx.params_tree)
     return ctx
 
 
@@ -956,7 +956,9 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         linen = is_linen_class(cls)
         kw = dict(kwargs)
         if linen:
-            kw.pop("name", None)
+            named = kw.pop("name", None)
+            if named is not None:
+                inst.attrs["name"] = named  # which part of the params it reads (submodule_ctx)
             kw.pop("parent", None)
         for i, (name, default, _annotation) in enumerate(fields):
             if i < len(args):
@@ -1000,6 +1002,12 @@ def linen_setup(interp: Interpreter, inst: InstanceV, ctx: Ctx, generic: bool = 
             interp.call_function(setup, [inst], {}, False, ctx, None, generic=generic)
         finally:
             inst.building = building
+        for attr, value in list(inst.attrs.items()):
+            # submodules assigned in setup are named after their attribute
+            if isinstance(value, InstanceV) and value is not inst and is_linen_class(value.cls) and "name" not in value.attrs:
+                value.attrs["name"] = ConstV(attr)
+            elif isinstance(value, ExtObjectV) and value.qualname.startswith("flax.linen.") and value.kwarg("name") is None:
+                inst.attrs[attr] = ExtObjectV(value.qualname, value.args, (*value.kwargs, ("name", ConstV(attr))), value.why, value.diff)
 
 
 def call_module_instance(
@@ -1007,10 +1015,18 @@ def call_module_instance(
 ) -> Value:
     if star:
         return UNKNOWN
+    bound = bind_member(interp, member, inst, node, fr)
+    narrowed = None
     if is_linen_class(inst.cls):
         linen_setup(interp, inst, fr.ctx, generic=fr.generic)
-    bound = bind_member(interp, member, inst, node, fr)
-    return interp.call(bound, args, kwargs, False, node, fr)
+        narrowed = submodule_ctx(fr.ctx, inst.attrs.get("name"))  # its own part of the applied params
+    if narrowed is None:
+        return interp.call(bound, args, kwargs, False, node, fr)
+    saved, fr.ctx = fr.ctx, narrowed
+    try:
+        return interp.call(bound, args, kwargs, False, node, fr)
+    finally:
+        fr.ctx = saved
 
 
 def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.AST, fr: Frame) -> Value:

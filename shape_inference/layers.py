@@ -18,7 +18,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import windows as W
-from jax_cudnn_lint.shape_inference.context import Ctx
+from jax_cudnn_lint.shape_inference.context import Ctx, DiffTree, params_diff_of
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
 from jax_cudnn_lint.shape_inference.values import (
@@ -98,7 +98,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
-    diff = obj.diff or fr.ctx.params_diff or (x_value.diff if x_value is not None else False)
+    diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or (x_value.diff if x_value is not None else False)
     x = _arr(x_value)
     step = interp.step(fr, node, f"{short} {A.src(node)}")
     if short in ("MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention") and q.startswith(("flax.linen", "flax.nnx")):
@@ -628,7 +628,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         if len(rest) >= 3:
             shape = shape_of(rest[2])
         dtype = A.dtype_or(rest[3] if len(rest) >= 4 else None, "float32")
-        return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),))
+        return ArrayV(shape, dtype, params_diff_of(fr.ctx, rest[0] if rest else None), (interp.step(fr, node, A.src(node)),))
     return UNKNOWN
 
 
@@ -650,7 +650,23 @@ def _applying(interp: Interpreter, name: str, variables: Value, node: ast.AST, f
     params_diff = name == "apply" and contains_diff(variables)
     ctx = fr.ctx
     why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
-    return Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+    params = variables.get("params") if name == "apply" and isinstance(variables, DictV) else None
+    tree = diff_tree(params) if params is not None and not ctx.params_diff else None
+    return Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, tree)
+
+
+def diff_tree(params: Value) -> DiffTree | None:
+    """Which parts of a literal params dict are differentiated, by submodule and
+    parameter name (`{"encoder": frozen, "head": head}` under a grad over the head);
+    None for anything but a dict with string keys."""
+    if not isinstance(params, DictV) or not all(isinstance(key, str) for key, _ in params.items):
+        return None
+    entries: list[tuple[str, bool | DiffTree]] = []
+    for key, value in params.items:
+        sub = diff_tree(value) if isinstance(value, DictV) else None
+        entries.append((str(key), sub if sub is not None else contains_diff(value)))
+    return tuple(entries)
+
 
 
 def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -719,7 +735,7 @@ def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwar
     ctx = fr.ctx
     why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
     saved = fr.ctx
-    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, None)
     try:
         return interp.call(func, args, kwargs, False, node, fr)
     finally:

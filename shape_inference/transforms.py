@@ -58,6 +58,7 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         second_order,
         ctx.expects_raise,
         ctx.config_precision,
+        ctx.params_tree if params_diff is None else None,
     )
 
 
@@ -399,7 +400,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             size = size or s
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size)
     ctx = fr.ctx
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
