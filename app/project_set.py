@@ -309,7 +309,7 @@ def _drivers(
         if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
             return False
         scanned = by_path[importer]
-        return scanned.main_guard or _is_test(importer) or not os.path.isfile(os.path.join(os.path.dirname(importer), "__init__.py"))
+        return scanned.main_guard or _is_test(importer) or not _in_package(importer)
 
     for target in entries:
         if not by_path[target].differentiates:
@@ -329,7 +329,37 @@ def _drivers(
                 continue
             if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
                 found.add(importer)
+    # a program beside the code that only runs the model forward (an eval or generate
+    # script): a float32 input, a float mask, a head dim fail without any grad (JCD203,
+    # JCD204, JCD205, JCD212).  Only for code in its own folder or below (`generate.py`
+    # beside `model.py`, over `src/pkg/`), and not in a package: a library's own
+    # converters and servers, which import the library from its root, cost +60 % analysis
+    # on the benchmark corpus for no finding.  Not tests.
+    for target, names in leads.items():
+        for importer, taken in importers.get(target, ()):
+            folder = os.path.dirname(importer)
+            if importer in found or not by_path[importer].main_guard or _is_test(importer) or _under_package(importer) or not target.startswith(os.path.join(folder, "")):
+                continue
+            if script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
+                found.add(importer)
     return found
+
+
+def _in_package(path: str) -> bool:
+    return os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py"))
+
+
+def _under_package(path: str, levels: int = 4) -> bool:
+    """In a package, or in a folder of one (a namespace folder inside `maxtext/`)."""
+    folder = os.path.dirname(path)
+    for _ in range(levels):
+        if os.path.isfile(os.path.join(folder, "__init__.py")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return False
 
 
 def _is_test(path: str) -> bool:

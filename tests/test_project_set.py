@@ -344,3 +344,27 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
     )
     assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "main.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
     assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "main.py", "model.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+
+
+def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
+    """An eval or generate script that only runs the model forward: a float32 input or a
+    float mask fails without a grad.  Only programs over the code in their own folder or
+    below, outside packages (a library's own scripts import it from its root)."""
+    run = "from {module} import attend\n\nif __name__ == '__main__':\n    attend(1, 2, 3)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "layers.py": ATTENTION,
+            "generate.py": run.format(module="layers"),  # beside the model: a driver
+            "src/mypkg/__init__.py": "",
+            "src/mypkg/attn.py": ATTENTION,
+            "src/eval.py": run.format(module="mypkg.attn"),  # over a package below it: a driver
+            "scripts/eval.py": run.format(module="layers"),  # the model is not below it
+            "helpers.py": "from layers import attend\n\ndef f():\n    return attend(1, 2, 3)\n",  # no __main__: a module
+            "lib/__init__.py": "",
+            "lib/tool.py": run.format(module="lib.layers2"),  # a package's own program
+            "lib/layers2.py": ATTENTION,
+            "test_layers.py": run.format(module="layers"),  # a test
+        },
+    )
+    assert rel(chosen.drivers) == ["generate.py", "src/eval.py"]
