@@ -118,6 +118,9 @@ def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ct
         fr.ctx = saved
 
 
+UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in a Ctx)
+
+
 def mark_differentiated(value: Value) -> Value:
     """What a grad-like transform makes of an argument it differentiates."""
     if isinstance(value, (ConstV, IntV)):
@@ -165,11 +168,15 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
     step = tv.why[-1] if tv.why else interp.step(fr, node, kind)
     if kind in A.GRAD_LIKE or kind == "jax.jacfwd":
         nums = _argnums(tv, len(args))
+        seen_kind = kind
         if nums is None:
-            # we cannot tell which arguments are differentiated: none is marked
+            # we cannot tell which arguments are differentiated: none is marked, and the
+            # transform is not one whose reach is in sight (a call under it that no
+            # marked value reaches may still be differentiated: JCD202, not silence)
             nums = []
+            seen_kind = kind if kind in FORWARD_MODE else f"{kind}{UNKNOWN_ARGNUMS}"
         marked = [mark_differentiated(a) if i in nums else a for i, a in enumerate(args)]
-        ctx = _with_transform(fr.ctx, kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
+        ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
         if kind.endswith("value_and_grad"):
