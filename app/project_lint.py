@@ -19,6 +19,8 @@ import functools
 import gc
 import importlib
 import os
+import re
+import sys
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -198,7 +200,7 @@ def _parse_entry(
             file_error(
                 "JCD900",
                 path,
-                f"could not read/parse {path}: SyntaxError: {exc.msg}",
+                f"could not read/parse {path}: SyntaxError: {exc.msg}{newer_syntax_hint(text or '', exc)}",
                 exc.lineno or 1,
                 (exc.offset or 1) - 1,
             )
@@ -206,6 +208,23 @@ def _parse_entry(
     except (ValueError, RecursionError, MemoryError) as exc:
         errors.append(file_error("JCD900", path, f"could not read/parse {path}: {describe(exc)}"))
     return None
+
+
+# Python 3.12's generic syntax: `type Alias = ...`, `def first[T](...)`, `class Box[T]:`
+_NEWER_SYNTAX = re.compile(r"^[ \t]*(?:type[ \t]+\w+[ \t]*[\[=]|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[|class[ \t]+\w+[ \t]*\[)", re.MULTILINE)
+
+
+def newer_syntax_hint(text: str, exc: SyntaxError) -> str:
+    """Why a file that parses on a newer Python fails here: the line at fault uses
+    3.12's type-parameter syntax and this interpreter is older."""
+    if sys.version_info >= (3, 12) or not exc.lineno:
+        return ""
+    lines = text.splitlines()
+    line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
+    if not _NEWER_SYNTAX.match(line):
+        return ""
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return f" (Python 3.12 syntax; the linter runs on Python {running}: run it with the project's Python)"
 
 
 def _parse_quietly(parse: Callable[[str, str], ast.Module], path: str) -> ast.Module | None:

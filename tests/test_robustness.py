@@ -662,3 +662,13 @@ def test_deep_files_give_the_same_output_whatever_the_parallelism(tmp_path: Path
     outputs = [run_command("-j", jobs, ".", cwd=root).stdout for jobs in ("1", "2")]
     assert outputs[0] == outputs[1]
     assert "deep.py:6:12: JCD201" in outputs[0], outputs[0]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses its own syntax")
+def test_newer_syntax_is_named_as_such(tmp_path: Path) -> None:
+    """A gated file in Python 3.12's syntax on an older interpreter: JCD900 says why."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "model.py").write_text("import jax\n\ntype Routes = tuple[int, ...]\n\ndef f(q):\n    return jax.nn.dot_product_attention(q, q, q)\n", encoding="utf-8")
+    result = run_command(".", cwd=root)
+    assert "model.py:3:6: JCD900" in result.stdout and "Python 3.12 syntax" in result.stdout, result.stdout
