@@ -1909,7 +1909,19 @@ _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"]
 _register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)
 # nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
 # submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)
-_register(["List", "Dict", "data", "static"], ["flax.nnx"], h_same_state)
+_register(["Dict", "data", "static"], ["flax.nnx"], h_same_state)
+
+
+def h_nnx_list(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`nnx.List()` / `nnx.List(layers)`: a list of what it is given, appended to later."""
+    if not args and not kwargs:
+        return TupleV((), True, (interp.step(fr, node, A.src(node)),))
+    if len(args) == 1 and not kwargs and isinstance(args[0], TupleV):
+        return TupleV(args[0].items, True, args[0].why)
+    return args[0] if len(args) == 1 and not kwargs else UNKNOWN
+
+
+_register(["List"], ["flax.nnx"], h_nnx_list)
 # updated parameters or models keep the structure of what they update
 _register(["apply_updates"], ["optax", "equinox"], h_same_state)
 _register(["ConfigDict", "FrozenConfigDict"], ["ml_collections", "ml_collections.config_dict"], h_namespace)
@@ -2160,7 +2172,10 @@ def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, n
     case).  timm's ViT gathers its prefix tokens this way before one concatenate."""
     if fr.branch_depth or fr.state is None or kwargs or not args or not isinstance(args[0], TupleV) or not args[0].is_list:
         return False
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    receiver = node.func.value  # `blocks`, or `self.blocks` (a UNet's `self.input_blocks.append(...)`)
+    if not (isinstance(receiver, ast.Name) or (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name))):
         return False
     items = list(args[0].items)
     if method == "append" and len(args) == 2:
@@ -2173,7 +2188,7 @@ def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, n
         return False
     if len(items) > 64:
         return False
-    interp.assign_name(node.func.value.id, TupleV(tuple(items), True, args[0].why), fr)
+    interp.assign(receiver, TupleV(tuple(items), True, args[0].why), fr, node)
     return True
 
 

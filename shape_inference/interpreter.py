@@ -2127,8 +2127,10 @@ class Interpreter:
             # generic analysis a method's *args stay unknown even where the call site says
             # what it passes: following them through library dispatch (keras' Layer.
             # __call__(*args, **kwargs)) cost 15 % more analysis on the corpus for no
-            # finding.  A plain function's (`def grad_of(f, q, *rest)`) cost nothing
-            state[a.vararg.arg] = UNKNOWN if generic and (entry or func.owner is not None) else TupleV(tuple(args[len(positional) :]))
+            # finding.  A plain function's (`def grad_of(f, q, *rest)`) cost nothing, and
+            # so does a constructor's (`Sequential(*layers)`, `TimestepEmbedSequential(*blocks)`)
+            opaque = generic and (entry or (func.owner is not None and getattr(func.node, "name", "") != "__init__"))
+            state[a.vararg.arg] = UNKNOWN if opaque else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):
             return None  # the call does not fit the signature: not ours to judge
         kw_defaults = dict(func.kw_defaults)
