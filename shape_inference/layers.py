@@ -12,6 +12,7 @@ seen with the query, key and value shapes they build.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
@@ -672,6 +673,18 @@ def diff_tree(params: Value) -> DiffTree | None:
 def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     """`ScanLayers().apply(variables, *xs)` / `.init(rng, *xs)` of a module-level
     `ScanLayers = nn.scan(Layer, ...)`: the lifted module's call, run as apply runs it."""
+    return _apply_method(interp, q, args, kwargs, node, fr, lambda obj, xs, kw: _lifted(interp, obj, xs, kw, node, fr))
+
+
+def call_layer_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`mha.apply(variables, x)` / `mha.init(rng, x)` of flax's own attention module used
+    as the top-level module (a unit test, a notebook): its call, run as apply runs it."""
+    return _apply_method(interp, q, args, kwargs, node, fr, lambda obj, xs, kw: call_layer(interp, obj, xs, kw, False, node, fr))
+
+
+def _apply_method(
+    interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, run: Callable[[ExtObjectV, list[Value], Kwargs], Value]
+) -> Value:
     obj = args[0] if args else None
     name = q.rsplit(".", 1)[-1]
     if not isinstance(obj, ExtObjectV) or len(args) < 2 or "method" in kwargs:
@@ -680,7 +693,7 @@ def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
     saved = fr.ctx
     fr.ctx = _applying(interp, name, args[1], node, fr)
     try:
-        out = _lifted(interp, obj, list(args[2:]), kwargs, node, fr)
+        out = run(obj, list(args[2:]), kwargs)
     finally:
         fr.ctx = saved
     return out if name == "apply" else UNKNOWN
