@@ -447,10 +447,12 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
     if fn is not None and not (isinstance(fn, ExternalV) and fn.qualname in ("flax.linen.dot_product_attention", "flax.nnx.dot_product_attention")):
         call_kwargs: Kwargs = {}
         mask = kwargs.get("mask")
-        if not nnx and interp.linen_decoding and A.truth(obj.kwarg("decode") or ConstV(False)) is True:
-            # a decode step with its cache given (`apply({"params": p, "cache": c}, x,
-            # mutable=["cache"])`): the keys and values are the cache's (its length is
-            # the init input's), and flax combines the masks into a float32 one
+        decoding = A.truth(kwargs.get("decode") or obj.kwarg("decode") or ConstV(False)) is True if nnx else interp.linen_decoding and A.truth(obj.kwarg("decode") or ConstV(False)) is True
+        if decoding:
+            # a decode step with its cache given (linen: `apply({"params": p, "cache": c},
+            # x, mutable=["cache"])`; nnx: `decode=True` after `init_cache`): the keys and
+            # values are the cache's (its length is the init input's), and flax combines
+            # the masks into a float32 one
             decode_step = Step(fr.module.path, getattr(node, "lineno", 0), "flax's decode step: combine_masks(mask, cache positions) is float32")
             key = ArrayV(None, key.dtype, key.diff)
             value = ArrayV(None, value.dtype, value.diff)
