@@ -975,6 +975,8 @@ class Interpreter:
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
+                if isinstance(base.cls.lookup(target.attr), self.api.PropertyV) or isinstance(base.cls.lookup("__setattr__"), FunctionV):
+                    value = UNKNOWN  # a property's setter or the class's __setattr__ decides what is stored
                 if fr.may_skip(base):
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN

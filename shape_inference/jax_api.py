@@ -776,6 +776,10 @@ SCAN_LIKE = frozenset({"flax.nnx.scan"})
 
 
 def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:
+    if isinstance(node, ast.Attribute) and node.attr in ("setter", "deleter") and isinstance(node.value, ast.Name) and fr.state is not None:
+        prop = fr.state.get(node.value.id)
+        if isinstance(prop, PropertyV):
+            return PropertyV(prop.getter)  # `@n.setter`: still the property (a store runs the setter)
     if isinstance(deco, ExternalV):
         name = deco.qualname
         if name in _TRANSPARENT_DECORATORS or name in ("builtins.staticmethod", "builtins.classmethod"):
