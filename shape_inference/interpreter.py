@@ -45,6 +45,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ModuleV,
     OpaqueV,
     PartialV,
+    SuperV,
     TransformV,
     TupleV,
     UnknownV,
@@ -1663,6 +1664,12 @@ class Interpreter:
             if name == "__class__":
                 return base.cls
             return self.api.instance_external_attr(self, base, name, node, fr)
+        if isinstance(base, SuperV):
+            for parent in base.owner.bases:  # past the method's class, in its bases' order
+                found = parent.lookup(name) if isinstance(parent, ClassV) else None
+                if found is not None and isinstance(base.self_value, InstanceV):
+                    return self.api.bind_member(self, found, base.self_value, node, fr)
+            return UNKNOWN
         if isinstance(base, ClassV):
             member = base.lookup(name)
             if isinstance(member, FunctionV) and self.api.is_classmethod(member):
@@ -1874,6 +1881,8 @@ class Interpreter:
         return UNKNOWN
 
     def e_call(self, node: ast.Call, fr: Frame) -> Value:
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords:
+            return self._super(fr)
         callee = self.ev(node.func, fr)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_WRITES and (view := dict_of(node.func.value)) is not None:
             self._stores_unspelled(view, fr)  # `self.__dict__.update(kw)`
@@ -1948,6 +1957,15 @@ class Interpreter:
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
         self.escape(args, kwargs)
         return UNKNOWN
+
+    def _super(self, fr: Frame) -> Value:
+        """`super()` in a method of an analysed class (its first parameter is the instance)."""
+        func = fr.func
+        if func is None or func.owner is None or isinstance(func.node, ast.Lambda) or fr.state is None:
+            return UNKNOWN
+        params = [*func.node.args.posonlyargs, *func.node.args.args]
+        self_value = fr.state.get(params[0].arg) if params else None
+        return SuperV(func.owner, self_value) if isinstance(self_value, InstanceV) else UNKNOWN
 
     def _stores_unspelled(self, obj: ast.expr, fr: Frame) -> None:
         """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change."""

@@ -591,6 +591,20 @@ class BoundMethodV(FrozenValue):
         return ("bound", self.func.key(), self.self_value.key())
 
 
+class SuperV(FrozenValue):
+    """`super()` in a method of `owner`: attributes looked up past `owner`, bound to `self_value`."""
+
+    owner: ClassV
+    self_value: Value
+
+    def __init__(self, owner: ClassV, self_value: Value) -> None:
+        _set(self, "owner", owner)
+        _set(self, "self_value", self_value)
+
+    def key(self) -> object:
+        return ("super", id(self.owner.node), self.self_value.key())
+
+
 class ModuleV(FrozenValue):
     """A module of the analysed project (its namespace is evaluated lazily)."""
 
