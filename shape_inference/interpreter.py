@@ -931,12 +931,14 @@ class Interpreter:
             try:
                 self.exec_stmt(stmt, fr)
             except RecursionError:
-                # nested too deep to follow (a 500-term expression, a long call chain):
-                # the statement's names are Unknown, and the body goes on
-                if fr.state is None:
-                    return
-                for name in _stored_names(stmt):
-                    self.assign_name(name, UNKNOWN, fr)
+                self._too_deep(stmt, fr)
+
+    def _too_deep(self, stmt: ast.stmt, fr: Frame) -> None:
+        """A statement nested too deep to follow (a 500-term expression, a long call
+        chain): the names it binds are Unknown, and the body goes on."""
+        if fr.state is not None:
+            for name in _stored_names(stmt):
+                self.assign_name(name, UNKNOWN, fr)
 
     def exec_stmt(self, stmt: ast.stmt, fr: Frame) -> None:
         self.tick()
@@ -1415,7 +1417,7 @@ class Interpreter:
         for deco, deco_node in reversed(list(zip(decorators, stmt.decorator_list))):
             value = self.api.apply_decorator(self, deco, value, deco_node, fr)
         self.assign_name(stmt.name, value, fr)
-        rebound = self._nonlocal_names(stmt) if fr.func is not None and fr.state is not None else frozenset()
+        rebound: frozenset[str] = self._nonlocal_names(stmt) if fr.func is not None and fr.state is not None else frozenset()
         if rebound and fr.state is not None:
             # a closure that rebinds this body's names (`nonlocal n; n = 256`) may run
             # at any call from here on: they are Unknown

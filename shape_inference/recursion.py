@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 HEADROOM = 1000  # frames above the caller's: Python's default limit, as if called from the top
@@ -28,7 +28,7 @@ def _depth() -> int:
 
 
 @contextmanager
-def headroom(frames: int = HEADROOM) -> Iterator[None]:
+def headroom(frames: int = HEADROOM) -> Generator[None]:
     """Run the block with `frames` frames of recursion above the current depth."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(_depth() + frames)
