@@ -1782,7 +1782,7 @@ class Interpreter:
             if unrolled is not None:
                 return unrolled
         # evaluate the pieces for their events, with the targets unknown
-        inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+        inner = Frame(fr.module, _comprehension_state(fr), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
         for i, gen in enumerate(node.generators):
             iterable = first if i == 0 else self.ev(gen.iter, inner)
             element = self.api.iter_element(self, iterable, gen, inner)
@@ -1818,7 +1818,7 @@ class Interpreter:
         out: list[Value] = []
         entries: list[tuple[object, Value]] = []
         for item in items:
-            inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+            inner = Frame(fr.module, _comprehension_state(fr), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
             inner.branch_depth = 1
             self.assign(gen.target, item, inner, gen)
             keep = True
@@ -2224,6 +2224,12 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
 
 _DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that write through `obj.__dict__`
 _LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _comprehension_state(fr: Frame) -> State:
+    """The names a comprehension's body sees first: the enclosing function's, not a
+    class body's (`[SEQ for _ in r]` in a class reads the module's SEQ)."""
+    return {} if fr.is_class or fr.state is None else dict(fr.state)
 
 
 def _is_suppress(node: ast.expr) -> bool:
