@@ -154,6 +154,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
+    if short.startswith("ConvTranspose") and q.startswith(("flax.linen", "flax.nnx")):
+        return ArrayV(None, _out_dtype(obj, x), diff)  # its dtype as any flax layer's; the shape is not followed
     if short == "Einsum" and q.startswith(("flax.linen", "flax.nnx")):
         return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
