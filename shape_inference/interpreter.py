@@ -265,6 +265,7 @@ class Interpreter:
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
+        self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -494,6 +495,31 @@ class Interpreter:
             self.api.linen_setup(self, inst, Ctx(), generic=True)
         return inst
 
+    def _stored_on_class(self, cls: ClassV, name: str) -> bool:
+        """Does a function of the class's module or of the analysed files store `name`
+        on this class or one of its bases (ScopeFacts.class_stores)?"""
+        key = (cls.module.path, len(self.project.roots))
+        stores = self.class_stores_seen.get(key)
+        if stores is None:
+            stores = cls.module.facts.class_stores()
+            for root in self.project.roots:
+                stores |= root.facts.class_stores()
+            self.class_stores_seen[key] = stores
+        if not stores or not any(attr == name for _, attr in stores):
+            return False
+        if (None, name) in stores:
+            return True
+        todo, seen = [cls], set[int]()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if (current.node.name, name) in stores:
+                return True
+            todo.extend(base for base in current.bases if isinstance(base, ClassV))
+        return False
+
     def _attribute_stores_reaching(self, cls: ClassV) -> tuple[frozenset[str], bool]:
         """The attribute names stored on objects other than `self` in the class's module
         and the analysed files (any object's: `m.p = 0.0` may be this class's
@@ -703,7 +729,8 @@ class Interpreter:
         if isinstance(receiver, _LITERALS):
             return False
         made = constructor_name(receiver)
-        if made is None and isinstance(receiver, (ast.Name, ast.Attribute)):
+        if made is None and isinstance(receiver, (ast.Name, ast.Attribute)) and not (isinstance(receiver, ast.Name) and receiver.id in info.patched):
+            # (a global another file replaces, `impls.IMPL = CudnnAttn()`, may be anything)
             made = info.facts.constructed().get(receiver.id if isinstance(receiver, ast.Name) else receiver.attr)
         return made is None or (made != LITERAL and self._instance_runs(info, made, func))
 
@@ -720,10 +747,12 @@ class Interpreter:
         todo, seen = [start], set[int]()
         while todo:
             module, node = todo.pop()
-            if node is owner:
-                return True
+            if node is owner or any(_defines(node, hook) for hook in ("__getattribute__", "__new__")):
+                return True  # (a proxy that intercepts, a constructor that returns another class's instance)
             if id(node) in seen or _defines(node, method):
                 continue
+            if _defines(node, "__getattr__"):
+                return True  # a proxy that delegates what it lacks (an EMA wrapper)
             seen.add(id(node))
             for base in node.bases:
                 named = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
@@ -935,10 +964,34 @@ class Interpreter:
 
     def _too_deep(self, stmt: ast.stmt, fr: Frame) -> None:
         """A statement nested too deep to follow (a 500-term expression, a long call
-        chain): the names it binds are Unknown, and the body goes on."""
-        if fr.state is not None:
-            for name in _stored_names(stmt):
-                self.assign_name(name, UNKNOWN, fr)
+        chain): anything it may change is Unknown, and the body goes on.  The names it
+        binds; the objects its names hold (`CFG.update(...)`, `m.set_seq(...)`,
+        `self.seq = ...`, `lens.insert(...)`); the class attributes it stores."""
+        if fr.state is None:
+            return
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            if isinstance(stmt, ast.Return):
+                fr.returns.append(UNKNOWN)  # what it returns is Unknown; the path ends here
+            fr.state = None
+            return
+        for name in _stored_names(stmt):
+            self.assign_name(name, UNKNOWN, fr)
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                continue
+            held = self.ev(node, fr)  # a name: one step deep
+            if isinstance(held, InstanceV):
+                held.forget_all()
+            elif isinstance(held, (DictV, TupleV)):
+                mark_changed_in_place(held)
+                self.assign_name(node.id, UNKNOWN, fr)
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+                owner = self.ev(node.value, fr)
+                if isinstance(owner, ClassV):
+                    owner.attrs[node.attr] = UNKNOWN
+                    self.globals_epoch += 1
+        self.mutations += 1
 
     def exec_stmt(self, stmt: ast.stmt, fr: Frame) -> None:
         self.tick()
@@ -1233,8 +1286,13 @@ class Interpreter:
             fr.ctx = self.api.enter_context(self, value, fr.ctx, item, fr)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN, fr, stmt)
-        if fr.state is not None and any(_is_suppress(item.context_expr) for item in stmt.items):
-            # `with contextlib.suppress(KeyError):` may leave its body at any statement
+        suppressing = [item.context_expr for item in stmt.items if _is_suppress(item.context_expr)]
+        if fr.state is not None and suppressing:
+            # `with contextlib.suppress(KeyError):` may leave its body at any statement;
+            # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
+            # handles what the body's calls raise
+            if any(_suppresses_jax_errors(call) for call in suppressing):
+                fr.ctx = with_expects_raise(fr.ctx, True)
             start = dict(fr.state)
             fr.branch_depth += 1
             outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER
@@ -1243,9 +1301,18 @@ class Interpreter:
             finally:
                 fr.branch_depth -= 1
                 fr.made_since = outer_made_since
-            after = join_states(start, fr.state) or start
-            for name in _stored_names_block(stmt.body):
-                after[name] = UNKNOWN
+            ended = fr.state
+            after = join_states(start, ended) or start
+            bound = _stored_names_block(stmt.body)
+            for name in bound:
+                final = ended.get(name) if ended is not None else None
+                once = bound.count(name) == 1 and final is not None
+                if once and (name not in start or start[name].key() == final.key()):
+                    # bound once: where the body stopped before it, the name keeps its
+                    # value (the same) or is unbound (a later read raises NameError)
+                    after[name] = final
+                else:
+                    after[name] = UNKNOWN
             fr.state = after
         else:
             self.exec_block(stmt.body, fr)
@@ -1290,9 +1357,10 @@ class Interpreter:
             fr.made_since = outer_made_since
         fr.settle()
         if stmt.finalbody:
-            if _has_return(stmt.finalbody):
-                # `finally: return ...` replaces what the body or a handler returned
-                fr.returns[returned:] = [UNKNOWN] * (len(fr.returns) - returned)
+            if any(isinstance(final, ast.Return) for final in stmt.finalbody):
+                # `finally: return ...` replaces what the body or a handler returned (one
+                # it may skip, under an `if`, is joined with them as it runs)
+                del fr.returns[returned:]
             if fr.state is None:
                 # the finally block runs, but control does not continue after it
                 probe = Frame(fr.module, dict(start), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
@@ -1433,10 +1501,16 @@ class Interpreter:
             fr.nested.append(func)
 
     def _nonlocal_names(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-        """The names a def (or a def inside it) declares `nonlocal` (cached)."""
+        """The names a def (or a def inside it) declares `nonlocal` and binds (cached)."""
         found = self.nonlocal_names.get(stmt)
         if found is None:
-            found = self.nonlocal_names[stmt] = frozenset(name for node in ast.walk(stmt) if isinstance(node, ast.Nonlocal) for name in node.names)
+            names: set[str] = set()
+            for node in ast.walk(stmt):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    declared = {name for inner in node.body for sub in ast.walk(inner) if isinstance(sub, ast.Nonlocal) for name in sub.names}
+                    if declared:
+                        names |= declared & set(_stored_names_block(node.body))  # declared and bound again
+            found = self.nonlocal_names[stmt] = frozenset(names)
         return found
 
     def s_classdef(self, stmt: ast.ClassDef, fr: Frame) -> None:
@@ -1661,6 +1735,8 @@ class Interpreter:
                     return UNKNOWN.tainted(found.diff or base.diff)
                 return found.tainted(True) if base.diff and not found.diff else found
             member = base.cls.lookup(name)
+            if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base.cls, name):
+                return UNKNOWN  # a class value a function stores on the class
             if member is not None:
                 return self.api.bind_member(self, member, base, node, fr)
             if name == "__class__":
@@ -1676,6 +1752,8 @@ class Interpreter:
             member = base.lookup(name)
             if isinstance(member, FunctionV) and self.api.is_classmethod(member):
                 return BoundMethodV(member, base)
+            if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base, name):
+                return UNKNOWN  # a function stores it on the class: before or after, we cannot tell
             if member is not None:
                 return member
             # inherited from a library base class: that class's attribute (TrainState.create)
@@ -2230,6 +2308,12 @@ def _comprehension_state(fr: Frame) -> State:
     """The names a comprehension's body sees first: the enclosing function's, not a
     class body's (`[SEQ for _ in r]` in a class reads the module's SEQ)."""
     return {} if fr.is_class or fr.state is None else dict(fr.state)
+
+
+def _suppresses_jax_errors(call: ast.expr) -> bool:
+    """`suppress(NotImplementedError)`, `suppress(ValueError, TypeError)`, `suppress(Exception)`."""
+    names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))} if isinstance(call, ast.Call) else set()
+    return bool(names & (_JAX_ERRORS | _ANY_ERROR))
 
 
 def _is_suppress(node: ast.expr) -> bool:

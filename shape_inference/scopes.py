@@ -132,6 +132,7 @@ class ScopeFacts:
         self._parents: dict[int, ast.AST] | None = None
         self._instance_calls: dict[frozenset[str], list[ast.Call] | None] = {}
         self._attr_stores: tuple[frozenset[str], bool, frozenset[int]] | None = None
+        self._class_stores: frozenset[tuple[str | None, str]] = frozenset()
 
     def locals_of(self, func: FunctionNode) -> frozenset[str]:
         found = self._locals.get(func)
@@ -241,7 +242,10 @@ class ScopeFacts:
             names: set[str] = set()
             dynamic = False
             classes: set[int] = set()
+            on_classes: set[tuple[str | None, str]] = set()
             for top in self.tree.body if self.tree is not None else ():
+                in_function = isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                enclosing = top.name if isinstance(top, ast.ClassDef) else None
                 for node in ast.walk(top):
                     stored: list[ast.expr] = []
                     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -250,6 +254,8 @@ class ScopeFacts:
                     for target in stored:
                         if isinstance(target, ast.Attribute) and not _is_self(target.value):
                             names.add(target.attr)
+                            if in_function and (stored_on := _class_named_by(target.value, enclosing)) is not False:
+                                on_classes.add((stored_on, target.attr))
                         elif isinstance(target, ast.Subscript) and (obj := dict_of(target.value)) is not None:
                             if _is_self(obj):
                                 classes.add(id(top))
@@ -260,12 +266,24 @@ class ScopeFacts:
                         if obj is None:
                             if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2 and not _is_self(node.args[0]) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                                 names.add(node.args[1].value)
+                                if in_function and (stored_on := _class_named_by(node.args[0], enclosing)) is not False:
+                                    on_classes.add((stored_on, node.args[1].value))
                         elif _is_self(obj):
                             classes.add(id(top))
                         else:
                             dynamic = True
             self._attr_stores = (frozenset(names), dynamic, frozenset(classes))
+            self._class_stores = frozenset(on_classes)
         return self._attr_stores
+
+    def class_stores(self) -> frozenset[tuple[str | None, str]]:
+        """(class name, attribute name) for what the module's functions store on a class
+        (`Knob.DROPOUT = 0.0`, `cls.seq = 256` or `type(self).seq = 256` in a method of
+        Knob, `setattr(Knob, "rate", 0.0)`; None: a class we cannot name, as in
+        `x.__class__.seq = 256`): code that runs in an order the analysis does not follow
+        may read either value."""
+        self.attribute_stores()
+        return self._class_stores
 
     def classes_named(self) -> dict[str, list[tuple[frozenset[str], ast.ClassDef | LazyDef]]]:
         """The module's top-level classes by name: the names of their bases, the class."""
@@ -384,6 +402,9 @@ class ScopeFacts:
                 found.append(parent)
                 continue
             outer = parents.get(id(parent))
+            if isinstance(parent, ast.Attribute) and parent.attr == "__call__" and isinstance(outer, ast.Call) and outer.func is parent:
+                found.append(ast.copy_location(ast.Call(func=node, args=outer.args, keywords=outer.keywords), outer))  # `layer.__call__(x)`
+                continue
             if isinstance(parent, ast.Attribute) and parent.attr in ("apply", "init") and isinstance(outer, ast.Call) and outer.func is parent and outer.args and not any(k.arg == "method" for k in outer.keywords):
                 # flax: `layer.apply(variables, x, d)` calls __call__(x, d)
                 kept = [k for k in outer.keywords if k.arg not in _APPLY_KEYWORDS]
@@ -786,6 +807,23 @@ def _base_name(base: ast.expr) -> str | None:
 
 # `class Name(Base, mixins.Other[T]):` at the start of a definition's text (decorators aside)
 _CLASS_HEADER = re.compile(r"^\s*class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.MULTILINE)  # (the first: a def's nested class comes after its own header)
+
+
+def _class_named_by(node: ast.expr, enclosing: str | None) -> str | None | bool:
+    """The class a store's receiver names: `Knob` or `cfg.Knob`; in a method of Knob,
+    `cls`, `type(self)` and `self.__class__` (None for these elsewhere: some class);
+    False for a receiver that is no class."""
+    if isinstance(node, ast.Name):
+        if node.id == "cls":
+            return enclosing
+        return node.id if node.id[:1].isupper() and not node.id.isupper() else False
+    if isinstance(node, ast.Attribute):
+        if node.attr == "__class__":
+            return enclosing if _is_self(node.value) else None
+        return node.attr if node.attr[:1].isupper() and not node.attr.isupper() else False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 1:
+        return enclosing if isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls") else None
+    return False
 
 
 def _is_self(node: ast.expr) -> bool:

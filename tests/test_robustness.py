@@ -672,3 +672,35 @@ def test_newer_syntax_is_named_as_such(tmp_path: Path) -> None:
     (root / "model.py").write_text("import jax\n\ntype Routes = tuple[int, ...]\n\ndef f(q):\n    return jax.nn.dot_product_attention(q, q, q)\n", encoding="utf-8")
     result = run_command(".", cwd=root)
     assert "model.py:3:6: JCD900" in result.stdout and "Python 3.12 syntax" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    "store",
+    ['CFG["len"] = DEEP', "Holder.len = DEEP", "CFG.update(len=DEEP)", "return_deep"],
+    ids=["subscript", "class-attribute", "update", "return"],
+)
+def test_a_statement_too_deep_to_follow_changes_what_it_may_change(store: str) -> None:
+    """What a too-deep statement stores, or the objects it may change, are Unknown
+    afterwards (the old odd value must not survive it), and a deep return ends its path."""
+    deep = " + ".join(["512"] + ["0"] * 600)
+    if store == "return_deep":
+        src = (
+            "import jax\nimport jax.numpy as jnp\n"
+            f"def length():\n    return {deep}\n    return 511\n"
+            "def loss(x):\n    q = x[:, : length()]\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').sum()\n"
+            "def train():\n    return jax.grad(loss)(jnp.zeros((2, 1024, 4, 64), jnp.bfloat16))\n"
+        )
+    else:
+        src = (
+            "import jax\nimport jax.numpy as jnp\n"
+            'CFG = {"len": 511}\nclass Holder:\n    len = 511\n'
+            + store.replace("DEEP", deep) + "\n"
+            "def loss(x):\n    q = x[:, : CFG['len']]\n    k = x[:, : Holder.len]\n"
+            "    return jax.nn.dot_product_attention(q, k, k, implementation='cudnn').sum()\n"
+            "def train():\n    return jax.grad(loss)(jnp.zeros((2, 1024, 4, 64), jnp.bfloat16))\n"
+        )
+        if store.startswith("CFG"):
+            src = src.replace("k = x[:, : Holder.len]", "k = q")
+        else:
+            src = src.replace("q = x[:, : CFG['len']]", "q = x[:, :512]")
+    assert [f.code for f in engine.lint_source(src, "deep_store.py")] == []
