@@ -20,6 +20,12 @@ DTYPE_BYTES = {
     "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16,
 }
 
+# NumPy's dtype kind (`x.dtype.kind`): ml_dtypes' bfloat16 and float8 types are "V"
+DTYPE_KINDS = {
+    "bool": "b", "int8": "i", "int16": "i", "int32": "i", "int64": "i", "uint8": "u", "uint16": "u", "uint32": "u", "uint64": "u",
+    "float16": "f", "float32": "f", "float64": "f", "bfloat16": "V", "float8_e4m3fn": "V", "float8_e5m2": "V", "complex64": "c", "complex128": "c",
+}
+
 FLOAT_ORDER = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32", "float64"]
 
 

@@ -19,7 +19,7 @@ from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -409,6 +409,8 @@ _IDENTITY_OR_MEMBERSHIP = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
+    if isinstance(op, (ast.Is, ast.IsNot)) and {type(a), type(b)} == {DTypeV, ExternalV} and _dtype_operand(a) and _dtype_operand(b):
+        return isinstance(op, ast.IsNot)  # `q.dtype is jnp.bfloat16`: a dtype is never the scalar type
     if isinstance(op, (ast.Is, ast.IsNot)):
         oka, pa = const_value(a)
         okb, pb = const_value(b)
@@ -1141,6 +1143,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             return make_int(DTYPE_BYTES[base.name])
         if name == "name":
             return ConstV(base.name)
+        if name == "kind" and base.name in DTYPE_KINDS:
+            return ConstV(DTYPE_KINDS[base.name])  # NumPy's: bfloat16 and float8 are "V", not "f"
         return UNKNOWN
     if isinstance(base, TransformV) and base.kind in AHEAD_OF_TIME and name in ("lower", "trace", "eval_shape"):
         # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
