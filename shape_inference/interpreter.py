@@ -266,6 +266,7 @@ class Interpreter:
         self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
+        self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         from jax_cudnn_lint.shape_inference import jax_api
@@ -487,10 +488,12 @@ class Interpreter:
         for name in self.subclass_overrides(cls):
             if cls.lookup(name) is not None:  # a subclass's value or method may be the one
                 inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
-        stored, dynamic = self._attribute_stores_reaching(cls)
-        for name in class_value_names(cls):
-            if dynamic or name in stored:  # `m.p = 0.0` somewhere: an instance's own value may shadow it
-                inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
+        values = class_value_names(cls)
+        if values:
+            stored, dynamic = self._attribute_stores_reaching(cls)
+            for name in values:
+                if dynamic or name in stored:  # `m.p = 0.0` somewhere: an instance's own value may shadow it
+                    inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
         return inst
@@ -525,9 +528,13 @@ class Interpreter:
         and the analysed files (any object's: `m.p = 0.0` may be this class's
         instance), and whether attributes the code does not spell are stored on this
         class's instances (by its methods or its bases', or on any object in its module)."""
-        names: frozenset[str] = frozenset()
-        for info in (cls.module, *self.project.roots):
-            names |= info.facts.attribute_stores()[0]
+        key = (cls.module.path, len(self.project.roots))
+        names = self.attribute_stores_seen.get(key)
+        if names is None:
+            names = cls.module.facts.attribute_stores()[0]
+            for info in self.project.roots:
+                names |= info.facts.attribute_stores()[0]
+            self.attribute_stores_seen[key] = names
         dynamic = cls.module.facts.attribute_stores()[1]
         todo, seen = [cls], set[int]()
         while todo and not dynamic:
@@ -1505,9 +1512,9 @@ class Interpreter:
         found = self.nonlocal_names.get(stmt)
         if found is None:
             names: set[str] = set()
-            for node in ast.walk(stmt):
+            for node in every_statement([stmt]):  # statements only: a nonlocal is one
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    declared = {name for inner in node.body for sub in ast.walk(inner) if isinstance(sub, ast.Nonlocal) for name in sub.names}
+                    declared = {name for inner in statements(node.body) if isinstance(inner, ast.Nonlocal) for name in inner.names}
                     if declared:
                         names |= declared & set(_stored_names_block(node.body))  # declared and bound again
             found = self.nonlocal_names[stmt] = frozenset(names)
