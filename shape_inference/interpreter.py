@@ -1308,18 +1308,7 @@ class Interpreter:
             finally:
                 fr.branch_depth -= 1
                 fr.made_since = outer_made_since
-            ended = fr.state
-            after = join_states(start, ended) or start
-            bound = _stored_names_block(stmt.body)
-            for name in bound:
-                final = ended.get(name) if ended is not None else None
-                once = bound.count(name) == 1 and final is not None
-                if once and (name not in start or start[name].key() == final.key()):
-                    # bound once: where the body stopped before it, the name keeps its
-                    # value (the same) or is unbound (a later read raises NameError)
-                    after[name] = final
-                else:
-                    after[name] = UNKNOWN
+            after = self._after_suppress(start, fr.state, _stored_names_block(stmt.body))
             fr.state = after
         else:
             self.exec_block(stmt.body, fr)
@@ -1506,6 +1495,20 @@ class Interpreter:
             if fr.nested is None:
                 fr.nested = []
             fr.nested.append(func)
+
+    @staticmethod
+    def _after_suppress(start: State, ended: State | None, bound: list[str]) -> State:
+        """The names after a `suppress` body that may have stopped at any statement: each
+        it binds is Unknown, except one bound once (where the body stopped before it, the
+        name keeps the same value, or is unbound and a later read raises NameError)."""
+        after = join_states(start, ended) or start
+        for name in bound:
+            final = ended.get(name) if ended is not None else None
+            if final is not None and bound.count(name) == 1 and (name not in start or start[name].key() == final.key()):
+                after[name] = final
+            else:
+                after[name] = UNKNOWN
+        return after
 
     def _nonlocal_names(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
         """The names a def (or a def inside it) declares `nonlocal` and binds (cached)."""
@@ -2319,7 +2322,9 @@ def _comprehension_state(fr: Frame) -> State:
 
 def _suppresses_jax_errors(call: ast.expr) -> bool:
     """`suppress(NotImplementedError)`, `suppress(ValueError, TypeError)`, `suppress(Exception)`."""
-    names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))} if isinstance(call, ast.Call) else set()
+    if not isinstance(call, ast.Call):
+        return False
+    names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))}
     return bool(names & (_JAX_ERRORS | _ANY_ERROR))
 
 
@@ -2378,11 +2383,6 @@ def _jumps(body: Sequence[ast.stmt]) -> bool:
     """Does a loop body `break` or `continue` (outside nested functions and classes)?
     Unrolled, it would run statements that the jump skips."""
     return _contains(body, (ast.Break, ast.Continue))
-
-
-def _has_return(body: Sequence[ast.stmt]) -> bool:
-    """Does a block return (outside nested functions and classes)?"""
-    return _contains(body, (ast.Return,))
 
 
 def _contains(body: Sequence[ast.stmt], kinds: tuple[type[ast.stmt], ...]) -> bool:

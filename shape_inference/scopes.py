@@ -255,7 +255,7 @@ class ScopeFacts:
                         if isinstance(target, ast.Attribute) and not _is_self(target.value):
                             names.add(target.attr)
                             if in_function and (stored_on := _class_named_by(target.value, enclosing)) is not False:
-                                on_classes.add((stored_on, target.attr))
+                                on_classes.add((stored_on if isinstance(stored_on, str) else None, target.attr))
                         elif isinstance(target, ast.Subscript) and (obj := dict_of(target.value)) is not None:
                             if _is_self(obj):
                                 classes.add(id(top))
@@ -267,7 +267,7 @@ class ScopeFacts:
                             if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2 and not _is_self(node.args[0]) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                                 names.add(node.args[1].value)
                                 if in_function and (stored_on := _class_named_by(node.args[0], enclosing)) is not False:
-                                    on_classes.add((stored_on, node.args[1].value))
+                                    on_classes.add((stored_on if isinstance(stored_on, str) else None, node.args[1].value))
                         elif _is_self(obj):
                             classes.add(id(top))
                         else:
