@@ -31,6 +31,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
     ClassV,
+    class_chain,
     class_value_names,
     ConstV,
     DictV,
@@ -510,18 +511,7 @@ class Interpreter:
             self.class_stores_seen[key] = stores
         if not stores or not any(attr == name for _, attr in stores):
             return False
-        if (None, name) in stores:
-            return True
-        todo, seen = [cls], set[int]()
-        while todo:
-            current = todo.pop()
-            if id(current) in seen:
-                continue
-            seen.add(id(current))
-            if (current.node.name, name) in stores:
-                return True
-            todo.extend(base for base in current.bases if isinstance(base, ClassV))
-        return False
+        return (None, name) in stores or any((current.node.name, name) in stores for current in class_chain(cls))
 
     def _attribute_stores_reaching(self, cls: ClassV) -> tuple[frozenset[str], bool]:
         """The attribute names stored on objects other than `self` in the class's module
@@ -535,15 +525,7 @@ class Interpreter:
             for info in self.project.roots:
                 names |= info.facts.attribute_stores()[0]
             self.attribute_stores_seen[key] = names
-        dynamic = cls.module.facts.attribute_stores()[1]
-        todo, seen = [cls], set[int]()
-        while todo and not dynamic:
-            current = todo.pop()
-            if id(current) in seen:
-                continue
-            seen.add(id(current))
-            dynamic = id(current.node) in current.module.facts.attribute_stores()[2]
-            todo.extend(base for base in current.bases if isinstance(base, ClassV))
+        dynamic = cls.module.facts.attribute_stores()[1] or any(id(current.node) in current.module.facts.attribute_stores()[2] for current in class_chain(cls))
         return names, dynamic
 
     def subclass_overrides(self, cls: ClassV) -> frozenset[str]:

@@ -9,6 +9,7 @@ for containers and instances it means every array drawn from them does too.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -565,18 +566,21 @@ class InstanceV(Value):
         return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial)
 
 
-def class_value_names(cls: ClassV) -> set[str]:
-    """The names a class and its analysed bases bind to something other than a function."""
-    names: set[str] = set()
+def class_chain(cls: ClassV) -> Iterator[ClassV]:
+    """The class and its analysed bases, each once."""
     todo, seen = [cls], set[int]()
     while todo:
         current = todo.pop()
         if id(current) in seen:
             continue
         seen.add(id(current))
-        names.update(name for name, member in current.attrs.items() if not isinstance(member, FunctionV))
+        yield current
         todo.extend(base for base in current.bases if isinstance(base, ClassV))
-    return names
+
+
+def class_value_names(cls: ClassV) -> set[str]:
+    """The names a class and its analysed bases bind to something other than a function."""
+    return {name for current in class_chain(cls) for name, member in current.attrs.items() if not isinstance(member, FunctionV)}
 
 
 class BoundMethodV(FrozenValue):
