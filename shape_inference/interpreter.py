@@ -26,7 +26,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import LITERAL, FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -715,7 +715,7 @@ class Interpreter:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if receiver is None:
             return True
-        if isinstance(receiver, _LITERALS):
+        if isinstance(receiver, DISPLAYS):
             return False
         made = constructor_name(receiver)
         if made is None and isinstance(receiver, (ast.Name, ast.Attribute)) and not (isinstance(receiver, ast.Name) and receiver.id in info.patched):
@@ -1956,7 +1956,7 @@ class Interpreter:
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords:
             return self._super(fr)
         callee = self.ev(node.func, fr)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_WRITES and (view := dict_of(node.func.value)) is not None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_WRITES and (view := dict_of(node.func.value)) is not None:
             self._stores_unspelled(view, fr)  # `self.__dict__.update(kw)`
         args: list[Value] = []
         star_unknown = False
@@ -2290,10 +2290,6 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     if isinstance(value, int):
         return value > 1 and value % 2 == 1
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
-
-
-_DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that write through `obj.__dict__`
-_LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def _comprehension_state(fr: Frame) -> State:

@@ -728,12 +728,12 @@ def constructor_name(value: ast.expr | None) -> str | None:
 _APPLY_KEYWORDS = frozenset({"mutable", "rngs", "capture_intermediates"})  # flax apply/init's own keywords
 LITERAL = "<literal>"  # (constructed(): a name that only ever holds a builtin literal or str/dict/... value)
 _BUILTIN_TYPES = frozenset({"str", "bytes", "dict", "list", "set", "tuple", "int", "float", "bool"})
-_DISPLAYS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+DISPLAYS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def _made_by(value: ast.expr | None) -> str | None:
     """What an assigned value certainly is: a CapWords constructor's name, LITERAL."""
-    if isinstance(value, _DISPLAYS):
+    if isinstance(value, DISPLAYS):
         return LITERAL
     return constructor_name(value)
 
@@ -869,13 +869,16 @@ def dict_of(node: ast.expr) -> ast.expr | None:
     return None
 
 
+DICT_WRITES = frozenset({"update", "setdefault", "__setitem__"})  # calls that write through `obj.__dict__`
+
+
 def _dynamic_store(node: ast.Call) -> ast.expr | None:
     """`obj` of a call that stores attributes it does not spell: `setattr(obj, k, v)`
     with a name not a literal, `obj.__dict__.update(...)`, `vars(obj).update(...)`."""
     func = node.func
     if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) >= 2 and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
         return node.args[0]
-    if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault", "__setitem__"):
+    if isinstance(func, ast.Attribute) and func.attr in DICT_WRITES:
         return dict_of(func.value)
     return None
 
