@@ -401,6 +401,9 @@ class ScopeFacts:
             if isinstance(parent, ast.Call) and parent.func is node:
                 found.append(parent)
                 continue
+            if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and (bound := partial_call(parent)) is not None:
+                found.append(bound)  # `partial(layer, dtype=...)`: what it binds, and anything later
+                continue
             outer = parents.get(id(parent))
             if isinstance(parent, ast.Attribute) and parent.attr == "__call__" and isinstance(outer, ast.Call) and outer.func is parent:
                 found.append(ast.copy_location(ast.Call(func=node, args=outer.args, keywords=outer.keywords), outer))  # `layer.__call__(x)`
