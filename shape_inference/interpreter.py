@@ -17,7 +17,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_expects_raise
@@ -26,7 +26,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
-from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, constructor_name, dict_of, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -72,6 +72,9 @@ DEFAULT_SECONDS = 5.0  # per entry module and phase
 DRIVER_BUDGET_SHARE = 8
 
 State = dict[str, Value]
+
+
+_T = TypeVar("_T")
 
 
 class BudgetExceeded(Exception):
@@ -502,15 +505,9 @@ class Interpreter:
     def _stored_on_class(self, cls: ClassV, name: str) -> bool:
         """Does a function of the class's module or of the analysed files store `name`
         on this class or one of its bases (ScopeFacts.class_stores)?"""
-        key = (cls.module.path, len(self.project.roots))
-        stores = self.class_stores_seen.get(key)
-        if stores is None:
-            stores = cls.module.facts.class_stores()
-            for root in self.project.roots:
-                stores |= root.facts.class_stores()
-            self.class_stores_seen[key] = stores
-        if not stores or not any(attr == name for _, attr in stores):
-            return False
+        stores = self._seen_from(cls, self.class_stores_seen, lambda facts: facts.class_stores())
+        if not any(attr == name for _, attr in stores):
+            return False  # (most reads: no walk of the bases)
         return (None, name) in stores or any((current.node.name, name) in stores for current in class_chain(cls))
 
     def _attribute_stores_reaching(self, cls: ClassV) -> tuple[frozenset[str], bool]:
@@ -518,15 +515,21 @@ class Interpreter:
         and the analysed files (any object's: `m.p = 0.0` may be this class's
         instance), and whether attributes the code does not spell are stored on this
         class's instances (by its methods or its bases', or on any object in its module)."""
-        key = (cls.module.path, len(self.project.roots))
-        names = self.attribute_stores_seen.get(key)
-        if names is None:
-            names = cls.module.facts.attribute_stores()[0]
-            for info in self.project.roots:
-                names |= info.facts.attribute_stores()[0]
-            self.attribute_stores_seen[key] = names
+        names = self._seen_from(cls, self.attribute_stores_seen, lambda facts: facts.attribute_stores()[0])
         dynamic = cls.module.facts.attribute_stores()[1] or any(id(current.node) in current.module.facts.attribute_stores()[2] for current in class_chain(cls))
         return names, dynamic
+
+    def _seen_from(self, cls: ClassV, cache: dict[tuple[str, int], frozenset[_T]], fact: Callable[[ScopeFacts], frozenset[_T]]) -> frozenset[_T]:
+        """A per-module fact of the class's module and of every analysed file, united
+        (cached until more files are analysed)."""
+        key = (cls.module.path, len(self.project.roots))
+        found = cache.get(key)
+        if found is None:
+            found = fact(cls.module.facts)
+            for root in self.project.roots:
+                found |= fact(root.facts)
+            cache[key] = found
+        return found
 
     def subclass_overrides(self, cls: ClassV) -> frozenset[str]:
         """What subclasses of `cls` bind again, in any module parsed so far: its name as
@@ -2360,15 +2363,10 @@ def _passes(call: ast.Call, index: int, name: str) -> bool:
 def _jumps(body: Sequence[ast.stmt]) -> bool:
     """Does a loop body `break` or `continue` (outside nested functions and classes)?
     Unrolled, it would run statements that the jump skips."""
-    return _contains(body, (ast.Break, ast.Continue))
-
-
-def _contains(body: Sequence[ast.stmt], kinds: tuple[type[ast.stmt], ...]) -> bool:
-    """Is a statement of these kinds in the block, outside nested functions and classes?"""
     todo: list[ast.AST] = list(body)
     while todo:
         node = todo.pop()
-        if isinstance(node, kinds):
+        if isinstance(node, (ast.Break, ast.Continue)):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
             todo.extend(ast.iter_child_nodes(node))
