@@ -35,42 +35,60 @@ def parameter_names(args: ast.arguments) -> set[str]:
     return names
 
 
-def _child_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The statement lists nested in a compound statement (not in nested scopes)."""
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block  # type: ignore[misc]
-    for handler in getattr(stmt, "handlers", ()) or ():
-        yield handler.body
-    for case in getattr(stmt, "cases", ()) or ():
-        yield case.body
+# The statement lists each compound statement holds (in order), by its type; a
+# statement of any other type holds none.  A table, since these walks run over every
+# statement of every analysed file several times (locals, stores, constructors).
+_BLOCKS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"),
+    ast.Match: ("cases",),
+}
+if hasattr(ast, "TryStar"):
+    _BLOCKS[ast.TryStar] = _BLOCKS[ast.Try]  # type: ignore[attr-defined]
+
+
+def _push_blocks(stmt: ast.stmt, stack: list[ast.stmt], names: tuple[str, ...]) -> None:
+    """Push the statements of `stmt`'s nested blocks on a walk's stack, in reverse, so
+    that they pop in source order."""
+    for name in reversed(names):
+        block = getattr(stmt, name)
+        if name in ("handlers", "cases"):
+            for clause in reversed(block):
+                stack.extend(reversed(clause.body))
+        else:
+            stack.extend(reversed(block))
 
 
 def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a scope's body, nested blocks included, nested scopes not."""
     stack = list(reversed(body))
+    blocks = _BLOCKS
     while stack:
         stmt = stack.pop()
         yield stmt
-        if isinstance(stmt, _NESTED):
-            continue
-        for block in _child_blocks(stmt):
-            stack.extend(reversed(block))
+        names = blocks.get(type(stmt))
+        if names:
+            _push_blocks(stmt, stack, names)
 
 
 def every_statement(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a module, nested scopes (def, class bodies) included; no
     expression is walked."""
     stack = list(reversed(body))
+    blocks = _BLOCKS
     while stack:
         stmt = stack.pop()
         yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names = blocks.get(type(stmt))
+        if names:
+            _push_blocks(stmt, stack, names)
+        elif isinstance(stmt, _NESTED):
             stack.extend(reversed(stmt.body))
-            continue
-        for block in _child_blocks(stmt):
-            stack.extend(reversed(block))
 
 
 def _target_names(target: ast.expr, out: set[str]) -> None:
@@ -452,16 +470,9 @@ class ScopeFacts:
         if self._global_names is None:
             names: set[str] = set()
             if self.tree is not None:
-                stack: list[ast.stmt] = list(self.tree.body)
-                while stack:
-                    stmt = stack.pop()
+                for stmt in every_statement(self.tree.body):
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
-                    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        stack.extend(stmt.body)
-                    else:
-                        for block in _child_blocks(stmt):
-                            stack.extend(block)
             self._global_names = frozenset(names)
         return self._global_names
 
