@@ -553,6 +553,7 @@ def _index_calls(
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
     call_type, name_type, attribute_type, node_type, assign_type = ast.Call, ast.Name, ast.Attribute, ast.AST, ast.Assign
+    global_type, nonlocal_type, fields_of = ast.Global, ast.Nonlocal, _CHILD_FIELDS
     handed_on: set[int] = set()  # the Name nodes recorded as calls (or aliases), not other uses
 
     def hand_on(values: list[ast.expr]) -> None:
@@ -626,12 +627,13 @@ def _index_calls(
             if id(node) not in handed_on:
                 other_uses.add(node.id)  # type: ignore[attr-defined]
             continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            other_uses.update(node.names)
-        for field in node._fields:
+        if kind is global_type or kind is nonlocal_type:
+            other_uses.update(node.names)  # type: ignore[attr-defined]
+        fields = fields_of.get(kind)
+        for field in child_fields(kind) if fields is None else fields:
             child = getattr(node, field, None)
             if type(child) is list:
-                extend(item for item in child if isinstance(item, node_type))  # type: ignore[union-attr]
+                extend(child)
             elif isinstance(child, node_type):
                 push(child)
 
@@ -793,7 +795,7 @@ def _names_in(tree: ast.AST) -> frozenset[str]:
     names: set[str] = set()
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    name_type, attribute_type, node_type = ast.Name, ast.Attribute, ast.AST
+    name_type, attribute_type, node_type, fields_of = ast.Name, ast.Attribute, ast.AST, _CHILD_FIELDS
     while stack:
         node = pop()
         kind = type(node)
@@ -802,13 +804,29 @@ def _names_in(tree: ast.AST) -> frozenset[str]:
             continue
         if kind is attribute_type:
             names.add(node.attr)  # type: ignore[attr-defined]
-        for field in node._fields:
+        fields = fields_of.get(kind)
+        for field in child_fields(kind) if fields is None else fields:
             child = getattr(node, field, None)
             if type(child) is list:
-                extend(item for item in child if isinstance(item, node_type))  # type: ignore[union-attr]
+                extend(child)
             elif isinstance(child, node_type):
                 push(child)
     return frozenset(names)
+
+
+# The fields of a node type that may hold the nodes a hand walk visits: not the
+# expression contexts and operators (a Load or an Add node under every name and
+# operation), nor the lists of strings (`global a, b`, a class pattern's keyword
+# names) or an import's aliases.  A list field is walked whole: the None among a
+# dict display's keys (`{**extra}`) is popped and has no fields.
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops", "names", "kwd_attrs", "type_ignores"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of nodes of type `kind` (None's: none) that a hand walk follows."""
+    fields = _CHILD_FIELDS[kind] = tuple(field for field in getattr(kind, "_fields", ()) if field not in _NOT_CHILDREN)
+    return fields
 
 
 def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNode], seeds: frozenset[str] = DIFFERENTIATION_NAMES) -> set[str]:
