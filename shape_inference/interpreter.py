@@ -26,17 +26,21 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
+from jax_cudnn_lint.shape_inference.shapes import SymShapeV
 from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
+    ArrayV,
     BoundMethodV,
     ClassV,
     class_chain,
     class_value_names,
     ConstV,
     DictV,
+    DTypeV,
     ExternalV,
     ExtObjectV,
+    FloatV,
     FunctionV,
     InstanceV,
     IntV,
@@ -500,6 +504,7 @@ class Interpreter:
                     inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
+        inst.recipe = (id(cls.node), tuple((name, value.key()) for name, value in inst.attrs.items()))
         return inst
 
     def _stored_on_class(self, cls: ClassV, name: str) -> bool:
@@ -2093,8 +2098,10 @@ class Interpreter:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
-        # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        memo_key = (func.key(), tuple(a.key() for a in args), tuple(sorted((k, v.key()) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
+        shared = [a for a in (*args, *kwargs.values()) if isinstance(a, InstanceV) and a.recipe is not None]
+        memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, True)
+        if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
+            memo_key = own  # a call that changed this generic `self`, or hands it out
         if memo_key in self.memo:
             result, recorded, _ = self.memo[memo_key]
             self.events.extend(recorded)
@@ -2109,6 +2116,7 @@ class Interpreter:
             return result
         mark = len(self.events)
         first_made = next_serial()
+        before = [_fingerprint(a) for a in shared]
         state = self.bind_params(func, args, kwargs, generic, caller is None)
         if state is None:
             argparse_seeds.not_followed((*args, *kwargs.values()))
@@ -2141,6 +2149,12 @@ class Interpreter:
         finally:
             self.active.pop()
         made = (first_made, next_serial())
+        if shared and not (_plain(result) and before == [_fingerprint(a) for a in shared]):
+            # it changed a generic `self` or hands it out: its memo serves that object only
+            own = self._memo_key(func, args, kwargs, ctx, generic, caller, False)
+            if memo_key in self.config_effects:
+                self.config_effects[own] = self.config_effects.pop(memo_key)
+            memo_key = own
         if made[1] > made[0] and not _is_cached(func):
             # the objects as the call returns them: later calls get copies of these, not
             # of what the first caller went on to change (`config.seq_len = 127`)
@@ -2149,6 +2163,20 @@ class Interpreter:
         else:
             self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
         return result
+
+    def _memo_key(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], ctx: Ctx, generic: bool, caller: Frame | None, shared: bool) -> object:
+        """What a call's result and events depend on.  With `shared`, a generic
+        instance passed as an argument is keyed by how it was built rather than by
+        identity: the methods of a class analysed as any caller's each get their own
+        generic `self`, and a helper they all call with the same arguments is analysed
+        once (where it neither changes that `self` nor hands it out)."""
+        def key(value: Value) -> object:
+            if shared and isinstance(value, InstanceV) and value.recipe is not None:
+                return ("generic", value.recipe, value.diff, value.state())
+            return value.key()
+
+        # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
+        return (func.key(), tuple(map(key, args)), tuple(sorted((k, key(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
 
     def analyse_nested(self, fr: Frame) -> None:
         """The generic analysis of the functions a generic body defined, each with its
@@ -2275,6 +2303,37 @@ def _param_names(args: ast.arguments) -> frozenset[str]:
     named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     extra = [a for a in (args.vararg, args.kwarg) if a is not None]
     return frozenset(a.arg for a in (*named, *extra))
+
+
+def _fingerprint(inst: InstanceV, depth: int = 0) -> object:
+    """What an object holds, by identity, to tell whether a call changed it: its
+    attributes, which lists and dicts among them were changed in place, and (two levels
+    down) what the objects it holds hold.  Its own methods' stores (`self.cache = x`)
+    do not count as writes (InstanceV.writes), so its state alone would not tell."""
+    values = tuple(inst.attrs.values())
+    held: list[object] = [inst.state(), tuple(inst.attrs), tuple(map(id, values))]
+    for value in values:
+        if isinstance(value, InstanceV):
+            if value is not inst and depth < 2:
+                held.append(_fingerprint(value, depth + 1))
+        elif getattr(value, "changed_in_place", False):
+            held.append(id(value))
+    return tuple(held)
+
+
+_PLAIN = (UnknownV, IntV, ConstV, FloatV, DTypeV, ArrayV, ExternalV, OpaqueV, SymShapeV)
+
+
+def _plain(value: Value, depth: int = 0) -> bool:
+    """Data that holds no object of the analysis (no instance, function, iterator):
+    what a memoised call may hand to another caller as it is."""
+    if isinstance(value, _PLAIN):
+        return True
+    if isinstance(value, TupleV) and depth < 4:
+        return not value.is_list and all(_plain(item, depth + 1) for item in value.items)
+    if isinstance(value, ExtObjectV) and depth < 4:
+        return all(_plain(item, depth + 1) for item in (*value.args, *(v for _, v in value.kwargs)))
+    return False
 
 
 def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:

@@ -523,6 +523,10 @@ class InstanceV(Value):
     # objects of this call, though they keep the serial of what they copy): see
     # Frame.may_skip
     born: int = field(default_factory=_new_born)
+    # a generic instance (the `self` of a method analysed as any caller's): what it was
+    # built from, the same for every generic instance of its class built alike, so that
+    # a call memoised for one serves another (Interpreter.call_function); None otherwise
+    recipe: object = None
 
     def key(self) -> object:
         return ("inst", id(self), self.diff, self.state())
