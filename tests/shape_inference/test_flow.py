@@ -686,3 +686,45 @@ def test_a_patched_class_attribute_is_that_class_s_not_every_class_of_its_name()
     assert [r.int for r in reveal(other, files=files, contextual_only=False)] == [127, 255]
     through_package = "import train\nfrom pkg import Config\nConfig.SEQ = 32\n"  # re-exported: the class in pkg/defs.py
     assert [r.int for r in reveal(through_package, files=files, contextual_only=False)] == [127, None]
+
+
+def test_memo_shared_by_generic_selves_not_where_the_call_changes_self() -> None:
+    """Each method analysed without a caller gets its own `self`; a helper they call
+    alike is analysed once for all of them, except where it changes that `self`
+    (`b` must see the 3 its own call of `prepare` stores, not the unknown it began with)."""
+    src = P + (
+        "class M:\n"
+        "    def prepare(self, n):\n"
+        "        self.seq = n\n"
+        "    def a(self):\n"
+        "        self.prepare(3)\n"
+        "        reveal_type(self.seq)\n"
+        "    def b(self):\n"
+        "        self.prepare(3)\n"
+        "        reveal_type(self.seq)\n"
+    )
+    assert [r.int for r in reveal(src)] == [3, 3]
+
+
+def test_memo_shared_by_generic_selves_runs_a_pure_helper_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jax_cudnn_lint.shape_inference.interpreter import Interpreter
+
+    runs: list[str] = []
+    bind = Interpreter.bind_params
+
+    def counting(self: Interpreter, func, *rest):  # type: ignore[no-untyped-def]
+        runs.append(func.qualname)
+        return bind(self, func, *rest)
+
+    monkeypatch.setattr(Interpreter, "bind_params", counting)
+    src = P + (
+        "class M:\n"
+        "    def half(self, n):\n"
+        "        return n // 2\n"
+        "    def a(self):\n"
+        "        reveal_type(self.half(6))\n"
+        "    def b(self):\n"
+        "        reveal_type(self.half(6))\n"
+    )
+    assert [r.int for r in reveal(src)] == [3, 3]
+    assert runs.count("M.half") == 2  # its own generic analysis, and one for both calls
