@@ -249,6 +249,7 @@ class Interpreter:
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
+        self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
         # calls itself is not entered again; two closures of one definition (a
@@ -488,6 +489,21 @@ class Interpreter:
             self.generic_call(func, inst)
 
     def generic_instance(self, cls: ClassV) -> InstanceV:
+        """A `self` for a method analysed as any caller's: each method gets its own, so
+        that what one method's analysis stores on it no other sees.  Built once per class
+        while no module is parsed (subclasses may differ) where it holds only plain data;
+        each method then gets a copy."""
+        key = (id(cls.node), len(self.project.parsed), len(self.project.roots))
+        template = self._generic_templates.get(key)
+        if template is not None:
+            return InstanceV(cls, dict(template.attrs), False, template.why, recipe=template.recipe)
+        inst = self._new_generic_instance(cls)
+        if all(_plain(value) for value in inst.attrs.values()):
+            self._generic_templates[key] = inst
+            return InstanceV(cls, dict(inst.attrs), False, inst.why, recipe=inst.recipe)
+        return inst
+
+    def _new_generic_instance(self, cls: ClassV) -> InstanceV:
         inst = InstanceV(cls, {}, False, (Step(cls.module.path, cls.node.lineno, f"an instance of {cls.node.name}"),))
         for name, _default, annotation in cls.all_fields():
             inst.attrs[name] = self.seed_from_annotation(annotation, f"self.{name}", cls.module) or OpaqueV(f"self.{name}")
