@@ -250,6 +250,7 @@ class Interpreter:
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
+        self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
         # calls itself is not entered again; two closures of one definition (a
@@ -520,7 +521,8 @@ class Interpreter:
                     inst.attrs.setdefault(name, OpaqueV(f"self.{name}"))
         if self.api.is_linen_class(cls):
             self.api.linen_setup(self, inst, Ctx(), generic=True)
-        inst.recipe = (id(cls.node), tuple((name, value.key()) for name, value in inst.attrs.items()))
+        built = (id(cls.node), tuple((name, value.key()) for name, value in inst.attrs.items()))
+        inst.recipe = self._recipes.setdefault(built, len(self._recipes))  # (a small key: memo keys hash it at every call)
         return inst
 
     def _stored_on_class(self, cls: ClassV, name: str) -> bool:
