@@ -212,13 +212,13 @@ def join_states(a: State | None, b: State | None) -> State | None:
         return None if b is None else dict(b)
     if b is None:
         return dict(a)
-    out: State = {}
-    for name, va in a.items():
-        vb = b.get(name)
-        out[name] = UNKNOWN if vb is None else join(va, vb)
-    for name in b:
-        if name not in out:
-            out[name] = UNKNOWN
+    out = dict(a)
+    get = b.get
+    for name in [name for name, va in a.items() if get(name) is not va]:  # (most names hold the same value on both paths)
+        vb = get(name)
+        out[name] = UNKNOWN if vb is None else join(a[name], vb)
+    for name in [name for name in b if name not in a]:
+        out[name] = UNKNOWN
     return out
 
 
