@@ -88,7 +88,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps")
 
     def __init__(
         self,
@@ -111,6 +111,8 @@ class Frame:
         self.exits: list[Ctx] | None = None  # the context at each `return` that had a config flag set
         self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
         self.volatile: set[str] | None = None  # names a nested def rebinds (`nonlocal n`): Unknown
+        # for each loop being run, innermost last: the states at its `break`s and `continue`s
+        self.jumps: list[tuple[list[State], list[State]]] = []
         self.ctx = ctx
         self.branch_depth = 0
         # the birth number (InstanceV.born) of the first object made inside the
@@ -1220,7 +1222,11 @@ class Interpreter:
             return
         self.api.refine(self, stmt.test, True, fr)
 
-    def loop(self, fr: Frame, body: Sequence[ast.stmt], orelse: Sequence[ast.stmt], bind: Callable[[Frame], None]) -> None:
+    def loop(self, fr: Frame, body: Sequence[ast.stmt], orelse: Sequence[ast.stmt], bind: Callable[[Frame], None], exits: bool = True, runs: bool = False) -> None:
+        """A loop run to its widened state: the body's end and its `continue`s lead back
+        to the head, a `break` past the `else` (`exits`: the loop may also end by its
+        test or iterator, running the `else`; not so for `while True`; `runs`: the body
+        runs at least once, so that ending so comes after a pass)."""
         start = fr.state
         if start is None:
             return
@@ -1228,6 +1234,10 @@ class Interpreter:
         start_ctx = fr.ctx
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a later pass writes to what an earlier one made
+        breaks: list[State] = []
+        continues: list[State] = []
+        fr.jumps.append((breaks, continues))
+        end: State | None = None
         try:
             state: State | None = dict(start)
             for attempt in range(3):
@@ -1240,22 +1250,31 @@ class Interpreter:
                 if fr.state is None:
                     break
                 bind(fr)
+                breaks.clear()
+                continues.clear()
                 self.exec_block(body, fr)
-                widened = join_states(state, fr.state)
+                end = fr.state
+                for jumped in continues:
+                    end = join_states(end, jumped)
+                widened = join_states(state, end)
                 if widened is not None and state is not None and _states_equal(widened, state):
                     break
                 if attempt == 1 and widened is not None and state is not None:
                     widened = {k: (v if k in state and _same_value(state[k], v) else UNKNOWN.tainted(v.diff)) for k, v in widened.items()}
                 state = widened
-            fr.state = join_states(start, state)
+            fr.state = None if not exits else end if runs else join_states(start, state)
         finally:
             fr.branch_depth -= 1
             fr.made_since = outer_made_since
+            fr.jumps.pop()
         if fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
-        fr.settle()
-        if orelse:
+        if orelse and fr.state is not None:
+            fr.settle()
             self.exec_block(orelse, fr)
+        for jumped in breaks:
+            fr.state = join_states(fr.state, jumped)
+        fr.settle()
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
         iterable = self.ev(stmt.iter, fr)
@@ -1282,7 +1301,7 @@ class Interpreter:
         def bind(frame: Frame) -> None:
             self.assign(stmt.target, element, frame, stmt)
 
-        self.loop(fr, stmt.body, stmt.orelse, bind)
+        self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
 
     def _unrolled_items(self, iterable: Value) -> list[Value] | None:
         """The items of a short literal tuple or list, or of a short range with known
@@ -1291,8 +1310,19 @@ class Interpreter:
         return items if items else None
 
     def s_while(self, stmt: ast.While, fr: Frame) -> None:
-        self.ev(stmt.test, fr)
-        self.loop(fr, stmt.body, stmt.orelse, lambda frame: None)
+        runs = self.test_truth(stmt.test, fr) is True
+        forever = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)  # `while True:` ends only by a jump
+        self.loop(fr, stmt.body, stmt.orelse, lambda frame: None, exits=not forever, runs=runs)
+
+    def s_break(self, stmt: ast.Break, fr: Frame) -> None:
+        if fr.jumps and fr.state is not None:
+            fr.jumps[-1][0].append(dict(fr.state))  # (a copy: at module level the state may be the namespace itself)
+            fr.state = None
+
+    def s_continue(self, stmt: ast.Continue, fr: Frame) -> None:
+        if fr.jumps and fr.state is not None:
+            fr.jumps[-1][1].append(dict(fr.state))
+            fr.state = None
 
     def s_with(self, stmt: ast.With | ast.AsyncWith, fr: Frame) -> None:
         saved = fr.ctx
@@ -2581,8 +2611,8 @@ _STMT_HANDLERS: dict[type, Callable[[Interpreter, ast.stmt, Frame], None]] = {
     ast.Return: Interpreter.s_return,  # type: ignore[dict-item]
     ast.Raise: Interpreter.s_raise,  # type: ignore[dict-item]
     ast.Pass: Interpreter.s_pass,
-    ast.Break: Interpreter.s_pass,
-    ast.Continue: Interpreter.s_pass,
+    ast.Break: Interpreter.s_break,
+    ast.Continue: Interpreter.s_continue,
     ast.If: Interpreter.s_if,  # type: ignore[dict-item]
     ast.Assert: Interpreter.s_assert,  # type: ignore[dict-item]
     ast.For: Interpreter.s_for,  # type: ignore[dict-item]

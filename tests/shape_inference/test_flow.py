@@ -42,8 +42,11 @@ def test_loops_widen() -> None:
     assert one(src).int is None
     src = P + "n = 7\nfor i in range(10):\n    print(i)\nreveal_type(n)\n"
     assert one(src).int == 7
-    src = P + "x = jnp.zeros((2, 16))\nwhile True:\n    x = jnp.concatenate([x, x], axis=1)\n    break\nreveal_type(x.shape[1])\n"
+    src = P + "x = jnp.zeros((2, 16))\nwhile x.shape[1] < 100:\n    x = jnp.concatenate([x, x], axis=1)\nreveal_type(x.shape[1])\n"
     assert one(src).int is None
+    # `while True:` with an unconditional `break` runs its body once
+    src = P + "x = jnp.zeros((2, 16))\nwhile True:\n    x = jnp.concatenate([x, x], axis=1)\n    break\nreveal_type(x.shape[1])\n"
+    assert one(src).int == 32
 
 
 def test_loop_over_a_literal_runs_each_item() -> None:
