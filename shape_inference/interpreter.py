@@ -1145,6 +1145,18 @@ class Interpreter:
     def s_augassign(self, stmt: ast.AugAssign, fr: Frame) -> None:
         current = self.ev(_as_load(stmt.target), fr)
         value = self.api.binop(self, stmt.op, current, self.ev(stmt.value, fr), stmt, fr)
+        if value is not current and (isinstance(current, DictV) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
+            # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  The
+            # frame's other names for it (`b` after `a = b = [511]`) hold the result too,
+            # still one object; other holders (attributes, callers) see it change
+            self.mutations += 1
+            for name, held in list(fr.state.items()):
+                if held is current:
+                    fr.state[name] = value
+            mark_changed_in_place(current)
+        elif isinstance(current, InstanceV) and value is not current:
+            self.mutations += 1
+            current.forget()  # its `__iadd__` (not followed) may change it in place
         self.assign(stmt.target, value, fr, stmt)
 
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
@@ -1285,16 +1297,10 @@ class Interpreter:
                 self.exec_block(stmt.orelse, fr)
             return
         items = self._unrolled_items(iterable)
-        if isinstance(stmt, ast.For) and items is not None and not _jumps(stmt.body):
+        if isinstance(stmt, ast.For) and items is not None:
             # `for seq_len in (128, 255):`, `for stage in range(3):` run each item: one
             # pass per item, in order (a funnel that halves T each stage is exact)
-            for item in items:
-                if fr.state is None:
-                    return
-                self.assign(stmt.target, item, fr, stmt)
-                self.exec_block(stmt.body, fr)
-            if stmt.orelse:
-                self.exec_block(stmt.orelse, fr)
+            self._unrolled(stmt, items, fr)
             return
         element = self.api.iter_element(self, iterable, stmt, fr)
 
@@ -1302,6 +1308,30 @@ class Interpreter:
             self.assign(stmt.target, element, frame, stmt)
 
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
+
+    def _unrolled(self, stmt: ast.For, items: list[Value], fr: Frame) -> None:
+        """A for loop over known items, one pass each: a `continue` goes on to the next
+        item, a `break` past the `else`, which runs where the last pass ends."""
+        breaks: list[State] = []
+        continues: list[State] = []
+        fr.jumps.append((breaks, continues))
+        try:
+            for item in items:
+                if fr.state is None:
+                    break
+                self.assign(stmt.target, item, fr, stmt)
+                continues.clear()
+                self.exec_block(stmt.body, fr)
+                for jumped in continues:
+                    fr.state = join_states(fr.state, jumped)
+        finally:
+            fr.jumps.pop()
+        if fr.state is not None and stmt.orelse:
+            fr.settle()
+            self.exec_block(stmt.orelse, fr)
+        for jumped in breaks:
+            fr.state = join_states(fr.state, jumped)
+        fr.settle()
 
     def _unrolled_items(self, iterable: Value) -> list[Value] | None:
         """The items of a short literal tuple or list, or of a short range with known
@@ -1357,6 +1387,7 @@ class Interpreter:
         if start is None:
             return
         returned = len(fr.returns)
+        jumped = tuple(len(states) for states in fr.jumps[-1]) if fr.jumps else ()
         start_ctx = fr.ctx
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
@@ -1390,6 +1421,8 @@ class Interpreter:
             fr.branch_depth -= 1
             fr.made_since = outer_made_since
         fr.settle()
+        if stmt.finalbody and jumped:
+            self._finally_on_jumps(stmt.finalbody, fr, jumped)
         if stmt.finalbody:
             if any(isinstance(final, ast.Return) for final in stmt.finalbody):
                 # `finally: return ...` replaces what the body or a handler returned (one
@@ -1403,6 +1436,20 @@ class Interpreter:
                 fr.returns.extend(probe.returns)
             else:
                 self.exec_block(stmt.finalbody, fr)
+
+    def _finally_on_jumps(self, finalbody: list[ast.stmt], fr: Frame, counts: tuple[int, ...]) -> None:
+        """A `break` or `continue` in a try body or handler runs the finally block on
+        its way out: the states it leaves with are those the block ends with."""
+        for states, count in zip(fr.jumps[-1], counts):
+            pending = states[count:]
+            del states[count:]
+            for state in pending:
+                probe = Frame(fr.module, dict(state), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+                probe.yields = fr.yields
+                self.exec_block(finalbody, probe)
+                fr.returns.extend(probe.returns)
+                if probe.state is not None:
+                    states.append(probe.state)
 
     def _handles_jax_errors(self, stmt: ast.Try) -> bool:
         """_recovers_from_jax_errors, once per try statement."""
@@ -2465,19 +2512,6 @@ def _passes(call: ast.Call, index: int, name: str) -> bool:
     if any(isinstance(arg, ast.Starred) for arg in positional[: index + 1]):
         return True
     return index < len(positional)
-
-
-def _jumps(body: Sequence[ast.stmt]) -> bool:
-    """Does a loop body `break` or `continue` (outside nested functions and classes)?
-    Unrolled, it would run statements that the jump skips."""
-    todo: list[ast.AST] = list(body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Break, ast.Continue)):
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
-            todo.extend(ast.iter_child_nodes(node))
-    return False
 
 
 def _is_cached(func: FunctionV) -> bool:

@@ -51,11 +51,14 @@ def test_loops_widen() -> None:
 
 def test_loop_over_a_literal_runs_each_item() -> None:
     """A literal tuple or list, or a range with known bounds, of at most 8 items is run
-    item by item, in order; a loop that breaks or continues, or a longer one, is joined."""
+    item by item, in order (a `break` ends it, a `continue` ends the pass); a longer one
+    is joined."""
     src = P + "n = 0\nfor k in (1, 2, 4):\n    n = n + k\n    reveal_type(k)\nreveal_type(n)\n"
     assert [r.int for r in reveal(src)] == [1, 2, 4, 7]
     src = P + "n = 0\nfor k in (1, 2, 4):\n    if k > 1:\n        break\n    n = n + k\nreveal_type(n)\n"
-    assert one(src).int is None
+    assert one(src).int == 1
+    src = P + "n = 0\nfor k in (1, 2, 4):\n    if k == 2:\n        continue\n    n = n + k\nreveal_type(n)\n"
+    assert one(src).int == 5
     src = P + "n = 0\nfor k in range(3):\n    n = n + k\nreveal_type(n)\n"
     assert one(src).int == 3
     src = P + "n = 0\nfor k in range(1, 10, 1):\n    n = n + k\nreveal_type(n)\n"
