@@ -1078,6 +1078,15 @@ def h_np_number(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return h_preserve(interp, args, kwargs, node, fr, q)
 
 
+def h_changes_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`operator.setitem(lens, 0, 512)`, `operator.iadd(a, b)`: the first argument is
+    changed in place; `exec(code, ns)` may write any of the namespaces it is given."""
+    interp.escape(args, kwargs)
+    for value in args[1:] if q == "builtins.exec" else args[:1]:
+        mark_changed_in_place(value)
+    return UNKNOWN
+
+
 def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """setattr(obj, "name", value) and object.__setattr__ (a frozen dataclass's
     __post_init__): the attribute, as `obj.name = value` sets it."""
@@ -1811,6 +1820,8 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 
 HANDLERS["jax.default_backend"] = h_default_backend
+_register(["setitem", "delitem", "iadd", "iconcat", "ior", "__setitem__", "__delitem__", "__iadd__", "__iconcat__", "__ior__"], ["operator"], h_changes_in_place)
+HANDLERS["builtins.exec"] = h_changes_in_place
 
 
 def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -252,6 +252,7 @@ class Interpreter:
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
+        self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
@@ -1838,6 +1839,15 @@ class Interpreter:
                 return base.cls
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, SuperV):
+            order = base.self_value.cls.mro() if isinstance(base.self_value, InstanceV) else None
+            if order is not None and any(current is base.owner for current in order):
+                # past the method's class in the instance's own order: in a diamond,
+                # `super()` in Left reaches Right, not Left's written base
+                after = order[[id(current) for current in order].index(id(base.owner)) + 1:]
+                found = next((current.attrs[name] for current in after if name in current.attrs), None)
+                if found is not None and isinstance(base.self_value, InstanceV):
+                    return self.api.bind_member(self, found, base.self_value, node, fr)
+                return UNKNOWN
             for parent in base.owner.bases:  # past the method's class, in its bases' order
                 found = parent.lookup(name) if isinstance(parent, ClassV) else None
                 if found is not None and isinstance(base.self_value, InstanceV):
@@ -1872,8 +1882,36 @@ class Interpreter:
         return self.api.unaryop(self, node, operand, fr)
 
     def e_boolop(self, node: ast.BoolOp, fr: Frame) -> Value:
-        values = [self.ev(v, fr) for v in node.values]
-        return self.api.boolop(node, values)
+        return self.api.boolop(node, self._operands(node, fr))
+
+    def _operands(self, node: ast.BoolOp, fr: Frame) -> list[Value]:
+        """The operands of `and`/`or` that run: none after one that settles the result
+        (`False and (T := 511)` binds nothing); after one of unknown truth, a walrus in
+        a later operand may or may not bind."""
+        settles = isinstance(node.op, ast.Or)  # the operand truth that settles it
+        values: list[Value] = []
+        maybe_skipped = False
+        for operand in node.values:
+            if maybe_skipped and fr.state is not None and self._has_walrus(operand):
+                before = fr.state
+                fr.state = dict(before)
+                value = self.ev(operand, fr)
+                fr.state = join_states(before, fr.state)
+                fr.settle()
+            else:
+                value = self.ev(operand, fr)
+            values.append(value)
+            truth = self.api.truth(value)
+            if truth is settles:
+                break
+            maybe_skipped = maybe_skipped or truth is None
+        return values
+
+    def _has_walrus(self, node: ast.expr) -> bool:
+        found = self.walrus_in.get(node)
+        if found is None:
+            found = self.walrus_in[node] = any(isinstance(inner, ast.NamedExpr) for inner in ast.walk(node))
+        return found
 
     def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
         left = self.ev(node.left, fr)
@@ -1891,7 +1929,7 @@ class Interpreter:
             inner = self.test_truth(test.operand, fr)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            truths = [self.api.truth(self.ev(operand, fr)) for operand in test.values]
+            truths = [self.api.truth(value) for value in self._operands(test, fr)]
             settles = isinstance(test.op, ast.Or)  # the operand truth that settles it
             if any(t is settles for t in truths):
                 return settles
@@ -1950,6 +1988,16 @@ class Interpreter:
 
     def e_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, fr: Frame) -> Value:
         first = self.ev(node.generators[0].iter, fr)  # evaluated in the enclosing scope
+        value = self._comprehension(node, first, fr)
+        if self._has_walrus(node) and fr.state is not None and self.api.known_items(first, 1) != []:
+            # `[T := n for n in lens]` binds T in the enclosing function (PEP 572), as
+            # many times as the comprehension runs: Unknown after it
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
+                    self.assign_name(inner.target.id, UNKNOWN, fr)
+        return value
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, first: Value, fr: Frame) -> Value:
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
             unrolled = self.unrolled_comprehension(node, first, fr)
             if unrolled is not None:
@@ -1990,8 +2038,11 @@ class Interpreter:
         mark = len(self.events)
         out: list[Value] = []
         entries: list[tuple[object, Value]] = []
+        # one scope for every pass, as Python has: a lambda made in one pass reads the
+        # target as the last pass left it (`[lambda: n for n in (511, 512)][0]()` is 512)
+        scope = _comprehension_state(fr)
         for item in items:
-            inner = Frame(fr.module, _comprehension_state(fr), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+            inner = Frame(fr.module, scope, fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
             inner.branch_depth = 1
             self.assign(gen.target, item, inner, gen)
             keep = True

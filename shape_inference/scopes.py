@@ -466,13 +466,27 @@ class ScopeFacts:
         return self._class_list
 
     def global_names(self) -> frozenset[str]:
-        """Names some function of the module rebinds with `global`."""
+        """Names some function of the module rebinds with `global`, or that the module
+        writes through `globals()` (`globals()["SEQ"] = 512`, a top-level `vars()`);
+        where it writes globals by a name it computes (`exec("SEQ = 512")`,
+        `globals()[k] = v`, `globals().update(cfg)`), every name its top level assigns."""
         if self._global_names is None:
             names: set[str] = set()
+            dynamic = False
             if self.tree is not None:
                 for stmt in every_statement(self.tree.body):
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
+                    elif not dynamic:
+                        written = _writes_globals(stmt, stmt in self.tree.body)
+                        if written is None:
+                            dynamic = True
+                        else:
+                            names.update(written)
+                if dynamic:
+                    for stmt in self.tree.body:
+                        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                            _bound_by(stmt, names)
             self._global_names = frozenset(names)
         return self._global_names
 
@@ -787,6 +801,40 @@ def _bound_names_of(node: ast.AST) -> list[str]:
     if isinstance(node, ast.arg):
         return [node.arg]
     return []
+
+
+def _namespace_call(node: ast.expr, top_level: bool) -> bool:
+    """`globals()`, or at a module's top level `vars()` / `locals()` (the same dict)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords):
+        return False
+    return node.func.id == "globals" or (top_level and node.func.id in ("vars", "locals"))
+
+
+def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
+    """The module globals a statement writes by name at run time: those a constant
+    names (`globals()["SEQ"] = 512`, `globals().update(SEQ=512)`), or None for any
+    (`exec(code)`, or with `globals()` as its namespace; a computed key)."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+        names: set[str] = set()
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            if isinstance(target, ast.Subscript) and _namespace_call(target.value, top_level):
+                key = target.slice
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    return None
+                names.add(key.value)
+        return names
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return set()
+    call = stmt.value
+    if isinstance(call.func, ast.Name) and call.func.id == "exec":
+        return None if len(call.args) < 2 or _namespace_call(call.args[1], top_level) else set()
+    if isinstance(call.func, ast.Attribute) and call.func.attr in DICT_WRITES and _namespace_call(call.func.value, top_level):
+        if call.func.attr == "update" and not call.args and all(k.arg is not None for k in call.keywords):
+            return {k.arg for k in call.keywords if k.arg is not None}
+        if call.func.attr != "update" and call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+            return {call.args[0].value}
+        return None
+    return set()
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:

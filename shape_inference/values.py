@@ -401,13 +401,29 @@ class ClassV(Value):
     fields: list[tuple[str, Value | None, ast.expr | None]] = field(default_factory=lambda: [])  # dataclass-style: name, default, annotation
     qualname: str = ""
     decorators: tuple[Value, ...] = ()
+    linearised: list[ClassV] | None = field(default=None, repr=False, compare=False)  # (mro(), cached)
 
     def key(self) -> object:
         return ("class", id(self.node))
 
+    def mro(self) -> list[ClassV] | None:
+        """The class and its analysed bases in Python's method resolution order (C3:
+        `class Model(Left, Right)` with both over Base is Model, Left, Right, Base); None
+        where the bases admit no such order, or nest too deep."""
+        if self.linearised is None:
+            found = _c3(self, 0)
+            self.linearised = found if found is not None else []
+        return self.linearised or None
+
     def lookup(self, name: str, seen: frozenset[int] = frozenset()) -> Value | None:
         if name in self.attrs:
             return self.attrs[name]
+        order = self.mro() if not seen else None
+        if order is not None:
+            for current in order[1:]:
+                if name in current.attrs:
+                    return current.attrs[name]
+            return None
         for base in self.bases:
             if isinstance(base, ClassV) and id(base) not in seen:
                 found = base.lookup(name, seen | {id(self)})
@@ -568,6 +584,38 @@ class InstanceV(Value):
         if diff == self.diff:
             return self
         return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial)
+
+
+def _c3(cls: ClassV, depth: int) -> list[ClassV] | None:
+    """C3 linearisation over the analysed bases (library bases are left out, as
+    everywhere the analysis walks bases)."""
+    if depth > 50:
+        return None
+    bases = [base for base in cls.bases if isinstance(base, ClassV)]
+    pending: list[list[ClassV]] = []
+    for base in bases:
+        if base is cls:
+            return None
+        order = _c3(base, depth + 1)
+        if order is None:
+            return None
+        pending.append(list(order))
+    pending.append(list(bases))
+    result = [cls]
+    while True:
+        pending = [seq for seq in pending if seq]
+        if not pending:
+            return result
+        for seq in pending:
+            head = seq[0]
+            if not any(head is other for rest in pending for other in rest[1:]):
+                break
+        else:
+            return None  # no consistent order: Python refuses the class too
+        result.append(head)
+        for seq in pending:
+            if seq[0] is head:
+                del seq[0]
 
 
 def class_chain(cls: ClassV) -> Iterator[ClassV]:
