@@ -1448,9 +1448,16 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 
 def h_nnx_variable(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """nnx.Param(jnp.zeros((1, 1, D))) and the other nnx variables: the array they hold,
-    which is how code reads them (`x + self.pos`, `jnp.tile(self.cls, ...)`, `.value`)."""
+    which is how code reads them (`x + self.pos`, `jnp.tile(self.cls, ...)`, `.value`).
+    Only an nnx.Param is differentiated by nnx.grad and the nnx.DiffState(n, nnx.Param)
+    filters: the array of any other (nnx.Variable, BatchStat, Cache, a frozen-weights
+    subclass) carries no tangent."""
     value = arg(args, kwargs, 0, "value")
-    return value if isinstance(value, ArrayV) else UNKNOWN
+    if not isinstance(value, ArrayV):
+        return UNKNOWN
+    if q == "flax.nnx.Param":
+        return value
+    return ArrayV(value.shape, value.dtype, False, value.why, value.name, stopped=True, weak=value.weak)
 
 
 _SCALAR_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_")

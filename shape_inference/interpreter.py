@@ -253,6 +253,7 @@ class Interpreter:
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
+        self.static_fields: dict[tuple[int, str], bool] = {}
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
@@ -527,6 +528,15 @@ class Interpreter:
         built = (id(cls.node), tuple((name, value.key()) for name, value in inst.attrs.items()))
         inst.recipe = self._recipes.setdefault(built, len(self._recipes))  # (a small key: memo keys hash it at every call)
         return inst
+
+    def _static_field(self, cls: ClassV, name: str) -> bool:
+        """jax_api.is_static_field, cached per class and name (read at every attribute
+        read of a differentiated module)."""
+        key = (id(cls.node), name)
+        found = self.static_fields.get(key)
+        if found is None:
+            found = self.static_fields[key] = self.api.is_static_field(cls, name)
+        return found
 
     def _stored_on_class(self, cls: ClassV, name: str) -> bool:
         """Does a function of the class's module or of the analysed files store `name`
@@ -1829,7 +1839,9 @@ class Interpreter:
                     found = self.configs.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
                 if found.changed_in_place:
                     return UNKNOWN.tainted(found.diff or base.diff)
-                return found.tainted(True) if base.diff and not found.diff else found
+                if base.diff and not found.diff and not self._static_field(base.cls, name):
+                    return found.tainted(True)
+                return found
             member = base.cls.lookup(name)
             if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base.cls, name):
                 return UNKNOWN  # a class value a function stores on the class

@@ -25,6 +25,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
     BoundMethodV,
     ClassV,
+    class_chain,
     ConstV,
     DictV,
     DTypeV,
@@ -938,11 +939,33 @@ _NAMESPACE_MUTATORS = frozenset(
 _REPLACE_METHOD_CLASSES = frozenset({"flax.struct.dataclass", "flax.struct.PyTreeNode", "chex.dataclass"})
 
 
+def is_static_field(cls: ClassV, name: str) -> bool:
+    """A field that is not a pytree leaf, so never differentiated: `eqx.field(static=True)`,
+    `flax.struct.field(pytree_node=False)`."""
+    for current in class_chain(cls):
+        for field_name, default, _annotation in current.fields:
+            if field_name == name and isinstance(default, CallResultV) and default.qualname == "dataclasses.field" and isinstance(default.payload, DictV):
+                options = dict((k, v) for k, v in default.payload.items if isinstance(k, str))
+                static, leaf = options.get("static"), options.get("pytree_node")
+                return (isinstance(static, ConstV) and static.value is True) or (isinstance(leaf, ConstV) and leaf.value is False)
+    return False
+
+
 def is_frozen_class(cls: ClassV) -> bool:
     return is_linen_class(cls) or is_eqx_class(cls) or cls.declared_frozen()
 
 
+_NNX_VARIABLES = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.Cache", "flax.nnx.Intermediate")
+
+
 def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    variable = sorted(cls.external_bases() & set(_NNX_VARIABLES))
+    if variable and cls.lookup("__init__") is None:
+        # `class Frozen(nnx.Variable)`: held as its base holds it (externals.h_nnx_variable)
+        from jax_cudnn_lint.shape_inference.externals import h_nnx_variable
+
+        kind = "flax.nnx.Param" if "flax.nnx.Param" in variable else variable[0]
+        return h_nnx_variable(interp, args, kwargs, node, fr, kind)
     inst = InstanceV(cls, {}, False, (interp.step(fr, node, f"{cls.node.name}(...)"),))
     inst.building = True
     try:

@@ -266,6 +266,8 @@ class ArrayV(FrozenValue):
         return ("array", dims, self.dtype, self.diff, self.name, self.weak)
 
     def tainted(self, diff: bool) -> Value:
+        if self.stopped:
+            return self  # (stop_gradient, a non-Param nnx variable: no tangent, whatever holds it)
         return ArrayV(self.shape, self.dtype, diff, self.why, self.name, weak=self.weak)
 
     def with_shape(self, shape: tuple[Dim, ...] | None, step: Step | None = None) -> ArrayV:
