@@ -11,6 +11,7 @@ that the body does not show: they are unknown.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.shape_inference.values import (
@@ -21,6 +22,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     const_value,
+    make_int,
 )
 
 # a mixin that makes members equal to their values
@@ -48,6 +50,7 @@ def finish_class(cls: ClassV) -> None:
     """After an enum class body ran: its members as the module docstring says (an
     alias, a later name with an earlier member's value, is that member)."""
     bases = cls.external_bases()
+    _auto_values(cls, bases)
     custom_new = isinstance(cls.lookup("__new__"), FunctionV)
     plain = not any(base in _VALUE_MIXINS for base in bases)
     firsts: dict[tuple[type, object], Value] = {}
@@ -67,6 +70,31 @@ def finish_class(cls: ClassV) -> None:
             if key is not None:
                 firsts[key] = held
         cls.attrs[name] = held
+
+
+def _auto_values(cls: ClassV, bases: set[str]) -> None:
+    """`CUDNN = enum.auto()`: a StrEnum's member is its name lowercased; another enum's
+    is one more than the member before it (1 for the first).  A Flag's, or a class
+    that chooses its own (`_generate_next_value_`), stays unknown."""
+    if any("Flag" in base for base in bases) or cls.lookup("_generate_next_value_") is not None:
+        return
+    previous: object = 0
+    for stmt in cls.node.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name = stmt.targets[0].id
+        call = stmt.value
+        if isinstance(call, ast.Call) and not call.args and not call.keywords and (
+            (isinstance(call.func, ast.Name) and call.func.id == "auto") or (isinstance(call.func, ast.Attribute) and call.func.attr == "auto")
+        ):
+            if "enum.StrEnum" in bases:
+                cls.attrs[name] = ConstV(name.lower())
+            elif type(previous) is int:
+                previous += 1
+                cls.attrs[name] = make_int(previous)
+            continue
+        ok, py = const_value(cls.attrs.get(name, UNKNOWN))
+        previous = py if ok else None
 
 
 def _hashable(value: object) -> bool:

@@ -1894,7 +1894,8 @@ _register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
 
 
 def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) / eqx.combine: a module cut
+    """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) (or is_inexact_array: the
+    arrays a gradient reaches are the floating ones anyway) / eqx.combine: a module cut
     into its arrays and the rest, and put back together (transforms.split_parts)."""
     from jax_cudnn_lint.shape_inference import transforms
 
@@ -1904,7 +1905,7 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         return transforms.split_parts(args[0], max(1, len(args) - 1), True)
     if q == "equinox.partition":
         spec = args[1] if len(args) == 2 else None
-        if not (isinstance(spec, ExternalV) and spec.qualname == "equinox.is_array"):
+        if not (isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array")):
             return UNKNOWN
         return transforms.split_parts(args[0], 1, False)
     return transforms.recombine(args)

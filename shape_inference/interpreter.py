@@ -1470,21 +1470,48 @@ class Interpreter:
         return found
 
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
-        subject = getattr(stmt, "subject", None)
-        if isinstance(subject, ast.expr):
-            self.ev(subject, fr)
+        """The cases that may run: a value or singleton pattern the subject certainly
+        does not match is skipped, the first it certainly matches (or a wildcard) ends
+        the choice.  Names the patterns capture are unknown."""
+        subject_node = getattr(stmt, "subject", None)
+        subject = self.ev(subject_node, fr) if isinstance(subject_node, ast.expr) else UNKNOWN
         cases = getattr(stmt, "cases", [])
         arms: list[tuple[Sequence[ast.stmt], ast.expr | None, bool]] = []
+        settled = False
         for case in cases:
-            body = list(case.body)
-            arms.append((body, None, True))
-        arms.append(([], None, True))
+            verdict = self._pattern_matches(case.pattern, subject, fr)
+            if verdict is False:
+                continue
+            arms.append((list(case.body), None, True))
+            if verdict is True and case.guard is None:
+                settled = True
+                break
+        if not settled:
+            arms.append(([], None, True))
         start = fr.state
         if start is not None:
             for case in cases:
                 for name in _stored_names(case.pattern):
                     start[name] = UNKNOWN
-        self.branch(fr, arms)
+        if len(arms) == 1:
+            self.exec_block(arms[0][0], fr)
+        else:
+            self.branch(fr, arms)
+
+    def _pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
+        """Does the subject certainly match (True), certainly not (False), or may it?"""
+        kind = type(pattern).__name__
+        if kind == "MatchAs":
+            inner = getattr(pattern, "pattern", None)
+            return True if inner is None else self._pattern_matches(inner, subject, fr)
+        if kind == "MatchValue":
+            return self.api.equals(subject, self.ev(getattr(pattern, "value"), fr))
+        if kind == "MatchSingleton":
+            return self.api.same_object(subject, ConstV(getattr(pattern, "value")))
+        if kind == "MatchOr":
+            verdicts = [self._pattern_matches(p, subject, fr) for p in getattr(pattern, "patterns", [])]
+            return True if True in verdicts else False if all(v is False for v in verdicts) else None
+        return None
 
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
         for alias in stmt.names:

@@ -409,6 +409,16 @@ def _dtype_operand(value: Value) -> str | None:
 _IDENTITY_OR_MEMBERSHIP = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
+def equals(a: Value, b: Value) -> bool | None:
+    """`a == b`, where certain (a match statement's value pattern)."""
+    return _compare_one(ast.Eq(), a, b)
+
+
+def same_object(a: Value, b: Value) -> bool | None:
+    """`a is b`, where certain (a match statement's None/True/False pattern)."""
+    return _compare_one(ast.Is(), a, b)
+
+
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(op, (ast.Is, ast.IsNot)) and {type(a), type(b)} == {DTypeV, ExternalV} and _dtype_operand(a) and _dtype_operand(b):
         return isinstance(op, ast.IsNot)  # `q.dtype is jnp.bfloat16`: a dtype is never the scalar type
@@ -420,6 +430,11 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
             return same if isinstance(op, ast.Is) else not same
         if okb and pb is None and isinstance(a, (ArrayV, FunctionV, PartialV, ExternalV, ExtObjectV, InstanceV, ClassV, TupleV, DictV, DTypeV)):
             return isinstance(op, ast.IsNot)
+        if oka and okb and (isinstance(pa, enums.EnumMember) or isinstance(pb, enums.EnumMember)):
+            same = pa == pb  # a plain Enum's members are singletons: `is` is `==`
+            return same if isinstance(op, ast.Is) else not same
+        if oka and okb and type(pa) is bool and type(pb) is bool:
+            return (pa is pb) if isinstance(op, ast.Is) else (pa is not pb)
         return None
     if isinstance(a, IntV) and isinstance(b, IntV):
         da, db = a.dim, b.dim
