@@ -21,6 +21,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
     BoundMethodV,
+    ClassV,
     ConstV,
     DTypeV,
     DictV,
@@ -38,6 +39,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     any_diff,
+    class_chain,
     const_value,
     int_value,
     join,
@@ -409,6 +411,24 @@ def h_dynamic_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         axis = _axis(arg(args, kwargs, 3, "axis"), 0)
         return _sized_axis(arr, axis, size.dim, step) if isinstance(size, IntV) else ArrayV(None, arr.dtype, arr.diff)
     return _reshaped_as(arr, _shape_arg(arg(args, kwargs, 2, "slice_sizes")), step)
+
+
+def h_index_in_dim(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.index_in_dim / dynamic_index_in_dim(x, index, axis=0, keepdims=True): one
+    index of an axis, kept as size 1 or dropped."""
+    arr = _array(arg(args, kwargs, 0, "operand"))
+    if arr is None:
+        return UNKNOWN
+    axis = _axis(arg(args, kwargs, 2, "axis"), 0)
+    keep = arg(args, kwargs, 3, "keepdims")
+    keepdims = True if keep is None else A.truth(keep)
+    if arr.shape is None or axis is None or keepdims is None or not -len(arr.shape) <= axis < len(arr.shape):
+        return ArrayV(None, arr.dtype, arr.diff)
+    if keepdims:
+        return _sized_axis(arr, axis, D.const(1), interp.step(fr, node, A.src(node)))
+    shape = list(arr.shape)
+    del shape[axis]
+    return ArrayV(tuple(shape), arr.dtype, arr.diff, arr.why)
 
 
 def _reshaped_as(arr: ArrayV, shape: tuple[Dim, ...] | None, step: Step) -> ArrayV:
@@ -1339,15 +1359,47 @@ def h_isinstance(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     if len(args) != 2 or kwargs:
         return UNKNOWN
     classes = args[1].items if isinstance(args[1], TupleV) else (args[1],)
-    types: list[type] = []
+    verdicts: list[bool | None] = []
     for cls in classes:
-        if not isinstance(cls, ExternalV) or cls.qualname not in _PYTHON_TYPES:
-            return UNKNOWN
-        types.append(_PYTHON_TYPES[cls.qualname])
-    kind = _python_type(args[0])
-    if kind is None:
+        if isinstance(cls, ClassV):
+            verdicts.append(_is_instance_of_class(args[0], cls))
+        elif isinstance(cls, ExternalV) and cls.qualname in _PYTHON_TYPES:
+            kind = _python_type(args[0])
+            verdicts.append(None if kind is None else issubclass(kind, _PYTHON_TYPES[cls.qualname]))
+        else:
+            verdicts.append(None)
+    if True in verdicts:
+        return ConstV(True)
+    return ConstV(False) if verdicts and all(v is False for v in verdicts) else UNKNOWN
+
+
+def h_any_all(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """any(...) / all(...) over items the analysis knows (a generator over a known tuple
+    is unrolled): settled by one item, or by all of them."""
+    items = A.known_items(args[0], 64) if len(args) == 1 and not kwargs else None
+    if items is None:
         return UNKNOWN
-    return ConstV(issubclass(kind, tuple(types)))
+    truths = [A.truth(item) for item in items]
+    settles = q == "builtins.any"  # the item truth that settles it
+    if settles in truths:
+        return ConstV(settles)
+    return ConstV(not settles) if all(t is (not settles) for t in truths) else UNKNOWN
+
+
+def _is_instance_of_class(value: Value, cls: ClassV) -> bool | None:
+    """isinstance(value, cls) for a class of the analysed code with no library base (so
+    no array, number or builtin container is one, and no other class claims its
+    instances): an object made from a class whose bases lead to it is; one made from
+    another class is not (a generic `self` may be a subclass's: unknown)."""
+    if cls.external_bases():
+        return None
+    if isinstance(value, InstanceV):
+        if any(current.node is cls.node for current in class_chain(value.cls)):
+            return True
+        return None if value.recipe is not None else False
+    if isinstance(value, (ArrayV, IntV, FloatV, ConstV, TupleV, DictV)):
+        return False
+    return None
 
 
 # lax.Precision's constructor: the strings and ints it takes, and the member each names
@@ -1670,7 +1722,7 @@ _PRESERVE = (
     "negative reciprocal cbrt erf erfc floor ceil round rint trunc clip nan_to_num tril triu flip fliplr flipud roll sort "
     "conj conjugate real imag cumsum cumprod cummax logaddexp2 asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
     "softplus softmax log_softmax elu celu selu leaky_relu hard_tanh hard_sigmoid hard_swish glu_not mish soft_sign "
-    "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier "
+    "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard "
     "dropout_not stop_gradient_not tanh_not"
 ).split()
 
@@ -1716,7 +1768,7 @@ _register(["einsum"], _NP, h_einsum)
 _register(["matmul", "dot"], _NP, h_matmul)
 _register(["dot_general"], ["jax.lax"], h_dot_general)
 _register(["rearrange", "repeat"], ["einops"], h_einops)
-_register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special"], h_preserve)
+_register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special", "jax.sharding"], h_preserve)
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
@@ -1744,6 +1796,7 @@ _register(["apply", "init", "init_with_output"], ["flax.linen.MultiHeadDotProduc
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
+_register(["any", "all"], ["builtins"], h_any_all)
 _register(["range"], ["builtins"], h_range)
 _register(["zip"], ["builtins"], h_zip)
 _register(["enumerate"], ["builtins"], h_enumerate)
@@ -1759,6 +1812,7 @@ _register(["replace"], ["dataclasses"], h_replace)
 _register(["asdict"], ["dataclasses"], h_asdict)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)
 _register(["dynamic_slice", "dynamic_slice_in_dim"], ["jax.lax"], h_dynamic_slice)
+_register(["index_in_dim", "dynamic_index_in_dim"], ["jax.lax"], h_index_in_dim)
 _register(["slice", "slice_in_dim"], ["jax.lax"], h_static_slice)
 _register(["dynamic_update_slice", "dynamic_update_slice_in_dim"], ["jax.lax"], h_dynamic_update_slice)
 _register(["linspace"], _NP, h_linspace)

@@ -25,6 +25,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExternalV,
     ExtObjectV,
     FunctionV,
+    PartialV,
     InstanceV,
     IntV,
     TransformV,
@@ -329,7 +330,7 @@ def _gradients(tv: TransformV, args: Args, nums: list[int], result: Value) -> Va
     return grads
 
 
-def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
+def _drop_axis(value: Value, axis: int | None, depth: int = 0) -> tuple[Value, Dim | None]:
     if axis is None:
         return value, None
     if isinstance(value, ExtObjectV) and axis == 0 and value.qualname in (STACKED, ARRAYS_PART):
@@ -346,12 +347,19 @@ def _drop_axis(value: Value, axis: int | None) -> tuple[Value, Dim | None]:
         items: list[Value] = []
         size: Dim | None = None
         for item in value.items:
-            new, s = _drop_axis(item, axis)
+            new, s = _drop_axis(item, axis, depth + 1)
             items.append(new)
             size = size or s
         return TupleV(tuple(items), value.is_list, value.why, value.diff), size
     if isinstance(value, DictV):
-        return DictV(tuple((k, _drop_axis(v, axis)[0]) for k, v in value.items), value.why, value.diff), None
+        return DictV(tuple((k, _drop_axis(v, axis, depth + 1)[0]) for k, v in value.items), value.why, value.diff), None
+    if isinstance(value, InstanceV) and axis == 0 and depth < 4:
+        # a module whose arrays are stacked layer by layer (`lax.scan(body, h, self.blocks)`):
+        # one layer, its arrays without the leading axis, its other fields as they are
+        layer = InstanceV(value.cls, {}, value.diff, value.why, value.ready)
+        for name, held in value.attrs.items():
+            layer.attrs[name] = _drop_axis(held, 0, depth + 1)[0] if isinstance(held, (ArrayV, TupleV, DictV, InstanceV)) else held
+        return layer, None
     return UnknownV(value.diff), None
 
 
@@ -548,6 +556,16 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         return DictV(tuple((k, _tree_map(interp, func, [row[i] for row in rows], node, fr, budget)) for i, k in enumerate(keys)))
     if isinstance(first, ConstV) and first.value is None:
         return first
+    if isinstance(first, InstanceV) and (A.is_eqx_class(first.cls) or first.cls.declared_frozen()):
+        # an equinox module, a flax struct or a NamedTuple is a node: its fields mapped
+        # (`jax.tree.map(lambda v: v[i], stacked_layers)` gives one layer); static fields kept
+        if not all(isinstance(t, InstanceV) and t.cls is first.cls and t.attrs.keys() == first.attrs.keys() for t in trees):
+            return UnknownV(diff)
+        mapped = InstanceV(first.cls, {}, first.diff, first.why, first.ready)
+        for name, held in first.attrs.items():
+            static = A.is_static_field(first.cls, name) or isinstance(held, (FunctionV, PartialV, ExternalV))
+            mapped.attrs[name] = held if static else _tree_map(interp, func, [t.attrs[name] for t in trees if isinstance(t, InstanceV)], node, fr, budget)
+        return mapped
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)
