@@ -1643,6 +1643,15 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return TransformV(q, func, tuple(kwargs.items()), (interp.step(fr, node, f"{A.src(node)}"),))
 
 
+def h_defvjp(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`attn.defvjp(fwd, bwd)`: the rules a differentiated call of `attn` runs instead of
+    its body (transforms.call_transform)."""
+    if len(args) == 3 and isinstance(args[0], TransformV) and not kwargs:
+        func = args[0].func
+        interp.vjp_rules[id(func.node) if isinstance(func, FunctionV) else id(func)] = (args[1], args[2])
+    return ConstV(None)
+
+
 def h_primals_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import transforms
 
@@ -1906,6 +1915,7 @@ _register(
 for _name in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE:
     HANDLERS[_name] = h_transform
 HANDLERS["jax.jacfwd"] = h_transform
+HANDLERS["jax.custom_vjp.defvjp"] = h_defvjp
 HANDLERS["jax.eval_shape"] = h_primals_transform
 HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
 HANDLERS["flax.nnx.eval_shape"] = h_primals_transform

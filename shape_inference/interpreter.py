@@ -254,6 +254,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
+        self.vjp_rules: dict[int, tuple[Value, Value]] = {}  # a custom_vjp's function (its def's id) -> (fwd, bwd)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that

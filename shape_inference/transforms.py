@@ -122,10 +122,17 @@ def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ct
 UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in a Ctx)
 
 
-def mark_differentiated(value: Value) -> Value:
-    """What a grad-like transform makes of an argument it differentiates."""
+def mark_differentiated(value: Value, depth: int = 0) -> Value:
+    """What a grad-like transform makes of an argument it differentiates: a value that
+    was stop_gradient'ed before (a custom rule's primal input) is differentiated anew."""
     if isinstance(value, (ConstV, IntV)):
         return ArrayV((), "float32", True, value.why)
+    if isinstance(value, ArrayV) and value.stopped:
+        return ArrayV(value.shape, value.dtype, True, value.why, value.name, weak=value.weak)
+    if isinstance(value, TupleV) and depth < 4:
+        return TupleV(tuple(mark_differentiated(item, depth + 1) for item in value.items), value.is_list, value.why, True)
+    if isinstance(value, DictV) and depth < 4:
+        return DictV(tuple((k, mark_differentiated(v, depth + 1)) for k, v in value.items), value.why, True)
     return value.tainted(True)
 
 
@@ -194,12 +201,35 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         # the inputs as the rule's tangents do
         result = interp.call(tv.func, [_stopped(a) for a in args], {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
         return result.tainted(True) if any(contains_diff(a) for a in (*args, *kwargs.values())) else result
+    if kind == "jax.custom_vjp":
+        return _call_custom_vjp(interp, tv, args, kwargs, node, fr)
     if kind == "jax.pmap":
         return _call_pmap(interp, tv, args, kwargs, node, fr)
     if kind in SHARD_MAP:
         return _call_shard_map(interp, tv, args, kwargs, node, fr)
     # jit, checkpoint, remat, named_call: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """A `jax.custom_vjp` function.  Differentiated, JAX runs its `defvjp` rules in place
+    of its body, with the primal values (not differentiated by the outer transform: a
+    `jax.vjp` inside a rule differentiates on its own); otherwise the body, as a
+    custom_jvp's, sees its inputs as stop_gradient would give them.  The result depends
+    on the inputs as the rules' tangents do."""
+    primals = [_stopped(a) for a in args]
+    primal_kwargs = {k: _stopped(v) for k, v in kwargs.items()}
+    differentiated = any(contains_diff(a) for a in (*args, *kwargs.values()))
+    rules = interp.vjp_rules.get(id(tv.func.node) if isinstance(tv.func, FunctionV) else id(tv.func))
+    if differentiated and rules is not None:
+        fwd, bwd = rules
+        out = interp.call(fwd, primals, primal_kwargs, False, node, fr)
+        result = out.items[0] if isinstance(out, TupleV) and len(out.items) == 2 else UNKNOWN
+        if isinstance(out, TupleV) and len(out.items) == 2 and tv.param("nondiff_argnums") is None:
+            interp.call(bwd, [out.items[1], _stopped(result)], {}, False, node, fr)
+    else:
+        result = interp.call(tv.func, primals, primal_kwargs, False, node, fr)
+    return result.tainted(True) if differentiated else result
 
 
 SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map")
