@@ -267,10 +267,12 @@ def _operand_expr(call: AttentionCall, name: str) -> ast.expr | None:
 def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     """The certain batching of the operands passed to the attention call, by name."""
     event = call.event
-    if info.transform not in VMAPS or info.path != event.module.path:
+    if info.transform not in VMAPS:
         return None
     tree = event.module.tree
-    func = _vmapped_function(tree, info.line)
+    # the mapped function as the analysis followed it (imported from another module
+    # too), else as the vmap's line shows it in the call's own module
+    func = info.function if info.function is not None else _vmapped_function(tree, info.line) if info.path == event.module.path else None
     if func is None or _enclosing_function(event.node, _parents(tree)) is not func:
         return None
     params = _positional_params(func)
@@ -398,10 +400,11 @@ def check_jcd209(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         problem, info = found
         note = C.first_note(call, config, C.TRACE_END)
+        where = f"line {info.line}" if info.path == call.event.module.path else f"{info.path}:{info.line}"  # (the vmap in another file)
         message = (
-            f"cuDNN attention under {VMAPS[info.transform]} (line {info.line}): {problem.why}; JAX raises {problem.raised}{note}; {problem.fix}"
+            f"cuDNN attention under {VMAPS[info.transform]} ({where}): {problem.why}; JAX raises {problem.raised}{note}; {problem.fix}"
         )
-        evidence = [f"vmap: line {info.line}, in_axes {_render_axes(info.in_axes)}", f"catalog: {problem.catalog}"]
+        evidence = [f"vmap: {where}, in_axes {_render_axes(info.in_axes)}", f"catalog: {problem.catalog}"]
         if info.size is not None:
             evidence.append(f"vmap size: {info.size.render()}")
         findings.append(attention_finding(call, JCD209.code, message, evidence, None))

@@ -25,6 +25,8 @@ class VmapInfo:
     line: int
     path: str
     size: Dim | None = None  # the mapped axis size, when an argument's shape gives it
+    # the def or lambda vmap maps, where it is one of the analysed code (in any module)
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None = field(default=None, compare=False)
 
 
 # (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)

@@ -1,0 +1,58 @@
+"""Rules whose evidence spans two modules of a project: the attention call in one file,
+the transform that decides the failure in another (probe 23a: a vmapped function
+imported from the module that defines it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write
+from jax_cudnn_lint.cli import main
+
+ATTN = """\
+import jax
+
+
+def attend(q, k, v):
+    return jax.nn.dot_product_attention(q, k, v, implementation="cudnn")
+"""
+
+MAIN = """\
+import jax
+import jax.numpy as jnp
+
+from attn import attend
+
+
+def run():
+    q = jnp.zeros((8, 2, 16, 4, 64), jnp.bfloat16)
+    m = jnp.zeros((2, 64, 4, 64), jnp.bfloat16)
+    return jax.vmap(attend, in_axes=({axes}))(q, m, m)
+
+
+if __name__ == "__main__":
+    run()
+"""
+
+
+def lint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, axes: str) -> list[str]:
+    write(tmp_path, {"attn.py": ATTN, "main.py": MAIN.format(axes=axes)})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+
+
+def test_vmap_of_an_imported_function_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    lines = lint(tmp_path, monkeypatch, capsys, "0, None, None")
+    assert len(lines) == 1
+    assert lines[0].startswith("attn.py:5:12: JCD209 cuDNN attention under jax.vmap (main.py:10)")
+
+
+def test_vmap_of_an_imported_function_batching_every_operand_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    batched = MAIN.replace("m = jnp.zeros((2, 64, 4, 64)", "m = jnp.zeros((8, 2, 64, 4, 64)")
+    write(tmp_path, {"attn.py": ATTN, "main.py": batched.format(axes="0, 0, 0")})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert "JCD209" not in capsys.readouterr().out
