@@ -1966,7 +1966,7 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     if kwargs or not args:
         return UNKNOWN
     if q == "flax.nnx.split":
-        return transforms.split_parts(args[0], max(1, len(args) - 1), True)
+        return transforms.split_parts(args[0], max(1, len(args) - 1), True, args[1:])
     if q == "equinox.partition":
         spec = args[1] if len(args) == 2 else None
         if not (isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array")):

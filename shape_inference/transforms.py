@@ -10,6 +10,7 @@ function on each item or leaf they can see.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
@@ -122,18 +123,39 @@ def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ct
 UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in a Ctx)
 
 
-def mark_differentiated(value: Value, depth: int = 0) -> Value:
+def mark_differentiated(value: Value, depth: int = 0, every_leaf: bool = True) -> Value:
     """What a grad-like transform makes of an argument it differentiates: a value that
-    was stop_gradient'ed before (a custom rule's primal input) is differentiated anew."""
+    was stop_gradient'ed before (a custom rule's primal input) is differentiated anew.
+    An nnx module's variables that are not nnx.Param (held stopped) are leaves to
+    `jax.grad` (`every_leaf`), not to `nnx.grad` and its nnx.Param filters."""
     if isinstance(value, (ConstV, IntV)):
         return ArrayV((), "float32", True, value.why)
     if isinstance(value, ArrayV) and value.stopped:
         return ArrayV(value.shape, value.dtype, True, value.why, value.name, weak=value.weak)
     if isinstance(value, TupleV) and depth < 4:
-        return TupleV(tuple(mark_differentiated(item, depth + 1) for item in value.items), value.is_list, value.why, True)
+        return TupleV(tuple(mark_differentiated(item, depth + 1, every_leaf) for item in value.items), value.is_list, value.why, True)
     if isinstance(value, DictV) and depth < 4:
-        return DictV(tuple((k, mark_differentiated(v, depth + 1)) for k, v in value.items), value.why, True)
+        return DictV(tuple((k, mark_differentiated(v, depth + 1, every_leaf)) for k, v in value.items), value.why, True)
+    if isinstance(value, InstanceV) and every_leaf and depth < 4 and _holds_stopped(value, 0):
+        module = InstanceV(value.cls, {}, True, value.why, value.ready)
+        module.attrs.update({name: mark_differentiated(held, depth + 1) for name, held in value.attrs.items()})
+        return module
     return value.tainted(True)
+
+
+def _holds_stopped(value: Value, depth: int) -> bool:
+    """Does an object hold (a few levels down) an array that carries no tangent (an nnx
+    variable other than nnx.Param)?"""
+    if isinstance(value, ArrayV):
+        return value.stopped
+    if depth >= 4:
+        return False
+    if isinstance(value, InstanceV):
+        return any(_holds_stopped(held, depth + 1) for held in value.attrs.values())
+    if isinstance(value, (TupleV, DictV)):
+        items = value.items if isinstance(value, TupleV) else tuple(v for _, v in value.items)
+        return any(_holds_stopped(item, depth + 1) for item in items)
+    return False
 
 
 def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
@@ -183,7 +205,8 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
             # marked value reaches may still be differentiated: JCD202, not silence)
             nums = []
             seen_kind = kind if kind in FORWARD_MODE else f"{kind}{UNKNOWN_ARGNUMS}"
-        marked = [mark_differentiated(a) if i in nums else a for i, a in enumerate(args)]
+        every_leaf = not kind.startswith("flax.nnx.")  # nnx.grad: nnx.Param only
+        marked = [mark_differentiated(a, every_leaf=every_leaf) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
@@ -633,13 +656,17 @@ def _module_and_depth(value: Value) -> tuple[InstanceV, int] | None:
     return (value, depth) if isinstance(value, InstanceV) else None
 
 
-def split_parts(module: Value, n_arrays: int, static_first: bool) -> Value:
+def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Sequence[Value] = ()) -> Value:
     """nnx.split(m, *filters) -> (graphdef, state, ...), eqx.partition(m, eqx.is_array) ->
-    (arrays, static): parts that only `recombine` reads."""
+    (arrays, static): parts that only `recombine` reads.  Each arrays part keeps its
+    nnx filter: only a part of nnx.Param holds no other variable."""
     several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
     if _module_and_depth(module) is None and not several:
         return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
-    arrays = [ExtObjectV(ARRAYS_PART, (module,), (), (), module.diff) for _ in range(n_arrays)]
+    arrays = [
+        ExtObjectV(ARRAYS_PART, (module,), (("params_only", ConstV(i < len(filters) and _is_param_filter(filters[i]))),), (), module.diff)
+        for i in range(n_arrays)
+    ]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
     return TupleV((static, *arrays) if static_first else (*arrays, static))
 
@@ -670,7 +697,18 @@ def recombine(parts: Args) -> Value:
         return UNKNOWN
     module = arrays[0].args[0]
     diff = any(p.diff for p in arrays)
+    if any(p.diff and not _params_only(p) for p in arrays):
+        return mark_differentiated(module)  # (every variable of it was differentiated)
     return module.tainted(True) if diff and not module.diff else module
+
+
+def _is_param_filter(value: Value) -> bool:
+    return isinstance(value, ExternalV) and value.qualname == "flax.nnx.Param"
+
+
+def _params_only(part: ExtObjectV) -> bool:
+    held = part.kwarg("params_only")
+    return isinstance(held, ConstV) and held.value is True
 
 
 def _is_carry(value: Value | None) -> bool:
