@@ -2033,7 +2033,7 @@ class Interpreter:
             # `[T := n for n in lens]` binds T in the enclosing function (PEP 572), as
             # many times as the comprehension runs: Unknown after it
             for inner in ast.walk(node):
-                if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
+                if isinstance(inner, ast.NamedExpr):
                     self.assign_name(inner.target.id, UNKNOWN, fr)
         return value
 

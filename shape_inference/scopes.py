@@ -647,7 +647,7 @@ def _index_calls(
         for field in child_fields(kind) if fields is None else fields:
             child = getattr(node, field, None)
             if type(child) is list:
-                extend(child)
+                extend(child)  # pyright: ignore[reportUnknownArgumentType]
             elif isinstance(child, node_type):
                 push(child)
 
@@ -856,7 +856,7 @@ def _names_in(tree: ast.AST) -> frozenset[str]:
         for field in child_fields(kind) if fields is None else fields:
             child = getattr(node, field, None)
             if type(child) is list:
-                extend(child)
+                extend(child)  # pyright: ignore[reportUnknownArgumentType]
             elif isinstance(child, node_type):
                 push(child)
     return frozenset(names)
