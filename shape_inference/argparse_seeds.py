@@ -8,11 +8,14 @@ the code sees when the option is not given, so a finding built on it says where 
 value came from and holds for the run without that option.
 
 The parser is an instance of a stand-in class whose hidden attributes (keys that are
-no identifier) record each option's default.  Certain only when every option is seen:
-an option whose destination cannot be resolved, sub-commands, parents we cannot read,
-an explicit non-empty argument list or a namespace passed in make `parse_args()`
-Unknown as a whole.  An option without an explicit default (or a required one, or a
-positional) is simply absent, so reading it gives Unknown.
+no identifier) record each option's default and how its value converts.  Certain only
+when every option is seen: an option whose destination cannot be resolved,
+sub-commands, parents we cannot read or a namespace passed in make `parse_args()`
+Unknown as a whole.  An explicit argument list of literals (`parse_args(["--seq-len",
+"511"])`, a notebook's or a test's) sets the options it names, converted as argparse
+does; one we cannot follow (a positional, an abbreviation, nargs) is Unknown as a
+whole.  An option without an explicit default (or a required one, or a positional) is
+simply absent, so reading it gives Unknown.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ NAMESPACE = "argparse.Namespace"
 _DEFAULT = "\0default:"  # + dest: the default of an option
 _PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win (argparse docs)
 _BLIND = "\0blind"  # something was added that we cannot follow
+_OPTION = "\0option:"  # + an option string: (dest, how its value converts, action)
+_POSITIONAL = "\0positional"  # the parser takes positional arguments
 # True while no code we cannot see has had the parser: Interpreter.escape turns every
 # attribute Unknown, this one too (such code may have called set_defaults, which wins)
 _INTACT = "\0intact"
@@ -126,12 +131,17 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
         parser.attrs[_BLIND] = UNKNOWN
         return
     if not names[0].startswith("-"):
+        parser.attrs[_POSITIONAL] = ConstV(True)
         return  # a positional: given on every run, no default to rely on
+    action = kwargs.get("action")
+    kind = kwargs.get("type")
+    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))
+    for name in names:
+        parser.attrs[_OPTION + name] = meta
     required = kwargs.get("required")
     if required is not None and not (isinstance(required, ConstV) and required.value is False):
         return
     default = kwargs.get("default")
-    action = kwargs.get("action")
     if default is None and isinstance(action, ConstV) and action.value in ("store_true", "store_false"):
         default = ConstV(action.value == "store_false")
     if default is None:
@@ -156,6 +166,50 @@ def _dest(names: list[str], dest: Value | None) -> str | None:
     return chosen.replace("-", "_") or None
 
 
+def _conversion(kind: Value | None) -> str | None:
+    """How argparse converts an option's text: "str" (no type, or str), "int", or None
+    (a type we do not follow)."""
+    if kind is None:
+        return "str"
+    if isinstance(kind, ExternalV) and kind.qualname in ("builtins.int", "builtins.str"):
+        return kind.qualname.rsplit(".", 1)[1]
+    return None
+
+
+def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step) -> bool:
+    """The options an explicit argument list sets (`parse_args(["--seq-len", "511"])`),
+    into `values`; False where the list holds anything we cannot follow (a positional,
+    an abbreviation, a value that is not a literal, an option with nargs)."""
+    tokens = [item.value if isinstance(item, ConstV) and isinstance(item.value, str) else None for item in argv.items]
+    if any(token is None for token in tokens) or _POSITIONAL in parser.attrs:
+        return False
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        assert token is not None
+        name, eq, inline = token.partition("=")
+        meta = parser.attrs.get(_OPTION + name) if name.startswith("-") else None
+        if not isinstance(meta, ConstV) or not isinstance(meta.value, tuple):
+            return False
+        dest, conversion, action, nargs = meta.value
+        i += 1
+        if action in ("store_true", "store_false") and not eq:
+            values[dest] = ConstV(action == "store_true", (why,))
+            continue
+        if action != "store" or nargs or (not eq and i >= len(tokens)):
+            return False
+        text = inline if eq else tokens[i]
+        i += 0 if eq else 1
+        assert text is not None
+        if conversion == "str":
+            values[dest] = ConstV(text, (why,))
+        elif conversion == "int" and text.strip().lstrip("+-").isdigit():
+            values[dest] = make_int(int(text), (why,))
+        else:
+            values[dest] = UNKNOWN
+    return True
+
+
 def _converted(default: Value, kind: Value | None) -> Value | None:
     """A string default goes through `type` (argparse converts it); others are kept."""
     if not (isinstance(default, ConstV) and isinstance(default.value, str)) or kind is None:
@@ -174,12 +228,12 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
     from jax_cudnn_lint.shape_inference import layers
 
     argv = rest[0] if rest else kwargs.get("args")
-    empty_list = isinstance(argv, TupleV) and not argv.items
+    listed = isinstance(argv, TupleV) and argv.is_list or isinstance(argv, TupleV) and not argv.items
     from_command_line = argv is None or (isinstance(argv, ConstV) and argv.value is None)
     intact = parser.attrs.get(_INTACT)
     if not (isinstance(intact, ConstV) and intact.value is True) or _BLIND in parser.attrs:
         return UNKNOWN
-    if not (empty_list or from_command_line) or "namespace" in kwargs or len(rest) > 1:
+    if not (listed or from_command_line) or "namespace" in kwargs or len(rest) > 1:
         return UNKNOWN
     values: dict[str, Value] = {}
     for key, value in parser.attrs.items():
@@ -188,6 +242,8 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
     for key, value in parser.attrs.items():
         if key.startswith(_PARSER_DEFAULT):
             values[key[len(_PARSER_DEFAULT):]] = value
+    if isinstance(argv, TupleV) and argv.items and not _given(parser, argv, values, interp.step(fr, node, "given in the argument list")):
+        return UNKNOWN
     return layers.make_namespace(interp, NAMESPACE, [], values, node, fr)
 
 
