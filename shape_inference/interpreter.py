@@ -66,6 +66,7 @@ from jax_cudnn_lint.shape_inference.values import (
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
+_MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
@@ -1352,9 +1353,38 @@ class Interpreter:
         return items if items else None
 
     def s_while(self, stmt: ast.While, fr: Frame) -> None:
-        runs = self.test_truth(stmt.test, fr) is True
+        """Pass by pass while the test is decided (`while t > 125: t //= 2` halves a
+        known length to the end), at most _MAX_WHILE_PASSES passes; from the first
+        pass whose test is not decided, the widened loop."""
         forever = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)  # `while True:` ends only by a jump
-        self.loop(fr, stmt.body, stmt.orelse, lambda frame: None, exits=not forever, runs=runs)
+        breaks: list[State] = []
+        continues: list[State] = []
+        fr.jumps.append((breaks, continues))
+        decided = False
+        try:
+            for _ in range(_MAX_WHILE_PASSES):
+                truth = None if fr.state is None else True if forever else self.test_truth(stmt.test, fr)
+                if fr.state is None or truth is False:
+                    decided = fr.state is not None or bool(breaks)
+                    break
+                if truth is None:
+                    break
+                continues.clear()
+                self.exec_block(stmt.body, fr)
+                for jumped in continues:
+                    fr.state = join_states(fr.state, jumped)
+                fr.settle()
+        finally:
+            fr.jumps.pop()
+        if decided or fr.state is None:
+            if fr.state is not None and stmt.orelse:
+                self.exec_block(stmt.orelse, fr)
+        else:
+            runs = self.test_truth(stmt.test, fr) is True
+            self.loop(fr, stmt.body, stmt.orelse, lambda frame: None, exits=not forever, runs=runs)
+        for jumped in breaks:
+            fr.state = join_states(fr.state, jumped)
+        fr.settle()
 
     def s_break(self, stmt: ast.Break, fr: Frame) -> None:
         if fr.jumps and fr.state is not None:
