@@ -225,6 +225,13 @@ def join_states(a: State | None, b: State | None) -> State | None:
     return out
 
 
+def joined_with(state: State | None, jumped: list[State]) -> State | None:
+    """`state` joined with the states a loop's `break`s or `continue`s carried."""
+    for other in jumped:
+        state = join_states(state, other)
+    return state
+
+
 _TYPE_CHECKING_NAMES = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
@@ -1279,8 +1286,7 @@ class Interpreter:
                 continues.clear()
                 self.exec_block(body, fr)
                 end = fr.state
-                for jumped in continues:
-                    end = join_states(end, jumped)
+                end = joined_with(end, continues)
                 widened = join_states(state, end)
                 if widened is not None and state is not None and _states_equal(widened, state):
                     break
@@ -1297,8 +1303,7 @@ class Interpreter:
         if orelse and fr.state is not None:
             fr.settle()
             self.exec_block(orelse, fr)
-        for jumped in breaks:
-            fr.state = join_states(fr.state, jumped)
+        fr.state = joined_with(fr.state, breaks)
         fr.settle()
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
@@ -1335,15 +1340,13 @@ class Interpreter:
                 self.assign(stmt.target, item, fr, stmt)
                 continues.clear()
                 self.exec_block(stmt.body, fr)
-                for jumped in continues:
-                    fr.state = join_states(fr.state, jumped)
+                fr.state = joined_with(fr.state, continues)
         finally:
             fr.jumps.pop()
         if fr.state is not None and stmt.orelse:
             fr.settle()
             self.exec_block(stmt.orelse, fr)
-        for jumped in breaks:
-            fr.state = join_states(fr.state, jumped)
+        fr.state = joined_with(fr.state, breaks)
         fr.settle()
 
     def _unrolled_items(self, iterable: Value) -> list[Value] | None:
@@ -1371,8 +1374,7 @@ class Interpreter:
                     break
                 continues.clear()
                 self.exec_block(stmt.body, fr)
-                for jumped in continues:
-                    fr.state = join_states(fr.state, jumped)
+                fr.state = joined_with(fr.state, continues)
                 fr.settle()
         finally:
             fr.jumps.pop()
@@ -1382,8 +1384,7 @@ class Interpreter:
         else:
             runs = self.test_truth(stmt.test, fr) is True
             self.loop(fr, stmt.body, stmt.orelse, lambda frame: None, exits=not forever, runs=runs)
-        for jumped in breaks:
-            fr.state = join_states(fr.state, jumped)
+        fr.state = joined_with(fr.state, breaks)
         fr.settle()
 
     def s_break(self, stmt: ast.Break, fr: Frame) -> None:
