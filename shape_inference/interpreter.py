@@ -1285,8 +1285,7 @@ class Interpreter:
                 breaks.clear()
                 continues.clear()
                 self.exec_block(body, fr)
-                end = fr.state
-                end = joined_with(end, continues)
+                end = joined_with(fr.state, continues)
                 widened = join_states(state, end)
                 if widened is not None and state is not None and _states_equal(widened, state):
                     break
