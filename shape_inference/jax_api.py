@@ -1048,9 +1048,19 @@ def linen_setup(interp: Interpreter, inst: InstanceV, ctx: Ctx, generic: bool = 
         finally:
             inst.building = building
         for attr, value in list(inst.attrs.items()):
-            # submodules assigned in setup are named after their attribute
+            # submodules assigned in setup are named after their attribute, those in a
+            # list or tuple after it and their index (`self.blocks = [...]`: blocks_0, ...)
             if isinstance(value, InstanceV) and value is not inst and is_linen_class(value.cls) and "name" not in value.attrs:
                 value.attrs["name"] = ConstV(attr)
+            elif isinstance(value, TupleV) and value.items:
+                items = list(value.items)
+                for i, item in enumerate(items):
+                    if isinstance(item, InstanceV) and item is not inst and is_linen_class(item.cls) and "name" not in item.attrs:
+                        item.attrs["name"] = ConstV(f"{attr}_{i}")
+                    elif isinstance(item, ExtObjectV) and item.qualname.startswith("flax.linen.") and item.kwarg("name") is None:
+                        items[i] = ExtObjectV(item.qualname, item.args, (*item.kwargs, ("name", ConstV(f"{attr}_{i}"))), item.why, item.diff)
+                if any(a is not b for a, b in zip(items, value.items)):
+                    inst.attrs[attr] = TupleV(tuple(items), value.is_list, value.why, value.diff)
             elif isinstance(value, ExtObjectV) and value.qualname.startswith("flax.linen.") and value.kwarg("name") is None:
                 inst.attrs[attr] = ExtObjectV(value.qualname, value.args, (*value.kwargs, ("name", ConstV(attr))), value.why, value.diff)
 
@@ -1064,7 +1074,7 @@ def call_module_instance(
     narrowed = None
     if is_linen_class(inst.cls):
         linen_setup(interp, inst, fr.ctx, generic=fr.generic)
-        narrowed = submodule_ctx(fr.ctx, inst.attrs.get("name"))  # its own part of the applied params
+        narrowed = submodule_ctx(fr.ctx, inst.attrs.get("name") or _auto_name(fr.ctx, inst))  # its own part of the applied params
     if narrowed is None:
         return interp.call(bound, args, kwargs, False, node, fr)
     saved, fr.ctx = fr.ctx, narrowed
@@ -1072,6 +1082,18 @@ def call_module_instance(
         return interp.call(bound, args, kwargs, False, node, fr)
     finally:
         fr.ctx = saved
+
+
+def _auto_name(ctx: Ctx, inst: InstanceV) -> Value | None:
+    """The name flax gives a submodule made without one in an `@nn.compact` method
+    (`Attn()(x)` is `Attn_0`), where the applied params dict has exactly one entry of
+    that form for its class (with two, which is which depends on the order they were
+    made in, which is not followed)."""
+    if ctx.params_tree is None:
+        return None
+    prefix = f"{inst.cls.node.name}_"
+    found = [key for key, _ in ctx.params_tree if key.startswith(prefix) and key[len(prefix):].isdigit()]
+    return ConstV(found[0]) if len(found) == 1 else None
 
 
 def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.AST, fr: Frame) -> Value:
