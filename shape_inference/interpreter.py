@@ -89,7 +89,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling")
 
     def __init__(
         self,
@@ -114,6 +114,7 @@ class Frame:
         self.volatile: set[str] | None = None  # names a nested def rebinds (`nonlocal n`): Unknown
         # for each loop being run, innermost last: the states at its `break`s and `continue`s
         self.jumps: list[tuple[list[State], list[State]]] = []
+        self.unrolling = 0  # loops being run pass by pass around here (a while inside one is widened)
         self.ctx = ctx
         self.branch_depth = 0
         # the birth number (InstanceV.born) of the first object made inside the
@@ -1332,6 +1333,7 @@ class Interpreter:
         breaks: list[State] = []
         continues: list[State] = []
         fr.jumps.append((breaks, continues))
+        fr.unrolling += 1
         try:
             for item in items:
                 if fr.state is None:
@@ -1342,6 +1344,7 @@ class Interpreter:
                 fr.state = joined_with(fr.state, continues)
         finally:
             fr.jumps.pop()
+            fr.unrolling -= 1
         if fr.state is not None and stmt.orelse:
             fr.settle()
             self.exec_block(stmt.orelse, fr)
@@ -1357,14 +1360,16 @@ class Interpreter:
     def s_while(self, stmt: ast.While, fr: Frame) -> None:
         """Pass by pass while the test is decided (`while t > 125: t //= 2` halves a
         known length to the end), at most _MAX_WHILE_PASSES passes; from the first
-        pass whose test is not decided, the widened loop."""
+        pass whose test is not decided, the widened loop.  Inside a loop that is run
+        pass by pass already, widened at once (nested, the passes would multiply)."""
         forever = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)  # `while True:` ends only by a jump
         breaks: list[State] = []
         continues: list[State] = []
         fr.jumps.append((breaks, continues))
         decided = False
+        fr.unrolling += 1
         try:
-            for _ in range(_MAX_WHILE_PASSES):
+            for _ in range(_MAX_WHILE_PASSES if fr.unrolling == 1 else 0):
                 truth = None if fr.state is None else True if forever else self.test_truth(stmt.test, fr)
                 if fr.state is None or truth is False:
                     decided = fr.state is not None or bool(breaks)
@@ -1377,6 +1382,7 @@ class Interpreter:
                 fr.settle()
         finally:
             fr.jumps.pop()
+            fr.unrolling -= 1
         if decided or fr.state is None:
             if fr.state is not None and stmt.orelse:
                 self.exec_block(stmt.orelse, fr)

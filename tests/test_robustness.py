@@ -704,3 +704,16 @@ def test_a_statement_too_deep_to_follow_changes_what_it_may_change(store: str) -
         else:
             src = src.replace("q = x[:, : CFG['len']]", "q = x[:, :512]")
     assert [f.code for f in engine.lint_source(src, "deep_store.py")] == []
+
+
+def test_nested_while_loops_stay_within_the_work_budget() -> None:
+    """A while loop whose test is decided runs pass by pass, but not inside another
+    loop run so: four nested decided loops would be 16**4 passes of the innermost body,
+    past any reasonable work budget (the analysis would then stop, silently)."""
+    from jax_cudnn_lint.shape_inference import analyse
+
+    loops = "    a = 0\n    while a < 15:\n        b = 0\n        while b < 15:\n            c = 0\n            while c < 15:\n                d = 0\n                while d < 15:\n                    d += 1\n                c += 1\n            b += 1\n        a += 1\n"
+    source = "import jax\nimport jax.numpy as jnp\n\n\ndef f(x):\n" + loops + "    q = x[:, :255]\n    return jax.nn.dot_product_attention(q, q, q, implementation=\"cudnn\").sum()\n\n\njax.grad(f)(jnp.zeros((2, 300, 4, 64), jnp.bfloat16))\n"
+    result = analyse({"train.py": ast.parse(source)}, lambda name: "dot_product_attention" in name, step_budget=20_000)
+    assert not result.exhausted
+    assert [event.qualname for event in result.events if not event.generic] == ["jax.nn.dot_product_attention"]
