@@ -1391,8 +1391,8 @@ def _is_instance_of_class(value: Value, cls: ClassV) -> bool | None:
     no array, number or builtin container is one, and no other class claims its
     instances): an object made from a class whose bases lead to it is; one made from
     another class is not (a generic `self` may be a subclass's: unknown)."""
-    if cls.external_bases():
-        return None
+    if cls.external_bases() or any(c.node.keywords for c in class_chain(cls)):
+        return None  # (a metaclass may answer for itself: `__instancecheck__`, ABCMeta.register)
     if isinstance(value, InstanceV):
         if any(current.node is cls.node for current in class_chain(value.cls)):
             return True

@@ -226,6 +226,13 @@ def join_states(a: State | None, b: State | None) -> State | None:
     return out
 
 
+# the operator part of the dunder names an augmented assignment calls (`__iadd__`)
+_DUNDER_NAMES: dict[type, str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and",
+}
+
+
 def joined_with(state: State | None, jumped: list[State]) -> State | None:
     """`state` joined with the states a loop's `break`s or `continue`s carried."""
     for other in jumped:
@@ -1165,7 +1172,11 @@ class Interpreter:
 
     def s_augassign(self, stmt: ast.AugAssign, fr: Frame) -> None:
         current = self.ev(_as_load(stmt.target), fr)
-        value = self.api.binop(self, stmt.op, current, self.ev(stmt.value, fr), stmt, fr)
+        operand = self.ev(stmt.value, fr)
+        if isinstance(current, InstanceV):
+            self.assign(stmt.target, self._inplace_dunder(current, stmt, operand, fr), fr, stmt)
+            return
+        value = self.api.binop(self, stmt.op, current, operand, stmt, fr)
         if value is not current and (isinstance(current, DictV) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
             # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  The
             # frame's other names for it (`b` after `a = b = [511]`) hold the result too,
@@ -1175,10 +1186,20 @@ class Interpreter:
                 if held is current:
                     fr.state[name] = value
             mark_changed_in_place(current)
-        elif isinstance(current, InstanceV) and value is not current:
-            self.mutations += 1
-            current.forget()  # its `__iadd__` (not followed) may change it in place
         self.assign(stmt.target, value, fr, stmt)
+
+    def _inplace_dunder(self, obj: InstanceV, stmt: ast.AugAssign, operand: Value, fr: Frame) -> Value:
+        """`acc += 1` on an object of the analysed code: its `__iadd__` (or the method
+        of that operator) as called, which may change it; without one Python falls back
+        on `__add__`, a new object, leaving it as it is.  A library base may have one
+        we cannot see: the object may have changed."""
+        method = obj.cls.lookup(f"__i{_DUNDER_NAMES.get(type(stmt.op), '?')}__")
+        if isinstance(method, FunctionV):
+            return self.call(BoundMethodV(method, obj), [operand], {}, False, stmt, fr)
+        if obj.cls.external_bases():
+            self.mutations += 1
+            obj.forget()
+        return UNKNOWN
 
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
@@ -1472,14 +1493,16 @@ class Interpreter:
         if stmt.finalbody and jumped:
             self._finally_on_jumps(stmt.finalbody, fr, jumped)
         if stmt.finalbody:
-            if any(isinstance(final, ast.Return) for final in stmt.finalbody):
+            if any(isinstance(final, ast.Return) for final in stmt.finalbody) or (jumped and any(isinstance(final, (ast.Break, ast.Continue)) for final in stmt.finalbody)):
                 # `finally: return ...` replaces what the body or a handler returned (one
-                # it may skip, under an `if`, is joined with them as it runs)
+                # it may skip, under an `if`, is joined with them as it runs); a
+                # `finally: break` in a loop drops it
                 del fr.returns[returned:]
             if fr.state is None:
                 # the finally block runs, but control does not continue after it
                 probe = Frame(fr.module, dict(start), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
                 probe.yields = fr.yields
+                probe.jumps = fr.jumps  # a `break` there leaves the loop from here
                 self.exec_block(stmt.finalbody, probe)
                 fr.returns.extend(probe.returns)
             else:
@@ -1907,8 +1930,8 @@ class Interpreter:
                     return found.tainted(True)
                 return found
             member = base.cls.lookup(name)
-            if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base.cls, name):
-                return UNKNOWN  # a class value a function stores on the class
+            if member is not None and not isinstance(member, FunctionV) and (self._stored_on_class(base.cls, name) or member.changed_in_place):
+                return UNKNOWN  # a class value a function stores on the class, or changes in place
             if member is not None:
                 return self.api.bind_member(self, member, base, node, fr)
             if name == "__class__":
@@ -1935,6 +1958,8 @@ class Interpreter:
                 return BoundMethodV(member, base)
             if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base, name):
                 return UNKNOWN  # a function stores it on the class: before or after, we cannot tell
+            if member is not None and member.changed_in_place:
+                return UNKNOWN  # a class's list that `self.sizes += [...]` extended
             if member is not None:
                 return member
             # inherited from a library base class: that class's attribute (TrainState.create)
@@ -2394,7 +2419,9 @@ class Interpreter:
         once (where it neither changes that `self` nor hands it out)."""
         def key(value: Value) -> object:
             if shared and isinstance(value, InstanceV) and value.recipe is not None:
-                return ("generic", value.recipe, value.diff, value.state())
+                # what it holds now, by identity: the copies of one template share their
+                # values until a method stores its own (`self.seq_len = 511`)
+                return ("generic", value.recipe, value.diff, value.state(), tuple(value.attrs), tuple(map(id, value.attrs.values())))
             return value.key()
 
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes

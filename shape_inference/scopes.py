@@ -827,14 +827,36 @@ def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
         return set()
     call = stmt.value
     if isinstance(call.func, ast.Name) and call.func.id == "exec":
-        return None if len(call.args) < 2 or _namespace_call(call.args[1], top_level) else set()
+        if len(call.args) >= 2 and not _namespace_call(call.args[1], top_level):
+            return set()
+        code = call.args[0] if call.args else None
+        return _names_bound_by_code(code.value) if isinstance(code, ast.Constant) and isinstance(code.value, str) else None
     if isinstance(call.func, ast.Attribute) and call.func.attr in DICT_WRITES and _namespace_call(call.func.value, top_level):
         if call.func.attr == "update" and not call.args and all(k.arg is not None for k in call.keywords):
             return {k.arg for k in call.keywords if k.arg is not None}
+        if call.func.attr == "update" and len(call.args) == 1 and not call.keywords and isinstance(literal := call.args[0], ast.Dict):
+            keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in literal.keys]
+            return None if None in keys else {k for k in keys if k is not None}
         if call.func.attr != "update" and call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
             return {call.args[0].value}
         return None
     return set()
+
+
+def _names_bound_by_code(code: str) -> set[str] | None:
+    """The globals that `exec` of a literal string binds: what its top level binds and
+    what its functions declare `global` (None where it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set()
+    for stmt in tree.body:
+        _bound_by(stmt, names)
+    for stmt in every_statement(tree.body):
+        if isinstance(stmt, ast.Global):
+            names.update(stmt.names)
+    return names
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:

@@ -266,8 +266,8 @@ class ArrayV(FrozenValue):
         return ("array", dims, self.dtype, self.diff, self.name, self.weak)
 
     def tainted(self, diff: bool) -> Value:
-        if self.stopped:
-            return self  # (stop_gradient, a non-Param nnx variable: no tangent, whatever holds it)
+        if self.stopped or (diff and self.dtype is not None and self.dtype.startswith(("int", "uint", "bool"))):
+            return self  # (stop_gradient, a non-Param nnx variable, an int or bool array: no tangent, whatever holds it)
         return ArrayV(self.shape, self.dtype, diff, self.why, self.name, weak=self.weak)
 
     def with_shape(self, shape: tuple[Dim, ...] | None, step: Step | None = None) -> ArrayV:
@@ -347,7 +347,8 @@ class FunctionV(FrozenValue):
         _set(self, "owner", owner)
 
     def key(self) -> object:
-        return ("fn", id(self.node), tuple(id(c) for c in self.closure))
+        # defaults count: one def made per loop pass (`lambda n=n: ...`) binds its own
+        return ("fn", id(self.node), tuple(id(c) for c in self.closure), tuple(d.key() for d in self.defaults), tuple((k, v.key()) for k, v in self.kw_defaults))
 
 
 class PartialV(FrozenValue):

@@ -738,3 +738,21 @@ def test_memo_shared_by_generic_selves_runs_a_pure_helper_once(monkeypatch: pyte
     )
     assert [r.int for r in reveal(src)] == [3, 3]
     assert runs.count("M.half") == 2  # its own generic analysis, and one for both calls
+
+
+def test_memo_shared_by_generic_selves_sees_what_each_method_stored() -> None:
+    """Two methods analysed without a caller store different values on their own `self`
+    and then call one helper: each call reads its own object's value (probe 24a: the
+    first method's 511 was handed to the second)."""
+    src = P + (
+        "class Trainer:\n"
+        "    def _len(self):\n"
+        "        return self.T\n"
+        "    def step_b(self):\n"
+        "        self.T = 511\n"
+        "        reveal_type(self._len())\n"
+        "    def step_a(self):\n"
+        "        self.T = 512\n"
+        "        reveal_type(self._len())\n"
+    )
+    assert sorted(r.int for r in reveal(src) if r.int is not None) == [511, 512]
