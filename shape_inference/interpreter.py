@@ -233,6 +233,30 @@ _DUNDER_NAMES: dict[type, str] = {
 }
 
 
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
+
+
+def _changes_in_place(body: list[ast.stmt], iterated: ast.expr) -> bool:
+    """Does a loop body change the list it iterates over, named as the loop names it
+    (`sizes.append(...)`, `sizes += [...]`, `sizes[i] = ...`, `del sizes[0]`)?"""
+    if not isinstance(iterated, (ast.Name, ast.Attribute)):
+        return False
+    spelled = ast.dump(iterated, annotate_fields=False).replace("Store()", "Load()")
+    for node in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+        target: ast.expr | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIST_MUTATORS:
+            target = node.func.value
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+        elif isinstance(node, (ast.Assign, ast.Delete)):
+            for item in node.targets:
+                if isinstance(item, ast.Subscript) and ast.dump(item.value, annotate_fields=False).replace("Store()", "Load()").replace("Del()", "Load()") == spelled:
+                    return True
+        if target is not None and ast.dump(target, annotate_fields=False).replace("Store()", "Load()") == spelled:
+            return True
+    return False
+
+
 def joined_with(state: State | None, jumped: list[State]) -> State | None:
     """`state` joined with the states a loop's `break`s or `continue`s carried."""
     for other in jumped:
@@ -270,6 +294,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
+        self.list_changing_loops: dict[ast.stmt, bool] = {}  # (per for loop: does its body change the list it iterates?)
         self.vjp_rules: dict[int, tuple[Value, Value]] = {}  # a custom_vjp's function (its def's id) -> (fwd, bwd)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
@@ -1335,6 +1360,8 @@ class Interpreter:
             if stmt.orelse:
                 self.exec_block(stmt.orelse, fr)
             return
+        if isinstance(iterable, TupleV) and iterable.is_list and self._loop_changes_its_list(stmt):
+            iterable = UnknownV(iterable.diff)  # `for s in sizes: sizes.append(...)`: the loop sees what it appends
         items = self._unrolled_items(iterable)
         if isinstance(stmt, ast.For) and items is not None:
             # `for seq_len in (128, 255):`, `for stage in range(3):` run each item: one
@@ -1347,6 +1374,12 @@ class Interpreter:
             self.assign(stmt.target, element, frame, stmt)
 
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
+
+    def _loop_changes_its_list(self, stmt: ast.For | ast.AsyncFor) -> bool:
+        found = self.list_changing_loops.get(stmt)
+        if found is None:
+            found = self.list_changing_loops[stmt] = _changes_in_place(stmt.body, stmt.iter)
+        return found
 
     def _unrolled(self, stmt: ast.For, items: list[Value], fr: Frame) -> None:
         """A for loop over known items, one pass each: a `continue` goes on to the next
