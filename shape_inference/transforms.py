@@ -644,7 +644,7 @@ def unstack(value: ExtObjectV) -> Value:
     if value.qualname == STACKED:
         return inner.tainted(True) if value.diff and not inner.diff else inner
     if isinstance(inner, ExtObjectV) and inner.qualname == STACKED:
-        return ExtObjectV(ARRAYS_PART, (unstack(inner),), (), value.why, value.diff)
+        return ExtObjectV(ARRAYS_PART, (unstack(inner),), value.kwargs, value.why, value.diff)  # (what the part holds kept)
     return UnknownV(value.diff)
 
 
@@ -663,10 +663,7 @@ def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Seque
     several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
     if _module_and_depth(module) is None and not several:
         return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
-    arrays = [
-        ExtObjectV(ARRAYS_PART, (module,), (("params_only", ConstV(i < len(filters) and _is_param_filter(filters[i]))),), (), module.diff)
-        for i in range(n_arrays)
-    ]
+    arrays = [ExtObjectV(ARRAYS_PART, (module,), (("holds", ConstV(_part_holds(filters, i))),), (), module.diff) for i in range(n_arrays)]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
     return TupleV((static, *arrays) if static_first else (*arrays, static))
 
@@ -696,19 +693,36 @@ def recombine(parts: Args) -> Value:
     if len(depths) != 1:
         return UNKNOWN
     module = arrays[0].args[0]
-    diff = any(p.diff for p in arrays)
-    if any(p.diff and not _params_only(p) for p in arrays):
+    differentiated = {_holds(p) for p in arrays if p.diff}
+    if "all" in differentiated:
         return mark_differentiated(module)  # (every variable of it was differentiated)
-    return module.tainted(True) if diff and not module.diff else module
+    if "params" in differentiated:
+        return module if module.diff else module.tainted(True)
+    # a part of some other variables (LoRA parameters, a head by path, batch stats) was
+    # differentiated: which arrays reach the attention is not followed (as with an
+    # `nnx.DiffState(n, filter)`), so none is taken as differentiated
+    return module
 
 
-def _is_param_filter(value: Value) -> bool:
-    return isinstance(value, ExternalV) and value.qualname == "flax.nnx.Param"
+def _part_holds(filters: Sequence[Value], index: int) -> str:
+    """What an `nnx.split` part holds: "all" (no filter: the whole state), "params"
+    (exactly nnx.Param), or "other" (a narrower or different filter, or `...` after
+    one: the variables the others left)."""
+    if not filters:
+        return "all"
+    if index >= len(filters):
+        return "other"
+    item = filters[index]
+    if isinstance(item, ExternalV) and item.qualname == "flax.nnx.Param":
+        return "params"
+    if isinstance(item, ConstV) and item.value is Ellipsis and index == 0:
+        return "all"
+    return "other"
 
 
-def _params_only(part: ExtObjectV) -> bool:
-    held = part.kwarg("params_only")
-    return isinstance(held, ConstV) and held.value is True
+def _holds(part: ExtObjectV) -> str:
+    held = part.kwarg("holds")
+    return held.value if isinstance(held, ConstV) and isinstance(held.value, str) else "other"
 
 
 def _is_carry(value: Value | None) -> bool:
