@@ -248,8 +248,10 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
         fwd, bwd = rules
         out = interp.call(fwd, primals, primal_kwargs, False, node, fr)
         result = out.items[0] if isinstance(out, TupleV) and len(out.items) == 2 else UNKNOWN
-        if isinstance(out, TupleV) and len(out.items) == 2 and tv.param("nondiff_argnums") is None:
-            interp.call(bwd, [out.items[1], _stopped(result)], {}, False, node, fr)
+        nondiff = _static_argnums(tv.param("nondiff_argnums"))
+        if isinstance(out, TupleV) and len(out.items) == 2 and nondiff is not None and all(i < len(primals) for i in nondiff):
+            # bwd(*nondiff_args, residuals, cotangent)
+            interp.call(bwd, [*(primals[i] for i in sorted(nondiff)), out.items[1], _stopped(result)], {}, False, node, fr)
     else:
         result = interp.call(tv.func, primals, primal_kwargs, False, node, fr)
     return result.tainted(True) if differentiated else result
