@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 
@@ -189,9 +189,10 @@ def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step)
         assert token is not None
         name, eq, inline = token.partition("=")
         meta = parser.attrs.get(_OPTION + name) if name.startswith("-") else None
-        if not isinstance(meta, ConstV) or not isinstance(meta.value, tuple):
+        option = meta.value if isinstance(meta, ConstV) else None
+        if not isinstance(option, tuple):
             return False
-        dest, conversion, action, nargs = meta.value
+        dest, conversion, action, nargs = cast("tuple[str, str | None, str | None, bool]", option)
         i += 1
         if action in ("store_true", "store_false") and not eq:
             values[dest] = ConstV(action == "store_true", (why,))

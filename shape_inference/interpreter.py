@@ -236,6 +236,16 @@ _DUNDER_NAMES: dict[type, str] = {
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
 
 
+def _iterated(node: ast.expr) -> list[ast.expr]:
+    """The names (or attributes) a loop iterates over, through enumerate, zip, reversed
+    and iter, which read the list as the loop goes (`list(sizes)` copies it first)."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return [node]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "zip", "reversed", "iter"):
+        return [found for arg in node.args for found in _iterated(arg)]
+    return []
+
+
 def _changes_in_place(body: list[ast.stmt], iterated: ast.expr) -> bool:
     """Does a loop body change the list it iterates over, named as the loop names it
     (`sizes.append(...)`, `sizes += [...]`, `sizes[i] = ...`, `del sizes[0]`)?"""
@@ -294,7 +304,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
-        self.list_changing_loops: dict[ast.stmt, bool] = {}  # (per for loop: does its body change the list it iterates?)
+        self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
         self.vjp_rules: dict[int, tuple[Value, Value]] = {}  # a custom_vjp's function (its def's id) -> (fwd, bwd)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
@@ -1096,8 +1106,7 @@ class Interpreter:
                 self.absl_flags.forget(target.attr)
             elif isinstance(base, InstanceV):
                 self.mutations += 1
-                if not _own_attribute(target, fr):
-                    base.touch()  # (an object's own methods set their state: not counted)
+                base.touch()
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
@@ -1360,7 +1369,7 @@ class Interpreter:
             if stmt.orelse:
                 self.exec_block(stmt.orelse, fr)
             return
-        if isinstance(iterable, TupleV) and iterable.is_list and self._loop_changes_its_list(stmt):
+        if self._loop_changes_its_list(stmt, fr):
             iterable = UnknownV(iterable.diff)  # `for s in sizes: sizes.append(...)`: the loop sees what it appends
         items = self._unrolled_items(iterable)
         if isinstance(stmt, ast.For) and items is not None:
@@ -1375,11 +1384,13 @@ class Interpreter:
 
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
 
-    def _loop_changes_its_list(self, stmt: ast.For | ast.AsyncFor) -> bool:
-        found = self.list_changing_loops.get(stmt)
-        if found is None:
-            found = self.list_changing_loops[stmt] = _changes_in_place(stmt.body, stmt.iter)
-        return found
+    def _loop_changes_its_list(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> bool:
+        """Does the body change a list the loop iterates over (`for s in sizes`, or
+        through `enumerate(sizes)`, `zip(sizes, ...)`, `reversed(sizes)`)?"""
+        changed = self.list_changing_loops.get(stmt)
+        if changed is None:
+            changed = self.list_changing_loops[stmt] = tuple(expr for expr in _iterated(stmt.iter) if _changes_in_place(stmt.body, expr))
+        return any(isinstance(held := self.ev(expr, fr), TupleV) and held.is_list for expr in changed)
 
     def _unrolled(self, stmt: ast.For, items: list[Value], fr: Frame) -> None:
         """A for loop over known items, one pass each: a `continue` goes on to the next
@@ -2719,15 +2730,6 @@ def _arm_start(caller: Frame) -> int:
     wrote with certainty before this rule; only their direct writes join.)"""
     here = caller.made_since if caller.branch_depth > 0 and caller.made_since != _ALL_OLDER and not caller.main_arm else 0
     return max(here, caller.skip_before)
-
-
-def _own_attribute(target: ast.Attribute, fr: Frame) -> bool:
-    """`self.x = ...` in a method of self's class (its first parameter)."""
-    func = fr.func
-    if func is None or not isinstance(target.value, ast.Name) or isinstance(func.node, ast.Lambda):
-        return False
-    params = [*func.node.args.posonlyargs, *func.node.args.args]
-    return bool(params) and params[0].arg == target.value.id
 
 
 def _worth_entering(info: ModuleInfo) -> bool:
