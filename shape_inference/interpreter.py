@@ -1536,6 +1536,10 @@ class Interpreter:
         fr.settle()
         if stmt.finalbody and jumped:
             self._finally_on_jumps(stmt.finalbody, fr, jumped)
+            if any(isinstance(node, (ast.Break, ast.Continue)) for node in statements(stmt.finalbody)):
+                # a jump in the finally block may drop what the body returned (it runs
+                # there on the returned path's state, which is not kept): not certain
+                fr.returns[returned:] = [UNKNOWN.tainted(value.diff) for value in fr.returns[returned:]]
         if stmt.finalbody:
             if any(isinstance(final, ast.Return) for final in stmt.finalbody) or (jumped and any(isinstance(final, (ast.Break, ast.Continue)) for final in stmt.finalbody)):
                 # `finally: return ...` replaces what the body or a handler returned (one
