@@ -1394,8 +1394,8 @@ def _is_instance_of_class(value: Value, cls: ClassV) -> bool | None:
     if cls.external_bases() or any(c.node.keywords for c in class_chain(cls)):
         return None  # (a metaclass may answer for itself: `__instancecheck__`, ABCMeta.register)
     if isinstance(value, InstanceV):
-        if value.cls.lookup("__class__") is not None:
-            return None  # a proxy that names another class (isinstance asks `obj.__class__` too)
+        if value.cls.lookup("__class__") is not None or "__class__" in value.attrs or value.cls.lookup("__new__") is not None:
+            return None  # a proxy naming another class, `obj.__class__ = B`, a `__new__` that may make another
         if any(current.node is cls.node for current in class_chain(value.cls)):
             return True
         return None if value.recipe is not None else False
