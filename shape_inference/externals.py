@@ -1974,7 +1974,7 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         if not (isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array")):
             return UNKNOWN
         return transforms.split_parts(args[0], 1, False)
-    return transforms.recombine(args)
+    return transforms.recombine(args, fr)
 
 
 _register(["split", "merge"], ["flax.nnx"], h_module_parts)

@@ -10,6 +10,7 @@ function on each item or leaf they can see.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -670,7 +671,7 @@ def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Seque
     return TupleV((static, *arrays) if static_first else (*arrays, static))
 
 
-def recombine(parts: Args) -> Value:
+def recombine(parts: Args, fr: Frame | None = None) -> Value:
     """nnx.merge(graphdef, *states) / eqx.combine(*parts): the module the parts were cut
     from, shaped (stacked) as its arrays parts are, differentiated where they are.  The
     parts must be one static part and arrays parts all of one module, equally stacked."""
@@ -700,9 +701,13 @@ def recombine(parts: Args) -> Value:
         return mark_differentiated(module)  # (every variable of it was differentiated)
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
-    # a part of some other variables (LoRA parameters, a head by path, batch stats) was
-    # differentiated: which arrays reach the attention is not followed (as with an
-    # `nnx.DiffState(n, filter)`), so none is taken as differentiated
+    if differentiated and fr is not None:
+        # a part of some other variables (LoRA parameters, a head by path, batch stats,
+        # `(nnx.Param, nnx.BatchStat)`) was differentiated: which arrays reach the
+        # attention is not followed, as with an `nnx.DiffState(n, filter)`: none is taken
+        # as differentiated, and the transforms around say their reach is unknown (a
+        # call then gets JCD202, not silence)
+        fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
     return module
 
 
