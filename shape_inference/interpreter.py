@@ -267,6 +267,10 @@ def _changes_in_place(body: list[ast.stmt], iterated: ast.expr) -> bool:
     return False
 
 
+def _value_key(value: Value) -> object:
+    return value.key()
+
+
 def joined_with(state: State | None, jumped: list[State]) -> State | None:
     """`state` joined with the states a loop's `break`s or `continue`s carried."""
     for other in jumped:
@@ -2394,7 +2398,7 @@ class Interpreter:
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
         shared = [a for a in (*args, *kwargs.values()) if isinstance(a, InstanceV) and a.recipe is not None]
-        memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, True)
+        memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, bool(shared))
         if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
             memo_key = own  # a call that changed this generic `self`, or hands it out
         if memo_key in self.memo:
@@ -2466,14 +2470,15 @@ class Interpreter:
         generic `self`, and a helper they all call with the same arguments is analysed
         once (where it neither changes that `self` nor hands it out)."""
         def key(value: Value) -> object:
-            if shared and isinstance(value, InstanceV) and value.recipe is not None:
+            if isinstance(value, InstanceV) and value.recipe is not None:
                 # what it holds now, by identity: the copies of one template share their
                 # values until a method stores its own (`self.seq_len = 511`)
                 return ("generic", value.recipe, value.diff, value.state(), tuple(value.attrs), tuple(map(id, value.attrs.values())))
             return value.key()
 
+        keyed: Callable[[Value], object] = key if shared else _value_key
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        return (func.key(), tuple(map(key, args)), tuple(sorted((k, key(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
+        return (func.key(), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
 
     def analyse_nested(self, fr: Frame) -> None:
         """The generic analysis of the functions a generic body defined, each with its

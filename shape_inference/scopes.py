@@ -474,11 +474,12 @@ class ScopeFacts:
             names: set[str] = set()
             dynamic = False
             if self.tree is not None:
+                top = {id(stmt) for stmt in self.tree.body}
                 for stmt in every_statement(self.tree.body):
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
-                    elif not dynamic:
-                        written = _writes_globals(stmt, stmt in self.tree.body)
+                    elif not dynamic and type(stmt) in _MAY_WRITE_GLOBALS:
+                        written = _writes_globals(stmt, id(stmt) in top)
                         if written is None:
                             dynamic = True
                         else:
@@ -801,6 +802,9 @@ def _bound_names_of(node: ast.AST) -> list[str]:
     if isinstance(node, ast.arg):
         return [node.arg]
     return []
+
+
+_MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
 
 
 def _namespace_call(node: ast.expr, top_level: bool) -> bool:
