@@ -697,24 +697,24 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         return UNKNOWN
     module = arrays[0].args[0]
     differentiated = {_holds(p) for p in arrays if p.diff}
-    if "all" in differentiated:
+    if "all" in differentiated or {"params", "rest"} <= differentiated:
         return mark_differentiated(module)  # (every variable of it was differentiated)
-    if "params" in differentiated:
-        return module if module.diff else module.tainted(True)
-    if differentiated and fr is not None:
+    if differentiated - {"params"} and fr is not None:
         # a part of some other variables (LoRA parameters, a head by path, batch stats,
         # `(nnx.Param, nnx.BatchStat)`) was differentiated: which arrays reach the
         # attention is not followed, as with an `nnx.DiffState(n, filter)`: none is taken
         # as differentiated, and the transforms around say their reach is unknown (a
         # call then gets JCD202, not silence)
         fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
+    if "params" in differentiated:
+        return module if module.diff else module.tainted(True)
     return module
 
 
 def _part_holds(filters: Sequence[Value], index: int) -> str:
     """What an `nnx.split` part holds: "all" (no filter: the whole state), "params"
-    (exactly nnx.Param), or "other" (a narrower or different filter, or `...` after
-    one: the variables the others left)."""
+    (exactly nnx.Param), "rest" (`...` after nnx.Param: every other variable), or
+    "other" (a narrower or different filter, or what is left after one)."""
     if not filters:
         return "all"
     if index >= len(filters):
@@ -722,8 +722,11 @@ def _part_holds(filters: Sequence[Value], index: int) -> str:
     item = filters[index]
     if isinstance(item, ExternalV) and item.qualname == "flax.nnx.Param":
         return "params"
-    if isinstance(item, ConstV) and item.value is Ellipsis and index == 0:
-        return "all"
+    if isinstance(item, ConstV) and item.value is Ellipsis:
+        if index == 0:
+            return "all"
+        earlier = filters[:index]
+        return "rest" if len(earlier) == 1 and _part_holds(filters, 0) == "params" else "other"
     return "other"
 
 
