@@ -2068,8 +2068,16 @@ class Interpreter:
 
     def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
         left = self.ev(node.left, fr)
-        rights = [self.ev(c, fr) for c in node.comparators]
+        rights = [self._member_set(c, fr) if isinstance(op, (ast.In, ast.NotIn)) and isinstance(c, ast.Set) else self.ev(c, fr) for op, c in zip(node.ops, node.comparators)]
         return self.api.compare(node, left, rights)
+
+    def _member_set(self, node: ast.Set, fr: Frame) -> Value:
+        """`impl in {"cudnn", "fast"}`: a set display of constants, for membership only
+        (a set's order is not its display's, so it is no tuple anywhere else)."""
+        items = [self.ev(elt, fr) for elt in node.elts]
+        if any(isinstance(elt, ast.Starred) for elt in node.elts) or not all(const_value(item)[0] for item in items):
+            return UNKNOWN
+        return TupleV(tuple(items), False, (self.step(fr, node, "a set display"),))
 
     def test_truth(self, test: ast.expr, fr: Frame, dicts: bool = False) -> bool | None:
         """Is an if's test certainly true or false?  A boolean operation is decided by
