@@ -722,8 +722,15 @@ def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
         if q.startswith("jax.numpy."):
             return FloatV(first.why)  # a weakly typed float scalar, as a Python float is
     if arr is None:
-        return UnknownV(first.diff) if first is not None else UNKNOWN
-    return ArrayV(arr.shape, _result_dtype(q.rsplit(".", 1)[-1], arr.dtype, fr), arr.diff, arr.why, arr.name, weak=arr.weak)
+        return UnknownV(first.diff and short not in _ZERO_TANGENT) if first is not None else UNKNOWN
+    if short in _ZERO_TANGENT:
+        return ArrayV(arr.shape, arr.dtype, False, arr.why, arr.name, stopped=True, weak=arr.weak)
+    return ArrayV(arr.shape, _result_dtype(short, arr.dtype, fr), arr.diff, arr.why, arr.name, weak=arr.weak)
+
+
+# JAX defines these with a zero JVP (ad.defjvp_zero): what they give carries no tangent,
+# as a stop_gradient's result, so an attention fed only by them is not differentiated
+_ZERO_TANGENT = frozenset("sign floor ceil round rint trunc fix".split())
 
 
 # what these give for boolean and integer inputs (JAX's promotion): a float, or the
@@ -1731,7 +1738,7 @@ def h_linen_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 _PRESERVE = (
     "exp log log2 log10 log1p expm1 tanh sinh cosh sin cos tan arctan arcsin arccos sqrt rsqrt abs absolute sign square "
     "negative reciprocal cbrt erf erfc floor ceil round rint trunc clip nan_to_num tril triu flip fliplr flipud roll sort "
-    "conj conjugate real imag cumsum cumprod cummax logaddexp2 asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
+    "fix conj conjugate real imag cumsum cumprod cummax logaddexp2 asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
     "softplus softmax log_softmax elu celu selu leaky_relu hard_tanh hard_sigmoid hard_swish glu_not mish soft_sign "
     "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard "
     "dropout_not stop_gradient_not tanh_not"

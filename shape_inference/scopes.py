@@ -805,6 +805,7 @@ def _bound_names_of(node: ast.AST) -> list[str]:
 
 
 _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
+_FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 
 
 def _namespace_call(node: ast.expr, top_level: bool) -> bool:
@@ -817,7 +818,8 @@ def _namespace_call(node: ast.expr, top_level: bool) -> bool:
 def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
     """The module globals a statement writes by name at run time: those a constant
     names (`globals()["SEQ"] = 512`, `globals().update(SEQ=512)`), or None for any
-    (`exec(code)`, or with `globals()` as its namespace; a computed key)."""
+    (`exec(code)`, or with `globals()` as its namespace; a computed key).  A function whose
+    defaults or code a statement replaces counts as written."""
     if isinstance(stmt, (ast.Assign, ast.AugAssign)):
         names: set[str] = set()
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -826,6 +828,8 @@ def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
                 if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                     return None
                 names.add(key.value)
+            elif isinstance(target, ast.Attribute) and target.attr in _FUNCTION_REWRITES and isinstance(target.value, ast.Name):
+                names.add(target.value.id)  # `seq_len.__defaults__ = (512,)`: the function is not its def any more
         return names
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return set()
