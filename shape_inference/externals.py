@@ -1949,7 +1949,7 @@ _register(
     h_layer,
 )
 _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
-_register(["Linear", "LinearGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
+_register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
 _register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d"], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)

@@ -124,6 +124,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
+    if short in ("LoRA", "LoRALinear") and q.startswith("flax.nnx"):
+        return _lora(obj, x, step, diff)
     if short in ("DenseGeneral", "LinearGeneral"):
         feats = _features(_get(obj, 0 if q.startswith("flax.linen") else 1, "features" if q.startswith("flax.linen") else "out_features"))
         axis_v = obj.kwarg("axis")
@@ -165,6 +167,32 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+def _lora(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
+    """nnx.LoRA(in, rank, out): `x @ lora_a @ lora_b` (plus `base_module(x)` when given),
+    in `dtype`, else the input's promoted with param_dtype; nnx.LoRALinear(in, out,
+    lora_rank=...): an nnx.Linear's output plus its LoRA's (lora_dtype /
+    lora_param_dtype), the two promoted.  A custom promote function leaves the dtype
+    unknown, as does a base module (its own dtype is added in)."""
+    linear = obj.qualname.endswith("LoRALinear")
+    feats = _features(_get(obj, 1 if linear else 2, "out_features"))
+    lora_dtype = obj.kwarg("lora_dtype" if linear else "dtype")
+    if not absent(lora_dtype):
+        dtype = A.dtype_name(lora_dtype)
+    else:
+        dtype = promote(x.dtype, A.dtype_or(obj.kwarg("lora_param_dtype" if linear else "param_dtype"), "float32"))
+    if linear:
+        base = _out_dtype(obj, x)
+        dtype = promote(base, dtype) if base is not None and dtype is not None else None
+    if obj.kwarg("lora_promote_dtype" if linear else "promote_dtype") is not None or obj.kwarg("base_module") is not None:
+        dtype = None
+    kind = obj.kwarg("lora_param_type")
+    if not linear and kind is not None and not (isinstance(kind, ExternalV) and kind.qualname in ("flax.nnx.LoRAParam", "flax.nnx.Param")):
+        diff = x.diff  # its matrices are variables of another kind: nnx.grad may not reach them
+    if x.shape is None or feats is None:
+        return ArrayV(None, dtype, diff)
+    return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), dtype, diff, x.why)
 
 
 def _einsum_layer(interp: Interpreter, obj: ExtObjectV, x: ArrayV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, diff: bool) -> Value:
