@@ -1652,13 +1652,14 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return TransformV(q, func, tuple(kwargs.items()), (interp.step(fr, node, f"{A.src(node)}"),))
 
 
-def h_defvjp(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`attn.defvjp(fwd, bwd)`: the rules a differentiated call of `attn` runs instead of
-    its body (transforms.call_transform)."""
-    if len(args) == 3 and isinstance(args[0], TransformV) and not kwargs:
+def h_custom_rules(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`attn.defvjp(fwd, bwd)`, `@attn.defjvp` (which returns its rule): the rules a
+    differentiated call of `attn` runs instead of its body (transforms.call_transform)."""
+    jvp = q.endswith("defjvp")
+    if len(args) == (2 if jvp else 3) and isinstance(args[0], TransformV) and not kwargs:
         func = args[0].func
-        interp.vjp_rules[id(func.node) if isinstance(func, FunctionV) else id(func)] = (args[1], args[2])
-    return ConstV(None)
+        interp.custom_rules[id(func.node) if isinstance(func, FunctionV) else id(func)] = tuple(args[1:])
+    return args[1] if jvp and len(args) == 2 else ConstV(None)
 
 
 def h_primals_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1924,7 +1925,7 @@ _register(
 for _name in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE:
     HANDLERS[_name] = h_transform
 HANDLERS["jax.jacfwd"] = h_transform
-HANDLERS["jax.custom_vjp.defvjp"] = h_defvjp
+HANDLERS["jax.custom_vjp.defvjp"] = HANDLERS["jax.custom_jvp.defjvp"] = h_custom_rules
 HANDLERS["jax.eval_shape"] = h_primals_transform
 HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
 HANDLERS["flax.nnx.eval_shape"] = h_primals_transform

@@ -309,7 +309,7 @@ class Interpreter:
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
-        self.vjp_rules: dict[int, tuple[Value, Value]] = {}  # a custom_vjp's function (its def's id) -> (fwd, bwd)
+        self.custom_rules: dict[int, tuple[Value, ...]] = {}  # a custom_vjp's / custom_jvp's function (its def's id) -> (fwd, bwd) / (jvp,)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that

@@ -1207,8 +1207,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         if name == "kind" and base.name in DTYPE_KINDS:
             return ConstV(DTYPE_KINDS[base.name])  # NumPy's: bfloat16 and float8 are "V", not "f"
         return UNKNOWN
-    if isinstance(base, TransformV) and base.kind == "jax.custom_vjp" and name == "defvjp":
-        return BoundMethodV(ExternalV("jax.custom_vjp.defvjp"), base)  # its rules: externals.h_defvjp
+    if isinstance(base, TransformV) and (base.kind, name) in (("jax.custom_vjp", "defvjp"), ("jax.custom_jvp", "defjvp")):
+        return BoundMethodV(ExternalV(f"{base.kind}.{name}"), base)  # its rules: externals.h_custom_rules
     if isinstance(base, TransformV) and base.kind in AHEAD_OF_TIME and name in ("lower", "trace", "eval_shape"):
         # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
         return BoundMethodV(ExternalV("jax.stages.trace"), base)

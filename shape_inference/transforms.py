@@ -219,12 +219,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
     if kind in A.SCAN_LIKE:
         return _call_nnx_scan(interp, tv, args, kwargs, node, fr)
     if kind == "jax.custom_jvp":
-        # differentiated, the function runs its `defjvp` rule, never its own body: the
-        # body sees its inputs as a stop_gradient would give them
-        # body sees its inputs as a stop_gradient would give them; the result depends on
-        # the inputs as the rule's tangents do
-        result = interp.call(tv.func, [_stopped(a) for a in args], {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
-        return result.tainted(True) if any(contains_diff(a) for a in (*args, *kwargs.values())) else result
+        return _call_custom_jvp(interp, tv, args, kwargs, node, fr)
     if kind == "jax.custom_vjp":
         return _call_custom_vjp(interp, tv, args, kwargs, node, fr)
     if kind == "jax.pmap":
@@ -233,6 +228,33 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_shard_map(interp, tv, args, kwargs, node, fr)
     # jit, checkpoint, remat, named_call: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _rules_of(interp: Interpreter, tv: TransformV) -> tuple[Value, ...] | None:
+    return interp.custom_rules.get(id(tv.func.node) if isinstance(tv.func, FunctionV) else id(tv.func))
+
+
+def _call_custom_jvp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """A `jax.custom_jvp` function.  Differentiated, JAX runs its `defjvp` rule in place of
+    its body: `rule(*nondiff_args, primals, tangents)` with the primal values (a
+    `jax.jvp` inside the rule differentiates anew, as a cuDNN call pushed through it is)
+    and tangents as differentiated as the inputs; otherwise (and where the rule is not
+    known, or keywords are passed) the body, which sees its inputs as stop_gradient would
+    give them.  The result depends on the inputs as the rule's tangents do."""
+    primals = [_stopped(a) for a in args]
+    differentiated = any(contains_diff(a) for a in (*args, *kwargs.values()))
+    rules = _rules_of(interp, tv)
+    nondiff = _static_argnums(tv.param("nondiff_argnums"))
+    result: Value = UNKNOWN
+    if differentiated and rules is not None and len(rules) == 1 and not kwargs and nondiff is not None and all(i < len(args) for i in nondiff):
+        diff_args = [i for i in range(len(args)) if i not in nondiff]
+        tangents = TupleV(tuple(mark_differentiated(args[i]) for i in diff_args))
+        out = interp.call(rules[0], [*(primals[i] for i in sorted(nondiff)), TupleV(tuple(primals[i] for i in diff_args)), tangents], {}, False, node, fr)
+        if isinstance(out, TupleV) and len(out.items) == 2:
+            result = out.items[0]
+    else:
+        result = interp.call(tv.func, primals, {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
+    return result.tainted(True) if differentiated else result
 
 
 def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -244,8 +266,8 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
     primals = [_stopped(a) for a in args]
     primal_kwargs = {k: _stopped(v) for k, v in kwargs.items()}
     differentiated = any(contains_diff(a) for a in (*args, *kwargs.values()))
-    rules = interp.vjp_rules.get(id(tv.func.node) if isinstance(tv.func, FunctionV) else id(tv.func))
-    if differentiated and rules is not None:
+    rules = _rules_of(interp, tv)
+    if differentiated and rules is not None and len(rules) == 2:
         fwd, bwd = rules
         out = interp.call(fwd, primals, primal_kwargs, False, node, fr)
         result = out.items[0] if isinstance(out, TupleV) and len(out.items) == 2 else UNKNOWN
