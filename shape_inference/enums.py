@@ -12,6 +12,7 @@ that the body does not show: they are unknown.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.shape_inference.values import (
@@ -111,6 +112,28 @@ def member(cls: Value, name: str) -> Value | None:
         return None
     found = cls.attrs.get(name)
     return found if found is not None and _is_member(name, found) else None
+
+
+def by_value(cls: ClassV, args: Sequence[Value], kwargs: Mapping[str, Value]) -> Value:
+    """`Impl("cudnn")`: the member whose value that is (a plain Enum's, a mixin's alike);
+    Unknown where a member's value is not known, or none has it (JAX is not reached:
+    Python raises ValueError, or a `_missing_` hook decides)."""
+    if len(args) != 1 or kwargs or isinstance(cls.lookup("__new__"), FunctionV):
+        return UNKNOWN
+    ok, wanted = const_value(args[0])
+    if not ok:
+        return UNKNOWN
+    for name, held in cls.attrs.items():
+        if not _is_member(name, held):
+            continue
+        if isinstance(held, ConstV) and isinstance(held.value, EnumMember) and held.value == wanted:
+            return held  # `Impl(Impl.CUDNN)` is the member itself
+        ok, value = const_value(value_of(held))
+        if not ok:
+            return UNKNOWN
+        if value == wanted and type(value) is type(wanted):
+            return held
+    return UNKNOWN
 
 
 def value_of(held: Value) -> Value:

@@ -2328,6 +2328,8 @@ class Interpreter:
         if isinstance(callee, ClassV):
             if star_unknown:
                 return UNKNOWN
+            if enums.is_enum(callee):
+                return enums.by_value(callee, args, kwargs)
             return self.api.instantiate(self, callee, list(args), kwargs, node, fr)
         if isinstance(callee, InstanceV):
             call_member = callee.cls.lookup("__call__")
