@@ -136,6 +136,33 @@ def by_value(cls: ClassV, args: Sequence[Value], kwargs: Mapping[str, Value]) ->
     return UNKNOWN
 
 
+def members(cls: Value) -> list[Value] | None:
+    """`for stage in Stage:`: the members in definition order, aliases left out; None
+    where that order or aliasing is not certain (a member's value unknown, a Flag, whose
+    iteration skips combined members, a custom `__new__`)."""
+    if not is_enum(cls) or not isinstance(cls, ClassV) or any("Flag" in base for base in cls.external_bases()):
+        return None
+    found: list[Value] = []
+    seen: list[object] = []
+    in_body = {t.id for stmt in cls.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign)) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
+    for name, held in cls.attrs.items():
+        if not _is_member(name, held) or name not in in_body:
+            continue  # (a name set on the class after it was made is no member)
+        if isinstance(held, ConstV) and isinstance(held.value, EnumMember):
+            if not const_value(held.value.value)[0]:
+                return None  # it may be an alias of another member
+            if held.value.name == name:
+                found.append(held)  # (an alias holds its first member, whose name differs)
+            continue
+        ok, value = const_value(held)
+        if not ok:
+            return None
+        if not any(value == other and type(value) is type(other) for other in seen):
+            seen.append(value)
+            found.append(held)
+    return found
+
+
 def value_of(held: Value) -> Value:
     """`.value` of a member as the analysis holds it."""
     if isinstance(held, ConstV) and isinstance(held.value, EnumMember):

@@ -652,6 +652,9 @@ def known_items(value: Value, limit: int) -> list[Value] | None:
         value = dict_keys(value)
     if isinstance(value, TupleV):
         return list(value.items) if len(value.items) <= limit else None
+    if isinstance(value, ClassV):
+        found = enums.members(value)  # `for stage in Stage:`
+        return found if found is not None and len(found) <= limit else None
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
         count = D.range_len(value.start, value.stop, value.step)  # (len() of a huge range raises)
         if count is None or count > limit:
