@@ -34,6 +34,7 @@ from jax_cudnn_lint.shape_inference.values import (
     IterV,
     OpaqueV,
     PartialV,
+    SetV,
     TransformV,
     TupleV,
     UnknownV,
@@ -981,6 +982,13 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return make_int(len(v.items), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, DictV):
         return make_int(len(v.items))
+    if isinstance(v, SetV):
+        distinct: list[object] = []
+        for item in v.items:
+            value = const_value(item)[1]
+            if not any(value == seen for seen in distinct):
+                distinct.append(value)
+        return make_int(len(distinct))
     if isinstance(v, ArrayV) and v.shape:
         return IntV(v.shape[0])
     if isinstance(v, ConstV) and isinstance(v.value, str):
@@ -2197,7 +2205,10 @@ _PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins
 # `tx.update(grads, state, params)` returns new values)
 _PURE_LIBRARIES = ("optax.",)
 
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__"})
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__",
+     "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
+)
 
 
 def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
@@ -2209,7 +2220,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
     handler = HANDLERS.get(name) or HANDLERS.get(A.np_twin(name))
     if handler is None:
         short = name.rsplit(".", 1)[-1]
-        if name.startswith(("builtins.list.", "builtins.dict.")) and short in _MUTATORS:
+        if name.startswith(("builtins.list.", "builtins.dict.", "builtins.set.")) and short in _MUTATORS:
             interp.mutations += 1  # in place: what a generator read earlier may have changed
             if args:
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below

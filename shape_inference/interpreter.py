@@ -50,6 +50,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ModuleV,
     OpaqueV,
     PartialV,
+    SetV,
     SuperV,
     TransformV,
     TupleV,
@@ -1066,7 +1067,7 @@ class Interpreter:
             held = self.ev(node, fr)  # a name: one step deep
             if isinstance(held, InstanceV):
                 held.forget_all()
-            elif isinstance(held, (DictV, TupleV)):
+            elif isinstance(held, (DictV, TupleV, SetV)):
                 mark_changed_in_place(held)
                 self.assign_name(node.id, UNKNOWN, fr)
         for node in ast.walk(stmt):
@@ -1215,7 +1216,7 @@ class Interpreter:
             self.assign(stmt.target, self._inplace_dunder(current, stmt, operand, fr), fr, stmt)
             return
         value = self.api.binop(self, stmt.op, current, operand, stmt, fr)
-        if value is not current and (isinstance(current, DictV) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
+        if value is not current and (isinstance(current, (DictV, SetV)) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
             # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  The
             # frame's other names for it (`b` after `a = b = [511]`) hold the result too,
             # still one object; other holders (attributes, callers) see it change
@@ -2068,16 +2069,15 @@ class Interpreter:
 
     def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
         left = self.ev(node.left, fr)
-        rights = [self._member_set(c, fr) if isinstance(op, (ast.In, ast.NotIn)) and isinstance(c, ast.Set) else self.ev(c, fr) for op, c in zip(node.ops, node.comparators)]
+        rights = [self.ev(c, fr) for c in node.comparators]
         return self.api.compare(node, left, rights)
 
-    def _member_set(self, node: ast.Set, fr: Frame) -> Value:
-        """`impl in {"cudnn", "fast"}`: a set display of constants, for membership only
-        (a set's order is not its display's, so it is no tuple anywhere else)."""
+    def e_set(self, node: ast.Set, fr: Frame) -> Value:
+        """`{"cudnn", Impl.FAST}`: a set of constants (SetV), for `impl in ODD_OK`."""
         items = [self.ev(elt, fr) for elt in node.elts]
         if any(isinstance(elt, ast.Starred) for elt in node.elts) or not all(const_value(item)[0] for item in items):
             return UNKNOWN
-        return TupleV(tuple(items), False, (self.step(fr, node, "a set display"),))
+        return SetV(tuple(items), (self.step(fr, node, "a set display"),))
 
     def test_truth(self, test: ast.expr, fr: Frame, dicts: bool = False) -> bool | None:
         """Is an if's test certainly true or false?  A boolean operation is decided by
@@ -2888,6 +2888,7 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
     ast.Compare: Interpreter.e_compare,  # type: ignore[dict-item]
     ast.IfExp: Interpreter.e_ifexp,  # type: ignore[dict-item]
     ast.Tuple: Interpreter.e_tuple,  # type: ignore[dict-item]
+    ast.Set: Interpreter.e_set,  # type: ignore[dict-item]
     ast.List: Interpreter.e_tuple,  # type: ignore[dict-item]
     ast.Dict: Interpreter.e_dict,  # type: ignore[dict-item]
     ast.Lambda: Interpreter.e_lambda,  # type: ignore[dict-item]

@@ -39,6 +39,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ModuleV,
     OpaqueV,
     PartialV,
+    SetV,
     TransformV,
     TupleV,
     UnknownV,
@@ -142,6 +143,8 @@ def truth(value: Value) -> bool | None:
             return True
     if isinstance(value, (FunctionV, ClassV, ModuleV, PartialV)):
         return True
+    if isinstance(value, SetV):
+        return bool(value.items)
     return None
 
 
@@ -420,6 +423,8 @@ def same_object(a: Value, b: Value) -> bool | None:
 
 
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
+    if isinstance(b, SetV):
+        return _in_set(op, a, b)
     if isinstance(op, (ast.Is, ast.IsNot)) and {type(a), type(b)} == {DTypeV, ExternalV} and _dtype_operand(a) and _dtype_operand(b):
         return isinstance(op, ast.IsNot)  # `q.dtype is jnp.bfloat16`: a dtype is never the scalar type
     if isinstance(op, (ast.Is, ast.IsNot)):
@@ -469,6 +474,20 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
         return None if fn is None else bool(fn(pa, pb))
     except Exception:
         return None
+
+
+def _in_set(op: ast.cmpop, a: Value, b: SetV) -> bool | None:
+    """`impl in ODD_OK`, a set of constants: as Python's hash lookup finds it (equal
+    values; an unhashable one raises, so Unknown)."""
+    ok, wanted = const_value(a)
+    if not isinstance(op, (ast.In, ast.NotIn)) or not ok:
+        return None
+    try:
+        hash(wanted)
+        found = any(wanted == const_value(item)[1] for item in b.items)
+    except Exception:
+        return None
+    return found == isinstance(op, ast.In)
 
 
 def refine(interp: Interpreter, test: ast.expr, sense: bool, fr: Frame) -> None:
@@ -1202,6 +1221,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV(f"builtins.str.{name}"), base)
     if isinstance(base, TupleV):
         return BoundMethodV(ExternalV(f"builtins.list.{name}"), base)
+    if isinstance(base, SetV):
+        return BoundMethodV(ExternalV(f"builtins.set.{name}"), base)
     if isinstance(base, DTypeV):
         if name == "itemsize" and base.name in DTYPE_BYTES:
             return make_int(DTYPE_BYTES[base.name])

@@ -46,7 +46,7 @@ _set = object.__setattr__
 def mark_changed_in_place(value: Value) -> None:
     """A dict or list was changed in place: its other holders' view of it is stale.  A
     `vars(namespace)` dict is the namespace's own: the namespace forgets its attributes."""
-    if isinstance(value, DictV) or (isinstance(value, TupleV) and value.is_list):
+    if isinstance(value, (DictV, SetV)) or (isinstance(value, TupleV) and value.is_list):
         _set(value, "changed_in_place", True)
         owner = getattr(value, "view_of", None)
         if isinstance(owner, InstanceV):
@@ -177,6 +177,22 @@ class TupleV(FrozenValue):
 
     def tainted(self, diff: bool) -> Value:
         return TupleV(tuple(i.tainted(diff) for i in self.items), self.is_list, self.why, diff)
+
+
+class SetV(FrozenValue):
+    """A set display of constants (`{Impl.XLA, "cudnn"}`), read for membership, length
+    and truth only: its order is not its display's, so it is no tuple anywhere else.
+    Changed in place (`.add`, `|=`) it is forgotten, as a list is."""
+
+    items: tuple[Value, ...]
+    why: Why
+
+    def __init__(self, items: tuple[Value, ...], why: Why = ()) -> None:
+        _set(self, "items", items)
+        _set(self, "why", why)
+
+    def key(self) -> object:
+        return ("set", tuple(i.key() for i in self.items))
 
 
 class DictV(FrozenValue):
