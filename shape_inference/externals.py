@@ -1373,19 +1373,26 @@ def h_isinstance(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     configs that accept an int or a tuple pick their branch."""
     if len(args) != 2 or kwargs:
         return UNKNOWN
-    classes = args[1].items if isinstance(args[1], TupleV) else (args[1],)
+    verdict = is_instance(args[0], args[1])
+    return UNKNOWN if verdict is None else ConstV(verdict)
+
+
+def is_instance(value: Value, classes_value: Value) -> bool | None:
+    """isinstance(value, classes_value) where certain (a match statement's class
+    pattern asks it too)."""
+    classes = classes_value.items if isinstance(classes_value, TupleV) else (classes_value,)
     verdicts: list[bool | None] = []
     for cls in classes:
         if isinstance(cls, ClassV):
-            verdicts.append(_is_instance_of_class(args[0], cls))
+            verdicts.append(_is_instance_of_class(value, cls))
         elif isinstance(cls, ExternalV) and cls.qualname in _PYTHON_TYPES:
-            kind = _python_type(args[0])
+            kind = _python_type(value)
             verdicts.append(None if kind is None else issubclass(kind, _PYTHON_TYPES[cls.qualname]))
         else:
             verdicts.append(None)
     if True in verdicts:
-        return ConstV(True)
-    return ConstV(False) if verdicts and all(v is False for v in verdicts) else UNKNOWN
+        return True
+    return False if verdicts and all(v is False for v in verdicts) else None
 
 
 def h_any_all(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

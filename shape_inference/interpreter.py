@@ -1624,7 +1624,21 @@ class Interpreter:
         if kind == "MatchOr":
             verdicts = [self._pattern_matches(p, subject, fr) for p in getattr(pattern, "patterns", [])]
             return True if True in verdicts else False if all(v is False for v in verdicts) else None
+        if kind == "MatchClass":
+            return self._class_pattern_matches(pattern, subject, fr)
         return None
+
+    def _class_pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
+        """`case Cudnn():`, `case Backend(name="cudnn"):`: isinstance, then each keyword
+        pattern against the attribute (positional ones go through `__match_args__`:
+        only a certain mismatch of the class is read)."""
+        from jax_cudnn_lint.shape_inference.externals import is_instance
+
+        verdict = is_instance(subject, self.ev(getattr(pattern, "cls"), fr))
+        if verdict is not True or getattr(pattern, "patterns", []):
+            return False if verdict is False else None
+        verdicts = [self._pattern_matches(p, self.getattr_(subject, attr, pattern, fr), fr) for attr, p in zip(getattr(pattern, "kwd_attrs", []), getattr(pattern, "kwd_patterns", []))]
+        return False if False in verdicts else True if all(v is True for v in verdicts) else None
 
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
         for alias in stmt.names:
