@@ -206,6 +206,106 @@ def _assigned_in(func: Function, name: str) -> bool:
     return False
 
 
+_KEEPS_BATCH_AXIS = frozenset({"astype", "reshape"})  # (reshape's batching rule puts the batch axis first)
+_UNKNOWN_AXIS = (False, None)
+
+
+def _derived_axis(func: Function, use: ast.Name, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
+    """The batching of a name the mapped function computes in straight-line code at its
+    top level: batched (axis 0) when computed elementwise, by `astype` or `reshape`, from
+    values batched at axis 0; unbatched when computed from none (parameters mapped with
+    None, names from outside, shapes).  (known, axis); unknown for anything else (a
+    matmul, an index, a function of it: JAX's batching rules choose their own axis)."""
+    if isinstance(func, ast.Lambda):
+        return _UNKNOWN_AXIS
+    body = func.body
+    at = next((i for i, stmt in enumerate(body) if stmt.lineno <= use.lineno <= (stmt.end_lineno or stmt.lineno)), None)
+    if at is None:
+        return _UNKNOWN_AXIS
+    return _axis_of_expr(func, use, at, params, in_axes, 0)
+
+
+def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
+    if depth > 8:
+        return _UNKNOWN_AXIS
+    if isinstance(expr, ast.Constant):
+        return True, None
+    if isinstance(expr, ast.Name):
+        return _axis_of_name(func, expr.id, at, params, in_axes, depth)
+    if isinstance(expr, ast.Attribute) and expr.attr == "shape" or isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+        return True, None  # a shape: Python ints, per example
+    if isinstance(expr, ast.UnaryOp):
+        return _axis_of_expr(func, expr.operand, at, params, in_axes, depth + 1)
+    if isinstance(expr, ast.Attribute):
+        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
+        return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
+    parts: list[ast.expr]
+    if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.MatMult):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEPS_BATCH_AXIS and not any(isinstance(a, ast.Starred) for a in expr.args):
+        parts = [expr.func.value, *expr.args, *(k.value for k in expr.keywords)]
+        arguments = [_axis_of_expr(func, a, at, params, in_axes, depth + 1) for a in parts[1:]]
+        if any(known is False or axis is not None for known, axis in arguments):
+            return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
+        parts = parts[:1]
+    else:
+        return _UNKNOWN_AXIS
+    axes = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
+    if any(not known for known, _ in axes):
+        return _UNKNOWN_AXIS
+    batched = {axis for _, axis in axes if axis is not None}
+    if not batched:
+        return True, None
+    return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
+    """A name read by the top-level statement `at`: the last top-level assignment to it
+    before, else the parameter (or the outside name) it is; unknown where it is bound
+    any other way (in a branch or loop, by unpacking an array, ...)."""
+    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, name)]
+    if any(not _plain_store(func.body[i], name) for i in stores):
+        return _UNKNOWN_AXIS
+    before = [i for i in stores if i < at]
+    if before:
+        stmt = func.body[before[-1]]
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
+            return True, None  # `b, t, d = q.shape`
+        assert isinstance(stmt, ast.Assign)
+        return _axis_of_expr(func, stmt.value, before[-1], params, in_axes, depth + 1)
+    if name in params:
+        known, axis = _axis_of(in_axes, params.index(name))
+        return (known, axis) if axis in (None, 0) else _UNKNOWN_AXIS
+    if name in _other_params(func) or stores:
+        return _UNKNOWN_AXIS
+    return True, None  # from outside the mapped function
+
+
+def _stores(stmt: ast.stmt, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)) or any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name for n in ast.walk(stmt)
+    )
+
+
+def _plain_store(stmt: ast.stmt, name: str) -> bool:
+    """`name = expr`, or `a, name, c = x.shape`: the only ways a derived operand is read."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id == name and not _stores_inside(stmt.value, name)
+    return (
+        isinstance(target, ast.Tuple)
+        and all(isinstance(t, ast.Name) for t in target.elts)
+        and isinstance(stmt.value, ast.Attribute)
+        and stmt.value.attr == "shape"
+    )
+
+
+def _stores_inside(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(expr))  # a walrus
+
+
 def _positional_params(func: Function) -> list[str]:
     return [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
 
@@ -284,7 +384,13 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         if not isinstance(value, ArrayV) or value.rank is None:
             continue
         expr = _operand_expr(call, name)
-        if not isinstance(expr, ast.Name) or _assigned_in(func, expr.id):
+        if not isinstance(expr, ast.Name):
+            continue
+        if _assigned_in(func, expr.id):
+            # `q = (q * 2).astype(...)`: batched as what it is computed from, where that is certain
+            known, axis = _derived_axis(func, expr, params, info.in_axes)
+            if known:
+                out[name] = Batched(name, expr.id, axis, value)
             continue
         if expr.id in params:
             known, axis = _axis_of(info.in_axes, params.index(expr.id))
