@@ -50,7 +50,10 @@ from jax_cudnn_lint.shape_inference.values import (
     absent,
     as_array as _array,
     call_arg as arg,
+    same_key,
     view_of,
+    with_key,
+    without_key,
 )
 
 if TYPE_CHECKING:
@@ -1395,6 +1398,13 @@ def is_instance(value: Value, classes_value: Value) -> bool | None:
     return False if verdicts and all(v is False for v in verdicts) else None
 
 
+def h_property(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`seq = property(_get, _set)`: a property as the decorator makes it (a store runs
+    its setter: what is stored is Unknown)."""
+    getter = args[0] if args else kwargs.get("fget")
+    return A.PropertyV(getter) if getter is not None else UNKNOWN
+
+
 def h_any_all(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """any(...) / all(...) over items the analysis knows (a generator over a known tuple
     is unrolled): settled by one item, or by all of them."""
@@ -1830,6 +1840,7 @@ _register(["apply", "init", "init_with_output"], ["flax.linen.MultiHeadDotProduc
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
+_register(["property"], ["builtins"], h_property)
 _register(["any", "all"], ["builtins"], h_any_all)
 _register(["range"], ["builtins"], h_range)
 _register(["zip"], ["builtins"], h_zip)
@@ -2258,11 +2269,10 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
             return False
         changes.extend(other.items)
     changes.extend(kwargs.items())
-    items = list(args[0].items)
+    items = args[0].items
     for key, value in changes:
-        items = [(k, v) for k, v in items if not (k == key and type(k) is type(key))]
-        items.append((key, value))
-    interp.assign_name(node.func.value.id, DictV(tuple(items), args[0].why), fr)
+        items = with_key(items, key, value)
+    interp.assign_name(node.func.value.id, DictV(items, args[0].why), fr)
     return True
 
 
@@ -2277,10 +2287,10 @@ def _dict_pop(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     ok, key = const_value(args[1])
     if not ok or not isinstance(key, (str, int)):
         return None
-    found = [v for k, v in args[0].items if k == key and type(k) is type(key)]
+    found = [v for k, v in args[0].items if same_key(k, key)]
     if not found and len(args) < 3:
         return None  # KeyError
-    interp.assign_name(node.func.value.id, DictV(tuple((k, v) for k, v in args[0].items if not (k == key and type(k) is type(key))), args[0].why), fr)
+    interp.assign_name(node.func.value.id, DictV(without_key(args[0].items, key), args[0].why), fr)
     return found[-1] if found else args[2]
 
 

@@ -29,6 +29,7 @@ from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
 from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
+    NEVER,
     UNKNOWN,
     ArrayV,
     BoundMethodV,
@@ -63,6 +64,8 @@ from jax_cudnn_lint.shape_inference.values import (
     fresh_copies,
     next_born,
     next_serial,
+    with_key,
+    without_key,
 )
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
@@ -1115,8 +1118,8 @@ class Interpreter:
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
-                if isinstance(base.cls.lookup(target.attr), self.api.PropertyV) or isinstance(base.cls.lookup("__setattr__"), FunctionV):
-                    value = UNKNOWN  # a property's setter or the class's __setattr__ decides what is stored
+                if self.api.runs_a_setter(base.cls.lookup(target.attr)) or isinstance(base.cls.lookup("__setattr__"), FunctionV):
+                    value = UNKNOWN  # a property's setter, a descriptor's __set__ or the class's __setattr__ decides what is stored
                 if fr.may_skip(base):
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
@@ -1159,9 +1162,7 @@ class Interpreter:
                     key_v = self.ev(target.slice, fr)
                     ok, key = const_value(key_v)
                     if ok and isinstance(container, DictV) and not fr.branch_depth:
-                        items = [(k, v) for k, v in container.items if not (k == key and type(k) is type(key))]
-                        items.append((key, value))
-                        fr.state[target.value.id] = DictV(tuple(items), container.why)
+                        fr.state[target.value.id] = DictV(with_key(container.items, key, value), container.why)
                     elif ok and isinstance(container, TupleV) and container.is_list and type(key) is int and -len(container.items) <= key < len(container.items) and not fr.branch_depth:
                         # `widths[1] = (0, pad)` on a list built just before (`[(0, 0)] * x.ndim`)
                         listed = list(container.items)
@@ -1195,6 +1196,9 @@ class Interpreter:
 
     def s_assign(self, stmt: ast.Assign, fr: Frame) -> None:
         value = self.ev(stmt.value, fr)
+        if value is NEVER and isinstance(stmt.value, ast.Call):
+            fr.state = None  # `cfg = Config(seq_len=511)` raised in its constructor
+            return
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
         self.api.learn_rank_from_unpacking(self, stmt, value, fr)
@@ -1242,7 +1246,9 @@ class Interpreter:
 
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
-            self.ev(stmt.value, fr)
+            if self.ev(stmt.value, fr) is NEVER and isinstance(stmt.value, ast.Call):
+                fr.state = None  # `validate(T)` raised: nothing after it runs on this path
+                return
             call = stmt.value
             if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES:
                 if self.api.never_returns(self, self.ev(call.func, fr)):
@@ -1368,9 +1374,12 @@ class Interpreter:
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> None:
         iterable = self.ev(stmt.iter, fr)
-        if isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list):
-            # nothing to iterate over (an empty **kwargs, `()`): the body never runs.  Not
-            # an empty list: another name for it may have appended to it
+        empty_range = isinstance(iterable, self.api.RangeV) and self.api.known_items(iterable, 0) == []
+        literal = isinstance(stmt.iter, (ast.List, ast.Tuple))
+        if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not literal):
+            # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
+            # never runs.  Not an empty list held by a name: another name for it may have
+            # appended to it
             if stmt.orelse:
                 self.exec_block(stmt.orelse, fr)
             return
@@ -1654,9 +1663,17 @@ class Interpreter:
             if alias.name == "*":
                 info = self.project.find(base)
                 if info is not None and fr.state is not None:
-                    for name, value in self.module_namespace(info).items():
+                    namespace = self.module_namespace(info)
+                    exported = self.api.known_items(namespace["__all__"], 10_000) if "__all__" in namespace else None
+                    if exported is not None:
+                        for item in exported:  # `__all__` says what a star import binds
+                            ok, name = const_value(item)
+                            if ok and isinstance(name, str) and name in namespace:
+                                fr.state[name] = namespace[name]
+                        continue
+                    for name, value in namespace.items():
                         if not name.startswith("_"):
-                            fr.state[name] = value
+                            fr.state[name] = value if "__all__" not in namespace else UNKNOWN  # (an `__all__` we cannot read: bound or not)
                 continue
             local = alias.asname or alias.name
             self.assign_name(local, self.import_from(base, alias.name), fr)
@@ -1777,6 +1794,8 @@ class Interpreter:
         bases = tuple(self.ev(b, fr) for b in stmt.bases)
         decorators = tuple(self.ev(d, fr) for d in stmt.decorator_list)
         cls = ClassV(stmt, fr.module, bases, {}, [], stmt.name, decorators)
+        meta = next((self.ev(k.value, fr) for k in stmt.keywords if k.arg == "metaclass"), None)
+        cls.metaclass_call = isinstance(meta, ClassV) and isinstance(meta.lookup("__call__"), FunctionV)
         body_frame = Frame(fr.module, cls.attrs, fr.ctx, fr.func, frozenset(), fr.closure, fr.generic, is_class=True)
         if fr.func is not None and fr.state is not None:
             body_frame.closure = (fr.state,) + fr.closure
@@ -1839,8 +1858,7 @@ class Interpreter:
             return
         ok, key = const_value(self.ev(target.slice, fr))
         if isinstance(container, DictV) and ok and not fr.branch_depth:
-            items = tuple((k, v) for k, v in container.items if not (k == key and type(k) is type(key)))
-            fr.state[target.value.id] = DictV(items, container.why, container.diff)
+            fr.state[target.value.id] = DictV(without_key(container.items, key), container.why, container.diff)
         else:
             fr.state[target.value.id] = UNKNOWN
 
@@ -2134,7 +2152,7 @@ class Interpreter:
         return TupleV(tuple(items), isinstance(node, ast.List), (self.step(fr, node, "a literal"),))
 
     def e_dict(self, node: ast.Dict, fr: Frame) -> Value:
-        items: list[tuple[object, Value]] = []
+        items: tuple[tuple[object, Value], ...] = ()
         for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
             if k is None:
@@ -2147,9 +2165,8 @@ class Interpreter:
                     return UNKNOWN
                 pairs = [(key, value)]
             for key, item in pairs:
-                items = [(kk, vv) for kk, vv in items if not (kk == key and type(kk) is type(key))]
-                items.append((key, item))
-        return DictV(tuple(items), (self.step(fr, node, "a dict literal"),))
+                items = with_key(items, key, item)
+        return DictV(items, (self.step(fr, node, "a dict literal"),))
 
     def e_lambda(self, node: ast.Lambda, fr: Frame) -> Value:
         defaults = tuple(self.ev(d, fr) for d in node.args.defaults)
@@ -2233,8 +2250,7 @@ class Interpreter:
                 if not ok or not isinstance(key, (str, int)) or isinstance(key, bool):
                     del self.events[mark:]
                     return None
-                entries = [(k, v) for k, v in entries if not (k == key and type(k) is type(key))]
-                entries.append((key, value))
+                entries = list(with_key(entries, key, value))
             elif keep and not isinstance(node, ast.DictComp):
                 out.append(self.ev(node.elt, inner))
         if isinstance(node, ast.DictComp):
@@ -2462,9 +2478,10 @@ class Interpreter:
                 if id(node) in self.config_setters:
                     self.config_effects[memo_key] = effect = self._config_at_exit(frame, ctx)
                     self._config_set_by_call(caller, effect)
+                never = frame.state is None and not frame.returns and not isinstance(node, ast.AsyncFunctionDef)
                 if frame.state is not None:
                     frame.returns.append(ConstV(None))
-                result = frame.returns[0] if frame.returns else UNKNOWN
+                result = frame.returns[0] if frame.returns else NEVER if never else UNKNOWN
                 for other in frame.returns[1:]:
                     result = join(result, other)
                 if is_generator:
@@ -2694,9 +2711,13 @@ def _suppresses_jax_errors(call: ast.expr) -> bool:
     return bool(names & (_JAX_ERRORS | _ANY_ERROR))
 
 
+_SUPPRESSING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
+
+
 def _is_suppress(node: ast.expr) -> bool:
-    """`contextlib.suppress(...)` / `suppress(...)`: a body that may stop anywhere."""
-    return isinstance(node, ast.Call) and ((isinstance(node.func, ast.Name) and node.func.id == "suppress") or (isinstance(node.func, ast.Attribute) and node.func.attr == "suppress"))
+    """`contextlib.suppress(...)`, `pytest.raises(...)`, `self.assertRaises(...)`: a body
+    that may stop anywhere, and the code after it runs."""
+    return isinstance(node, ast.Call) and ((isinstance(node.func, ast.Name) and node.func.id in _SUPPRESSING) or (isinstance(node.func, ast.Attribute) and node.func.attr in _SUPPRESSING))
 
 
 def _is_compact(decorator: ast.expr) -> bool:

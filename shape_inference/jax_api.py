@@ -21,6 +21,7 @@ from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype
 from jax_cudnn_lint.shape_inference.values import (
+    NEVER,
     UNKNOWN,
     ArrayV,
     BoundMethodV,
@@ -820,13 +821,13 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
     if isinstance(node, ast.Attribute) and node.attr in ("setter", "deleter") and isinstance(node.value, ast.Name) and fr.state is not None:
         prop = fr.state.get(node.value.id)
         if isinstance(prop, PropertyV):
-            return PropertyV(prop.getter)  # `@n.setter`: still the property (a store runs the setter)
+            return PropertyV(prop.getter, prop.cached)  # `@n.setter`: still the property (a store runs the setter)
     if isinstance(deco, ExternalV):
         name = deco.qualname
         if name in _TRANSPARENT_DECORATORS or name in ("builtins.staticmethod", "builtins.classmethod"):
             return func
         if name in ("builtins.property", "functools.cached_property"):
-            return PropertyV(func)
+            return PropertyV(func, name == "functools.cached_property")
         if name in JIT_LIKE or name in GRAD_LIKE or name in VMAP_LIKE or name in FORWARD_MODE or name in SCAN_LIKE:
             return TransformV(name, func, (), (interp.step(fr, node, f"decorated with @{_src(node)}"),))
         if name.startswith("pytest.mark.") or name.startswith("pytest.fixture") or name.startswith("hypothesis.") or name in case_rows.RECORDED:
@@ -845,11 +846,23 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
 
 
 class PropertyV(Value):
-    def __init__(self, getter: Value) -> None:
+    """A property (`@property`, `property(fget, fset)`), or a `functools.cached_property`,
+    whose first read is stored on the instance, as Python's is."""
+
+    def __init__(self, getter: Value, cached: bool = False) -> None:
         self.getter = getter
+        self.cached = cached
 
     def key(self) -> object:
         return ("property", self.getter.key())
+
+
+def runs_a_setter(member: Value | None) -> bool:
+    """Does storing to this class member run code that decides what is kept (a
+    property's setter, a data descriptor's `__set__`)?  Not a cached_property's."""
+    if isinstance(member, PropertyV):
+        return not member.cached
+    return isinstance(member, InstanceV) and member.cls.lookup("__set__") is not None
 
 
 class OpaqueDecoratedV(Value):
@@ -1004,21 +1017,31 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
 
         kind = "flax.nnx.Param" if "flax.nnx.Param" in variable else variable[0]
         return h_nnx_variable(interp, args, kwargs, node, fr, kind)
+    if any(c.metaclass_call for c in class_chain(cls)):
+        return UNKNOWN  # a metaclass's `__call__` decides what `Cfg(...)` makes
+    new = cls.lookup("__new__")
+    if isinstance(new, FunctionV):
+        # `__new__` makes the object; `__init__` runs only on an instance of this class
+        made = interp.call_function(new, [cls, *args], kwargs, False, interp.callee_ctx(fr, node, new), fr)
+        if not (isinstance(made, InstanceV) and any(c is cls for c in class_chain(made.cls))):
+            return made
+        return NEVER if _construct(interp, made, cls, args, kwargs, node, fr) else made
     inst = InstanceV(cls, {}, False, (interp.step(fr, node, f"{cls.node.name}(...)"),))
     inst.building = True
     try:
-        _construct(interp, inst, cls, args, kwargs, node, fr)
+        raised = _construct(interp, inst, cls, args, kwargs, node, fr)
     finally:
         inst.building = False
-    return inst
+    return NEVER if raised else inst
 
 
-def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> None:
-    """Run the constructor (__init__, or a dataclass's fields and __post_init__) on `inst`."""
+def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
+    """Run the constructor (__init__, or a dataclass's fields and __post_init__) on `inst`;
+    True where it certainly raises (a validating `__post_init__`)."""
     init = cls.lookup("__init__")
     if isinstance(init, FunctionV):
-        interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr)
-    elif is_dataclass_like(cls) or is_nnx_class(cls):
+        return interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr) is NEVER
+    if is_dataclass_like(cls) or is_nnx_class(cls):
         fields = cls.all_fields()
         linen = is_linen_class(cls)
         kw = dict(kwargs)
@@ -1038,10 +1061,8 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 inst.attrs[name] = UNKNOWN
         post = cls.lookup("__post_init__")
         if isinstance(post, FunctionV):
-            interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr)
-    elif args or kwargs:
-        # a class whose constructor we cannot see (an external base's __init__)
-        pass
+            return interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER
+    return False
 
 
 def _field_default(interp: Interpreter, default: Value, node: ast.AST, fr: Frame) -> Value:
@@ -1120,7 +1141,12 @@ def _auto_name(ctx: Ctx, inst: InstanceV) -> Value | None:
 
 def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.AST, fr: Frame) -> Value:
     if isinstance(member, PropertyV):
-        return interp.call(member.getter, [inst], {}, False, node, fr)
+        value = interp.call(member.getter, [inst], {}, False, node, fr)
+        if member.cached and isinstance(member.getter, FunctionV) and not isinstance(member.getter.node, ast.Lambda):
+            inst.attrs[member.getter.node.name] = value  # later reads find it, whatever changes after
+        return value
+    if isinstance(member, InstanceV) and member.cls.lookup("__get__") is not None:
+        return UNKNOWN  # a descriptor: its `__get__` decides
     if isinstance(member, FunctionV):
         if _is_static(member):
             return member

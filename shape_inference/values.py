@@ -9,7 +9,7 @@ for containers and instances it means every array drawn from them does too.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -95,6 +95,10 @@ class UnknownV(FrozenValue):
 
 
 UNKNOWN = UnknownV()
+# what a call that certainly raises gives (every path of the callee ends in a raise, a
+# failed assert or sys.exit): Unknown as a value; a statement made of that call ends the
+# caller's path (`validate(T)` raising on an odd T guards the attention after it)
+NEVER = UnknownV()
 # ml_collections' FieldReference, modelled as an InstanceV of a synthetic class (configdict.py)
 FIELD_REFERENCE = "ml_collections.config_dict.FieldReference"
 UNKNOWN_DIFF = UnknownV(True)
@@ -195,6 +199,31 @@ class SetV(FrozenValue):
         return ("set", tuple(i.key() for i in self.items))
 
 
+def same_key(a: object, b: object) -> bool:
+    """Are `a` and `b` one dict key, as Python finds it (equal and hash-equal: 1, 1.0
+    and True are one key)?"""
+    try:
+        return hash(a) == hash(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def with_key(items: Sequence[tuple[object, Value]], key: object, value: Value) -> tuple[tuple[object, Value], ...]:
+    """`d[key] = value` on a dict's items: an equal key keeps its place (and its first
+    spelling) and takes the value; a new one goes last."""
+    out = list(items)
+    for i, (held, _) in enumerate(out):
+        if same_key(held, key):
+            out[i] = (held, value)
+            return tuple(out)
+    out.append((key, value))
+    return tuple(out)
+
+
+def without_key(items: Sequence[tuple[object, Value]], key: object) -> tuple[tuple[object, Value], ...]:
+    return tuple((k, v) for k, v in items if not same_key(k, key))
+
+
 class DictV(FrozenValue):
     """A dict with constant keys, all of them known."""
 
@@ -209,7 +238,7 @@ class DictV(FrozenValue):
 
     def get(self, k: object) -> Value | None:
         for key, value in self.items:
-            if key == k and type(key) is type(k):
+            if same_key(key, k):
                 return value
         return None
 
@@ -421,6 +450,7 @@ class ClassV(Value):
     qualname: str = ""
     decorators: tuple[Value, ...] = ()
     linearised: list[ClassV] | None = field(default=None, repr=False, compare=False)  # (mro(), cached)
+    metaclass_call: bool = False  # its metaclass (of the analysed code) has a `__call__`: it makes the instances
 
     def key(self) -> object:
         return ("class", id(self.node))

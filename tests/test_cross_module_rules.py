@@ -56,3 +56,36 @@ def test_vmap_of_an_imported_function_batching_every_operand_is_clean(tmp_path: 
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert "JCD209" not in capsys.readouterr().out
+
+
+CONSTS = """\
+{all_line}VOCAB = 32000
+SEQ = 511
+"""
+
+MODEL = """\
+import jax
+import jax.numpy as jnp
+
+SEQ = 512
+from consts import *  # noqa: E402,F403
+
+
+def loss(x):
+    y = x[:, :SEQ]
+    return jax.nn.dot_product_attention(y, y, y, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def train():
+    return jax.grad(loss)(jnp.zeros((2, 600, 4, 64), jnp.bfloat16))
+"""
+
+
+@pytest.mark.parametrize(("all_line", "found"), [('__all__ = ["VOCAB"]\n', False), ("", True), ("__all__ = EXPORTED\n", False)])
+def test_a_star_import_binds_what_all_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, all_line: str, found: bool) -> None:
+    """`from consts import *` binds only what `__all__` lists (an `__all__` the analysis
+    cannot read may bind SEQ or not); without one, every public name."""
+    write(tmp_path, {"consts.py": CONSTS.format(all_line=all_line), "model.py": MODEL})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert ("model.py:10:12: JCD201" in capsys.readouterr().out) is found
