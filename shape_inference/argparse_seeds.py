@@ -51,6 +51,7 @@ _POSITIONAL = "\0positional"  # the parser takes positional arguments
 # True while no code we cannot see has had the parser: Interpreter.escape turns every
 # attribute Unknown, this one too (such code may have called set_defaults, which wins)
 _INTACT = "\0intact"
+EXITS = frozenset({"error", "exit"})  # print a message and raise SystemExit
 METHODS = frozenset(
     {"add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
      "add_subparsers", "parse_args", "parse_known_args", "parse_intermixed_args"}
@@ -71,8 +72,9 @@ def not_followed(values: Iterable[Value]) -> None:
 
 
 def method(inst: InstanceV, name: str) -> Value | None:
-    """`parser.add_argument` and the like, bound to the parser; None for other names."""
-    if name in METHODS:
+    """`parser.add_argument` and the like, bound to the parser (`parser.error`, which
+    exits); None for other names."""
+    if name in METHODS or name in EXITS:
         return BoundMethodV(ExternalV(f"{PARSER}.{name}"), inst)
     return None
 

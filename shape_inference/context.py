@@ -41,7 +41,10 @@ class Ctx:
     params_diff_why: tuple[Step, ...] = ()
     vmaps: tuple[VmapInfo, ...] = ()
     depth: int = 0
-    x64: bool = False
+    # jax_enable_x64 here: True on; False not on for certain or not known (a `with
+    # jax.enable_x64(False):` block, an update to a value we cannot read); None: as the
+    # module body left it (externals.x64_enabled)
+    x64: bool | None = None
     precision: Value | None = None  # ambient jax.default_matmul_precision
     # (outer, inner) reverse-mode transform steps when every differentiated value here is
     # differentiated by both: the inner one's differentiated arguments all came in
@@ -89,7 +92,7 @@ class CallEvent:
     generic: bool = False  # analysed without a caller (parameters unknown)
 
 
-def with_config(ctx: Ctx, x64: bool, config_precision: Value | None) -> Ctx:
+def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> Ctx:
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
@@ -101,7 +104,7 @@ def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
     every path agrees on.  Otherwise x64 is not certainly on and the precision is `unknown`."""
     if not paths:
         return ctx
-    x64 = all(path.x64 for path in paths)
+    x64 = paths[0].x64 if all(path.x64 is paths[0].x64 for path in paths) else False
     first = paths[0].config_precision
     same = all(path.config_precision is first or (path.config_precision is not None and first is not None and path.config_precision.key() == first.key()) for path in paths)
     return with_config(ctx, x64, first if same else unknown)

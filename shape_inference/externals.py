@@ -18,6 +18,7 @@ from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import Ctx, with_config
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
+    NEVER,
     UNKNOWN,
     ArrayV,
     BoundMethodV,
@@ -1398,6 +1399,11 @@ def is_instance(value: Value, classes_value: Value) -> bool | None:
     return False if verdicts and all(v is False for v in verdicts) else None
 
 
+def h_ends_the_path(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`parser.error(msg)`: prints and raises SystemExit (the statement ends the path)."""
+    return NEVER
+
+
 def h_property(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`seq = property(_get, _set)`: a property as the decorator makes it (a store runs
     its setter: what is stored is Unknown)."""
@@ -2115,6 +2121,8 @@ for _q in (*absl_flags.SAVERS, *absl_flags.REQUIRED):
     HANDLERS[_q] = h_absl_change
 for _m in argparse_seeds.METHODS:
     HANDLERS[f"{argparse_seeds.PARSER}.{_m}"] = h_argument_parser
+for _m in argparse_seeds.EXITS:
+    HANDLERS[f"{argparse_seeds.PARSER}.{_m}"] = h_ends_the_path
 for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
     HANDLERS[f"flax.linen.Module.{_m}"] = h_linen_method
 
@@ -2156,7 +2164,7 @@ def _ctx_after_update(interp: Interpreter, flag: str, value: Value | None, node:
     ok, setting = const_value(value) if value is not None else (False, None)
     ctx = fr.ctx
     if flag == "jax_enable_x64":
-        return with_config(ctx, ok and setting is True, ctx.config_precision)
+        return with_config(ctx, ok and bool(setting), ctx.config_precision)
     if fr.func is not None:
         interp.config_setters.add(id(fr.func.node))
     why = (interp.step(fr, node, A.src(node)),)
@@ -2173,9 +2181,10 @@ def module_config(info: object, flag: str) -> ConstV | None:
 
 
 def x64_enabled(fr: Frame) -> bool:
-    """jax_enable_x64 is certainly on here: `with jax.enable_x64():` or the module body."""
-    if fr.ctx.x64:
-        return True
+    """jax_enable_x64 is certainly on here: `with jax.enable_x64():` or the module body
+    (unless a `with jax.enable_x64(False):` or an update in this context says otherwise)."""
+    if fr.ctx.x64 is not None:
+        return fr.ctx.x64
     flag = module_config(fr.module, "jax_enable_x64")
     return flag is not None and flag.value is True
 

@@ -203,7 +203,7 @@ def _ends_path(stmt: ast.stmt) -> bool:
 
 
 # the last names of the calls that never return (jax_api.NO_RETURN says whose they are)
-_NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest"})
+_NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest", "error"})
 
 
 def _name_of(func: ast.Name | ast.Attribute) -> str:
@@ -734,6 +734,8 @@ class Interpreter:
         ]
         if not any(_could_fail(default, param.arg, func) for param, _, default in with_defaults):
             return []  # the module's call index costs a walk: only where a default could matter
+        if func.owner is None and node.name in func.module.facts.rewritten_functions():
+            return [param.arg for param, _, _ in with_defaults]  # `f.__defaults__ = (512,)`
         if func.owner is not None:
             if not any(not (isinstance(default, ast.Constant) and default.value is None) and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged
@@ -1520,7 +1522,7 @@ class Interpreter:
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
-            if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt):
+            if not start_ctx.expects_raise and stmt.handlers and (self._handles_jax_errors(stmt) or self._named_handler_types_catch_jax_errors(stmt, fr)):
                 fr.ctx = with_expects_raise(fr.ctx, True)
             self.exec_block(stmt.body, fr)
             fr.ctx = with_expects_raise(fr.ctx, start_ctx.expects_raise)
@@ -1590,6 +1592,25 @@ class Interpreter:
         if found is None:
             found = self.handles_jax_errors[stmt] = _recovers_from_jax_errors(stmt.handlers)
         return found
+
+    @staticmethod
+    def _named_handler_types_catch_jax_errors(stmt: ast.Try, fr: Frame) -> bool:
+        """`except RECOVERABLE:` with `RECOVERABLE = (NotImplementedError, ValueError)` at
+        the module's top level: a handler whose types a module constant names catches
+        what they are."""
+        tree = fr.module.tree
+        for handler in stmt.handlers:
+            kind = handler.type
+            if not isinstance(kind, ast.Name) or kind.id in _JAX_ERRORS or kind.id in _ANY_ERROR or any(_ends_path(s) for s in handler.body):
+                continue
+            bound = [s.value for s in tree.body if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kind.id for t in s.targets)]
+            if len(bound) != 1:
+                continue
+            held = bound[0]
+            names = {_name_of(n) for n in (held.elts if isinstance(held, ast.Tuple) else [held]) if isinstance(n, (ast.Name, ast.Attribute))}
+            if names & _JAX_ERRORS or (names & _ANY_ERROR and _falls_back(handler)):
+                return True
+        return False
 
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
         """The cases that may run: a value or singleton pattern the subject certainly

@@ -719,7 +719,7 @@ def never_returns(interp: Interpreter, func: Value) -> bool:
     if isinstance(func, ExternalV):
         return canonical(func.qualname) in NO_RETURN
     if isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV):
-        return func.func.qualname in ("unittest.TestCase.skipTest", "unittest.TestCase.fail")
+        return func.func.qualname in ("unittest.TestCase.skipTest", "unittest.TestCase.fail", "argparse.ArgumentParser.error", "argparse.ArgumentParser.exit")
     return False
 
 

@@ -141,6 +141,7 @@ class ScopeFacts:
         self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
+        self._rewritten: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
         self._other_uses: set[str] = set()
         self._attribute_calls: dict[str, list[ast.Call]] = {}
@@ -491,6 +492,19 @@ class ScopeFacts:
             self._global_names = frozenset(names)
         return self._global_names
 
+    def rewritten_functions(self) -> frozenset[str]:
+        """The module's functions whose defaults a statement replaces (`f.__defaults__ =
+        ...`): analysed without a caller, their defaulted parameters are unknown."""
+        if self._rewritten is None:
+            found: set[str] = set()
+            for stmt in every_statement(self.tree.body) if self.tree is not None else ():
+                if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        if (name := _rewritten_function(target)) is not None:
+                            found.add(name)
+            self._rewritten = frozenset(found)
+        return self._rewritten
+
     def module_names(self) -> frozenset[str]:
         """Every name and attribute name the module's code mentions (imports aside).
 
@@ -808,6 +822,17 @@ _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _w
 _FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 
 
+def _rewritten_function(target: ast.expr) -> str | None:
+    """`f` in `f.__defaults__ = ...` or `f.__kwdefaults__["T"] = ...`: a function whose
+    defaults (or code) a store replaces."""
+    if isinstance(target, ast.Subscript):
+        target = target.value
+    if isinstance(target, ast.Attribute) and target.attr in _FUNCTION_REWRITES and isinstance(target.value, ast.Name):
+        return target.value.id
+    return None
+
+
+
 def _namespace_call(node: ast.expr, top_level: bool) -> bool:
     """`globals()`, or at a module's top level `vars()` / `locals()` (the same dict)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords):
@@ -828,8 +853,8 @@ def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
                 if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                     return None
                 names.add(key.value)
-            elif isinstance(target, ast.Attribute) and target.attr in _FUNCTION_REWRITES and isinstance(target.value, ast.Name):
-                names.add(target.value.id)  # `seq_len.__defaults__ = (512,)`: the function is not its def any more
+            elif (rewritten := _rewritten_function(target)) is not None:
+                names.add(rewritten)  # `seq_len.__defaults__ = (512,)`: the function is not its def any more
         return names
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return set()
