@@ -1503,7 +1503,10 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 
 # str methods evaluated on constants (pure, and cheap for short strings)
-_STR_METHODS = frozenset({"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition", "rpartition", "removeprefix", "removesuffix", "isdigit"})
+_STR_METHODS = frozenset(
+    {"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition",
+     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format"}
+)
 
 
 def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1512,6 +1515,10 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     consts: list[object] = []
     for value in args:
         ok, py = const_value(value)
+        joined: tuple[object, ...] = tuple(cast("list[object]", py)) if ok and isinstance(py, (tuple, list)) else ()
+        if q.endswith(".join") and joined and len(joined) <= 64 and all(isinstance(part, str) for part in joined):
+            consts.append(joined)  # `"".join(["cu", "dnn"])`
+            continue
         if not ok or not (py is None or isinstance(py, (str, int))) or (isinstance(py, str) and len(py) > 1000):
             return UNKNOWN
         consts.append(py)
@@ -2253,6 +2260,8 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
             if name == "builtins.dict.pop" and (popped := _dict_pop(interp, args, kwargs, node, fr)) is not None:
                 return popped
+            if name == "builtins.dict.setdefault" and (held := _dict_setdefault(interp, args, kwargs, node, fr)) is not None:
+                return held
             if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
@@ -2283,6 +2292,26 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         items = with_key(items, key, value)
     interp.assign_name(node.func.value.id, DictV(items, args[0].why), fr)
     return True
+
+
+def _dict_setdefault(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:
+    """`kw.setdefault("seq_len", 511)` on a dict the analysis knows, outside any branch:
+    the value it holds for the key, else the default, which the name's dict now holds
+    (None: not that case)."""
+    if fr.branch_depth or fr.state is None or kwargs or len(args) not in (2, 3) or not isinstance(args[0], DictV):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+        return None
+    ok, key = const_value(args[1])
+    if not ok:
+        return None
+    held = args[0].get(key)
+    if held is not None:
+        interp.assign_name(node.func.value.id, DictV(args[0].items, args[0].why), fr)  # as it was
+        return held
+    default = args[2] if len(args) == 3 else ConstV(None)
+    interp.assign_name(node.func.value.id, DictV(with_key(args[0].items, key, default), args[0].why), fr)
+    return default
 
 
 def _dict_pop(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:

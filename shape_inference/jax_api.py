@@ -224,6 +224,13 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         return ConstV(a_int / b_int, merge_why(left.why, right.why, (step,)))
     okl, pl = const_value(left)
     okr, pr = const_value(right)
+    operands: tuple[object, ...] = tuple(cast("tuple[object, ...]", pr)) if isinstance(pr, tuple) else (pr,)
+    if okl and okr and isinstance(op, ast.Mod) and isinstance(pl, str) and len(pl) <= 1000 and all(type(p) in (str, int, float, bool) for p in operands):
+        try:
+            formatted = pl % pr  # `"%s%s" % ("cu", "dnn")`
+        except Exception:
+            return UNKNOWN
+        return ConstV(formatted, merge_why(left.why, right.why)) if len(formatted) <= 10_000 else UNKNOWN
     if okl and okr and isinstance(pl, (int, float, str, tuple, list)) and isinstance(pr, (int, float, str, tuple, list)):
         if not isinstance(left, TupleV) and not isinstance(right, TupleV):
             try:
