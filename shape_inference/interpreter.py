@@ -2052,7 +2052,8 @@ class Interpreter:
                 found = next((current.attrs[name] for current in after if name in current.attrs), None)
                 if found is not None and isinstance(base.self_value, InstanceV):
                     return self.api.bind_member(self, found, base.self_value, node, fr)
-                return UNKNOWN
+                layer = base.self_value.attrs.get(self.api.LAYER_BASE) if isinstance(base.self_value, InstanceV) and name == "__call__" else None
+                return layer if layer is not None else UNKNOWN  # `super().__call__(x)` of a flax layer's subclass
             for parent in base.owner.bases:  # past the method's class, in its bases' order
                 found = parent.lookup(name) if isinstance(parent, ClassV) else None
                 if found is not None and isinstance(base.self_value, InstanceV):

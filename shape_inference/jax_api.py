@@ -958,7 +958,8 @@ def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs,
 
 
 def is_linen_class(cls: ClassV) -> bool:
-    return "flax.linen.Module" in cls.external_bases()
+    """A linen module: of nn.Module, or of one of linen's layers (`class Attn(nn.MultiHeadDotProductAttention)`)."""
+    return any(base == "flax.linen.Module" or base.startswith("flax.linen.") and base.rsplit(".", 1)[-1][:1].isupper() for base in cls.external_bases())
 
 
 def is_nnx_class(cls: ClassV) -> bool:
@@ -1026,6 +1027,9 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
         return h_nnx_variable(interp, args, kwargs, node, fr, kind)
     if any(c.metaclass_call for c in class_chain(cls)):
         return UNKNOWN  # a metaclass's `__call__` decides what `Cfg(...)` makes
+    layer = _layer_base(cls)
+    if layer is not None:
+        return _layer_subclass(interp, cls, layer, args, kwargs, node, fr)
     new = cls.lookup("__new__")
     if isinstance(new, FunctionV):
         # `__new__` makes the object; `__init__` runs only on an instance of this class
@@ -1040,6 +1044,42 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
     finally:
         inst.building = False
     return NEVER if raised else inst
+
+
+LAYER_BASE = "\0layer"  # (an attribute no code can spell: the library layer a subclass's `super()` reaches)
+
+
+def _layer_base(cls: ClassV) -> str | None:
+    """The library layer a class of the analysed code extends (`class Proj(nnx.Linear)`,
+    kauldron's subclass of linen's multi-head attention), where no class of its chain
+    builds the object itself (`__init__`, `setup`, `__new__`): it is that layer, built
+    from the same arguments.  None for anything else."""
+    from jax_cudnn_lint.shape_inference.externals import HANDLERS, h_layer
+
+    chain = list(class_chain(cls))
+    if any(name in current.attrs for current in chain for name in ("__init__", "setup", "__new__", "__post_init__")):
+        return None
+    bases = {base for current in chain for base in current.external_bases()}
+    layers = [base for base in bases if HANDLERS.get(base) is h_layer]
+    return layers[0] if len(layers) == 1 and len(bases) == 1 else None
+
+
+def _layer_subclass(interp: Interpreter, cls: ClassV, layer: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """The layer, with the fields the subclass gives defaults to (a linen dataclass
+    field); an object of the subclass where it defines `__call__` (whose `super()`
+    reaches the layer) or anything else a caller may read."""
+    from jax_cudnn_lint.shape_inference.externals import call_external
+
+    given = dict(kwargs)
+    for name, default, _annotation in cls.all_fields():
+        if default is not None and name not in given:
+            given[name] = default
+    built = call_external(interp, layer, list(args), given, False, node, fr)
+    own = {name for current in class_chain(cls) for name in current.attrs if not name.startswith("__") or name == "__call__"}
+    if not own - {name for name, _, _ in cls.all_fields()}:
+        return built  # `class Proj(nnx.Linear): pass`
+    inst = InstanceV(cls, {**given, LAYER_BASE: built}, False, (interp.step(fr, node, f"{cls.node.name}(...)"),))
+    return inst
 
 
 def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
