@@ -128,14 +128,15 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
     return stem, is_package
 
 
-def _runs_from_its_folder(info: ModuleInfo) -> bool:
-    """Is the module's folder first on sys.path when it runs: a script (`if __name__ ==
-    "__main__":` at its top level), or a test file, whose folder pytest puts on sys.path
-    (its default "prepend" import mode, in a folder without __init__.py)?"""
+def _runs_from_its_folder(info: ModuleInfo) -> str:
+    """Is the module's folder first on sys.path when it runs: "script" for a script (`if
+    __name__ == "__main__":` at its top level), "test" for a test file, whose folder
+    pytest puts on sys.path (its default "prepend" import mode; in a package, the first
+    folder above it that is none), "" for neither."""
     name = os.path.basename(info.path)
     if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
-        return True
-    return any(isinstance(stmt, ast.If) and is_main_guard(stmt.test) for stmt in info.tree.body)
+        return "test"
+    return "script" if any(isinstance(stmt, ast.If) and is_main_guard(stmt.test) for stmt in info.tree.body) else ""
 
 
 def is_main_guard(test: ast.expr | None) -> bool:
@@ -181,7 +182,7 @@ class Project:
         self.dir_names: dict[str, str] = {}
         self.by_abs_path: dict[str, ModuleInfo] = {}
         self._siblings: dict[tuple[str, str, bool], str | None] = {}
-        self._scripts: dict[str, bool] = {}  # path -> runs from its own folder (absolute_import)
+        self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -287,11 +288,12 @@ class Project:
         match alone could be ambiguous (a tree of experiments, one `model.py` each), as
         sys.path is when the code runs:
 
-        - a script (`if __name__ == "__main__":`) or a test file (pytest's prepend mode)
-          runs from its own folder: `python p1/train.py` saying `from model import attend`
-          imports p1/model.py, even where the import root has a model.py;
-        - a module inside a package, from the folder above its outermost package
-          (`p1t/pkg/train.py` means p1t/model.py when several projects are linted at once);
+        - a script (`if __name__ == "__main__":`) runs from its own folder: `python
+          p1/train.py` saying `from model import attend` imports p1/model.py, even where
+          the import root has a model.py; so does a test file (pytest's prepend mode);
+        - a module or a test file inside a package, from the folder above its outermost
+          package (`p1t/pkg/train.py` means p1t/model.py when several projects are linted
+          at once; pytest puts exp_a/ on sys.path for exp_a/tests/test_model.py);
         - any other module, from the outermost folder between the import root and its own
           that has such a module (`exp/common.py`, imported as `exp.common` by the
           project's run.py, reads the project's model.py, not exp/model.py), and a name a
@@ -311,7 +313,7 @@ class Project:
             found: str | None = None
             if script or self._is_package_dir(folder):
                 base = folder
-                for _ in range(32 if not script else 0):  # a package's modules: from the folder above its outermost package
+                for _ in range(32 if script != "script" else 0):  # a package's modules and tests: from the folder above its outermost package
                     if not self._is_package_dir(base) or os.path.dirname(base) == base:
                         break
                     base = os.path.dirname(base)

@@ -192,6 +192,15 @@ def test_a_test_file_imports_from_its_own_folder(tmp_path: Path, monkeypatch: py
     assert findings(capsys, ".") == [("tests/test_model.py", "JCD201")]
 
 
+def test_a_test_file_in_a_tests_package_imports_from_above_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # tests/ is a package: pytest puts exp_a/ (the first folder above it that is none) on
+    # sys.path, so `import model` is exp_a/model.py, not exp_b's (probe 26a)
+    test = "import jax\nimport jax.numpy as jnp\n\nimport model\n\n\ndef test_grad():\n    jax.grad(lambda x: model.attend(x).astype(jnp.float32).sum())(jnp.zeros((2, 77, 256)))\n"
+    write(tmp_path, {"exp_a/model.py": MODEL, "exp_a/tests/__init__.py": "", "exp_a/tests/test_model.py": test, "exp_b/model.py": MODEL})
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, ".") == [("exp_a/model.py", "JCD201")]
+
+
 def test_a_package_elsewhere_does_not_shadow_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # src/model/ is imported as `model` too (a src/ layout), but from another folder than
     # the root's model.py: train.py at the root reads the root's (Python: sys.path order)
