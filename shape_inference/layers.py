@@ -79,12 +79,18 @@ def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
 HAIKU_POLICY = "<haiku mixed precision>"  # a keyword no call can spell: a policy was set
 
 
-def _features(v: Value | None) -> tuple[Dim, ...] | None:
+def _features(v: Value | None, one: bool = False) -> tuple[Dim, ...] | None:
+    """The feature dims a layer's size argument gives; with `one` (an int-only argument,
+    as Embed's), one unknown dim where the size is not known: the input's other dims
+    still hold (`nn.Embed(vocab, cfg.width)` keeps the batch and the length)."""
     if v is None:
         return None
     if isinstance(v, IntV):
         return (v.dim,)
-    return shape_of(v)
+    found = shape_of(v)
+    if found is None and one and not isinstance(v, (TupleV, ArrayV)):
+        return (D.unknown(),)
+    return found
 
 
 def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
@@ -107,12 +113,12 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if x is None:
         return UnknownV(diff)
     if short in ("Dense", "Linear") and q.startswith(("flax.linen", "haiku")):
-        feats = _features(_get(obj, 0, "features" if q.startswith("flax") else "output_size"))
+        feats = _features(_get(obj, 0, "features" if q.startswith("flax") else "output_size"), one=True)
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
     if short == "Linear" and q.startswith("flax.nnx"):
-        feats = _features(_get(obj, 1, "out_features"))
+        feats = _features(_get(obj, 1, "out_features"), one=True)
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
@@ -120,7 +126,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         out = _get(obj, 1, "out_features")
         if isinstance(out, ConstV) and out.value == "scalar":
             return ArrayV(x.shape[:-1] if x.shape else None, _out_dtype(obj, x), diff)
-        feats = _features(out)
+        feats = _features(out, one=True)
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
@@ -150,10 +156,11 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         feats = _get(obj, 1, "features" if short == "Embed" else "embedding_size")
         if q.startswith("haiku"):
             feats = _haiku_embed_dim(obj)
-        if x.shape is None or not isinstance(feats, IntV):
-            return ArrayV(None, _out_dtype(obj, x), diff)
         dtype = A.dtype_or(obj.kwarg("dtype"), "float32" if q.startswith("flax") else None)
-        return ArrayV(x.shape + (feats.dim.with_why(step),), dtype, diff, x.why)
+        if x.shape is None:
+            return ArrayV(None, dtype, diff)
+        width = feats.dim.with_why(step) if isinstance(feats, IntV) else D.unknown()  # (the ids' dims hold whatever the width)
+        return ArrayV(x.shape + (width,), dtype, diff, x.why)
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
     if short.startswith("ConvTranspose") and q.startswith(("flax.linen", "flax.nnx")):
