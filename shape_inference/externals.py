@@ -1131,6 +1131,7 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     __post_init__): the attribute, as `obj.name = value` sets it."""
     name = args[1] if len(args) == 3 else None
     obj = args[0] if args else None
+    interp.register_functions(args[2:])  # `setattr(registry, name, fn)`: called through it
     if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
         interp.escape(args, kwargs)
         if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it
@@ -1326,16 +1327,20 @@ def h_abs(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
 
 
 def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    base: list[tuple[object, Value]] = []
+    """dict(d, **kw), and dict(cfg) of an ml_collections ConfigDict (its fields, as
+    big_vision's `Model(**dict(config.model))` reads them)."""
+    base: tuple[tuple[object, Value], ...] = ()
     if args:
+        fields = configdict.items(interp, args[0], node, fr) if isinstance(args[0], InstanceV) else None
         if isinstance(args[0], DictV):
-            base = list(args[0].items)
+            base = args[0].items
+        elif fields is not None:
+            base = tuple(fields)
         else:
             return UNKNOWN
     for k, v in kwargs.items():
-        base = [(kk, vv) for kk, vv in base if kk != k]
-        base.append((k, v))
-    return DictV(tuple(base), (interp.step(fr, node, A.src(node)),))
+        base = with_key(base, k, v)
+    return DictV(base, (interp.step(fr, node, A.src(node)),))
 
 
 def h_dict_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1641,6 +1646,16 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         # (equinox) changes the default, which is then not known
         known = tuple((k, v) for k, v in kwargs.items() if "converter" not in kwargs or k not in ("default", "default_factory"))
         return A.CallResultV("dataclasses.field", DictV(known))
+    if q in ("attrs.field", "attr.ib", "attr.attrib", "attr.field", "pydantic.Field", "pydantic.fields.Field"):
+        # attrs' `default=` / `factory=`, pydantic's default (first argument) and
+        # `default_factory=`, as dataclasses.field's; a converter changes the default
+        given = dict(kwargs)
+        if args and q.startswith("pydantic"):
+            given.setdefault("default", args[0])
+        if "factory" in given:
+            given["default_factory"] = given.pop("factory")
+        known = tuple((k, v) for k, v in given.items() if k in ("default", "default_factory") and "converter" not in given)
+        return A.CallResultV("dataclasses.field", DictV(known))
     if q == "pytest.param":
         if _skips(kwargs.get("marks")):
             return A.CallResultV("pytest.param.skipped", None)  # a row pytest never runs
@@ -1916,7 +1931,11 @@ _register(["jaxtyped"], ["jaxtyping"], h_type_checker)
 _register(["beartype"], ["beartype"], h_type_checker)
 _register(["typechecked"], ["typeguard"], h_type_checker)
 _register(["dataclass"], ["dataclasses", "flax.struct", "chex"], h_decorator_factory)
-_register(["field"], ["dataclasses", "flax.struct", "equinox"], h_call_result)
+_register(["define", "frozen", "mutable"], ["attrs", "attr"], h_decorator_factory)
+_register(["s", "attrs"], ["attr"], h_decorator_factory)
+_register(["field"], ["dataclasses", "flax.struct", "equinox", "attrs", "attr"], h_call_result)
+_register(["ib", "attrib"], ["attr"], h_call_result)
+_register(["Field"], ["pydantic", "pydantic.fields"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
 _register(["DiffState"], ["flax.nnx"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
@@ -2256,6 +2275,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         short = name.rsplit(".", 1)[-1]
         if name.startswith(("builtins.list.", "builtins.dict.", "builtins.set.")) and short in _MUTATORS:
             interp.mutations += 1  # in place: what a generator read earlier may have changed
+            interp.register_functions([*args[1:], *kwargs.values()])
             if args:
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
             if name == "builtins.dict.pop" and (popped := _dict_pop(interp, args, kwargs, node, fr)) is not None:

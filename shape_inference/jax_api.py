@@ -403,6 +403,28 @@ def _compare_dtypes(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     return None
 
 
+def _compare_scalar_types(op: ast.cmpop, a: ExternalV, b: Value) -> bool | None:
+    """`dt == jnp.float32`, `dt is jnp.bfloat16`, `dt in (jnp.float32, jnp.float64)` with `dt`
+    itself a scalar type (a test's parameter): classes, equal only to themselves.  The
+    same name is the same class; another dtype is another class; `jnp.float32` against
+    `np.float32` (two classes of one dtype) is not decided."""
+    items = b.items if isinstance(b, TupleV) and isinstance(op, (ast.In, ast.NotIn)) else (b,) if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) else None
+    if items is None:
+        return None
+    verdicts: list[bool | None] = []
+    for item in items:
+        if not (isinstance(item, ExternalV) and _dtype_operand(item) is not None):
+            verdicts.append(None)
+        elif canonical(item.qualname) == canonical(a.qualname):
+            verdicts.append(True)
+        else:
+            verdicts.append(False if _dtype_operand(item) != _dtype_operand(a) else None)
+    found = True if True in verdicts else False if all(v is False for v in verdicts) else None
+    if found is None:
+        return None
+    return found if isinstance(op, (ast.Eq, ast.Is, ast.In)) else not found
+
+
 def _dtype_operand(value: Value) -> str | None:
     """The dtype a comparison operand certainly is: a dtype value, `jnp.bfloat16` or
     `np.float32` (not Python's `float`, which NumPy reads as float64), `"float32"`."""
@@ -433,6 +455,10 @@ def same_object(a: Value, b: Value) -> bool | None:
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(b, SetV):
         return _in_set(op, a, b)
+    if isinstance(a, ExternalV) and _dtype_operand(a) is not None:
+        scalar = _compare_scalar_types(op, a, b)
+        if scalar is not None:
+            return scalar
     if isinstance(op, (ast.Is, ast.IsNot)) and {type(a), type(b)} == {DTypeV, ExternalV} and _dtype_operand(a) and _dtype_operand(b):
         return isinstance(op, ast.IsNot)  # `q.dtype is jnp.bfloat16`: a dtype is never the scalar type
     if isinstance(op, (ast.Is, ast.IsNot)):
@@ -978,8 +1004,9 @@ def _class_marks(cls: ClassV) -> set[str]:
 
 # decorators and bases that make a class's fields its constructor's parameters
 _DATACLASS_MARKS = frozenset(
-    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "attr.s", "attrs.define", "attrs.frozen",
-     "pydantic.dataclasses.dataclass", "typing.NamedTuple", "flax.struct.PyTreeNode", "pydantic.BaseModel"}
+    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "attr.s", "attr.attrs", "attrs.define", "attrs.frozen",
+     "attrs.mutable", "attr.define", "attr.frozen", "attr.mutable", "pydantic.dataclasses.dataclass", "typing.NamedTuple",
+     "flax.struct.PyTreeNode", "pydantic.BaseModel"}
 )
 
 

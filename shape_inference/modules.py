@@ -181,7 +181,7 @@ class Project:
         # packages), and absolute file path -> module: a script's siblings (absolute_import)
         self.dir_names: dict[str, str] = {}
         self.by_abs_path: dict[str, ModuleInfo] = {}
-        self._siblings: dict[tuple[str, str, bool], str | None] = {}
+        self._siblings: dict[tuple[str, str, str], str | None] = {}
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
