@@ -32,7 +32,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
-from jax_cudnn_lint import __version__, result_cache
+from jax_cudnn_lint import __version__, noqa, result_cache
 from jax_cudnn_lint.config import Config, parse_gpu, parse_version
 from jax_cudnn_lint.config_file import ConfigError, FileConfig, load_config
 from jax_cudnn_lint.discovery import (
@@ -147,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings (errors still exit 2)"
     )
+    out.add_argument("--disable-noqa", action="store_true", help="report findings that `# noqa` comments silence")
     tgt = parser.add_argument_group("targets")
     tgt.add_argument("--jax-version", help="JAX version the code targets (default: installed)")
     tgt.add_argument("--gpu", help="target GPU, e.g. sm80, sm90, sm100 (default: sm90)")
@@ -195,6 +196,7 @@ class Options:
     confirm_backend: str = "auto"
     confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT
     exit_zero: bool = False
+    disable_noqa: bool = False
     max_file_mb: float = DEFAULT_MAX_FILE_MB
     warnings: tuple[str, ...] = field(default=())
 
@@ -267,6 +269,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
         confirm_backend=args.confirm_backend,
         confirm_timeout=args.confirm_timeout,
         exit_zero=args.exit_zero,
+        disable_noqa=args.disable_noqa,
         max_file_mb=float(pick(args.max_file_size, fc.max_file_size, DEFAULT_MAX_FILE_MB)),
         warnings=fc.warnings,
     )
@@ -435,6 +438,9 @@ def run(options: Options) -> int:
     for warning in options.warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
     result = analyse(options)
+    sources = SourceLines()
+    if not options.disable_noqa:
+        result.findings = noqa.unsuppressed(result.findings, sources.line)
     verdicts: list[dict[str, Any]] | None = None
     if options.confirm:
         try:
@@ -460,7 +466,6 @@ def run(options: Options) -> int:
         config=options.config,
         exit_code=code,
     )
-    sources = SourceLines()
     text = render(report, options.fmt, options.show_source, sources)
     stats = statistics_lines(report) if options.statistics else []
     if stats and options.fmt == "text":

@@ -65,6 +65,24 @@ def test_findings_exit_one_with_text_format(
 
 
 @pytest.mark.parametrize(
+    ("comment", "reported"),
+    [("", True), ("  # noqa", False), ("  # noqa: JCD101", False), ("  # NOQA:JCD1", False), ("  # noqa: E501,JCD101", False), ("  # noqa: JCD201", True)],
+)
+def test_noqa_comments_silence_findings_as_in_flake8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, comment: str, reported: bool
+) -> None:
+    """The command reads `# noqa` as flake8 does: the same findings from both, whichever runs."""
+    lines = LSTM_SNIPPET.splitlines()
+    lines[LSTM_LINE - 1] += comment
+    write(tmp_path, {"m.py": "\n".join(lines) + "\n"})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--no-cache", ".")
+    assert (code, "JCD101" in out) == ((1, True) if reported else (0, False))
+    code, out, _ = lint(capsys, "--no-cache", "--disable-noqa", ".")
+    assert (code, "JCD101" in out) == (1, True)
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ["--no-such-option"],
