@@ -139,7 +139,7 @@ def _check_kwarg(api: str, name: str, value: object) -> str | None:
     elif name in ("scale", "dropout_rate"):
         ok, want = value is None or _is_number(value), "a number or null"
     elif name == "dropout":
-        ok, want = isinstance(value, (int, float)), "a number (or a boolean)"
+        ok, want = value is None or isinstance(value, (int, float)), "a number (or a boolean), or null (lstm_ref rejects None too)"
     elif name == "implementation":
         ok, want = value is None or isinstance(value, str), 'a string ("cudnn", "xla") or null'
     elif name == "local_window_size":
@@ -393,7 +393,7 @@ def lstm_repro(
     hidden_size: int,
     num_layers: int = 1,
     bidirectional: bool = False,
-    dropout: float = 0.0,
+    dropout: float | None = 0.0,
     precision: str | Sequence[str] | None = None,
     dtype: str = "float32",
     seq_lengths_dtype: str = "int32",

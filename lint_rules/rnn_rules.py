@@ -32,8 +32,8 @@ def check_jcd101(events: list[CallEvent], config: Config) -> list[Finding]:
         if dropout is None:
             continue
         ok, value = const_value(dropout)
-        if not ok or isinstance(value, (str, bytes, tuple, list)) or value is None:
-            continue
+        if not ok or isinstance(value, (str, bytes, tuple, list)):
+            continue  # (None is not 0.0 either: lstm_ref raises for it too)
         try:
             nonzero = value != 0.0
         except Exception:
@@ -74,7 +74,7 @@ def _lstm_ref_repro(input_size: object, hidden_size: object, num_layers: object,
         return n if n is not None and 0 < n <= 64 else default
 
     bidi_ok, bidi = const_value(bidirectional) if isinstance(bidirectional, Value) else (False, None)
-    rate = dropout if isinstance(dropout, (int, float)) else float(bool(dropout))
+    rate = None if dropout is None else float(dropout) if isinstance(dropout, (int, float)) else float(bool(dropout))
     return lstm_repro(
         code="JCD101",
         expect=expect_message("NotImplementedError", LSTM_REF_DROPOUT_MESSAGE),
@@ -84,7 +84,7 @@ def _lstm_ref_repro(input_size: object, hidden_size: object, num_layers: object,
         hidden_size=small(hidden_size, 8),
         num_layers=small(num_layers, 1),
         bidirectional=bool(bidi) if bidi_ok else False,
-        dropout=float(rate),
+        dropout=rate,
         shrunk=["batch", "time", "sizes"],
     )
 
