@@ -1450,7 +1450,7 @@ def _is_instance_of_class(value: Value, cls: ClassV) -> bool | None:
 # lax.Precision's constructor: the strings and ints it takes, and the member each names
 _PRECISION_BY_VALUE: dict[object, str] = {
     "bfloat16": "DEFAULT", "default": "DEFAULT", "fastest": "DEFAULT", 0: "DEFAULT",
-    "tensorfloat32": "HIGH", "high": "HIGH", 1: "HIGH",
+    "tensorfloat32": "HIGH", "high": "HIGH", "bfloat16_3x": "HIGH", 1: "HIGH",
     "float32": "HIGHEST", "highest": "HIGHEST", 2: "HIGHEST",
 }
 

@@ -1354,6 +1354,9 @@ def ExtObjectArray(obj: ExtObjectV) -> ArrayV | None:  # noqa: N802 - reads as a
 
 
 def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
+    if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
+        ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
+        return interp.external(f"jax.lax.Precision.{member}") if ok and member in ("DEFAULT", "HIGH", "HIGHEST") else UNKNOWN
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
