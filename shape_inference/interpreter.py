@@ -164,6 +164,7 @@ _MATH_CONSTANTS = {
     for name, value in (("pi", math.pi), ("e", math.e), ("tau", math.tau))
     if not (module != "math" and name == "tau")
 }
+_NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 _JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
 _ANY_ERROR = frozenset({"Exception", "BaseException"})
 
@@ -1760,6 +1761,8 @@ class Interpreter:
         constant = _MATH_CONSTANTS.get(canonical)
         if constant is not None:
             return ConstV(constant)  # `q * jnp.pi` keeps q's shape
+        if canonical in _NEWAXIS:
+            return ConstV(None)  # `pad[:, jnp.newaxis, :]` adds an axis, as None does
         return ExternalV(canonical)
 
     def s_functiondef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, fr: Frame) -> None:

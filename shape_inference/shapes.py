@@ -207,7 +207,8 @@ def _eval_index_part(interp: Interpreter, part: ast.expr, fr: Frame) -> Value:
 
 
 def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
+    """`None`, or NumPy's name for it, `np.newaxis` / `jnp.newaxis`: a new axis."""
+    return isinstance(node, ast.Constant) and node.value is None or isinstance(node, ast.Attribute) and node.attr == "newaxis"
 
 
 def _is_ellipsis(node: ast.expr) -> bool:
