@@ -373,7 +373,12 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     # the mapped function as the analysis followed it (imported from another module
     # too), else as the vmap's line shows it in the call's own module
     func = info.function if info.function is not None else _vmapped_function(tree, info.line) if info.path == event.module.path else None
-    if func is None or _enclosing_function(event.node, _parents(tree)) is not func:
+    if func is None:
+        return None
+    enclosing = _enclosing_function(event.node, _parents(tree))
+    # the attention in the mapped function, or in a wrapper it calls once (`sdpa(q, k, v)`)
+    through = None if enclosing is func or enclosing is None else _the_call_of(func, enclosing, event)
+    if enclosing is not func and through is None:
         return None
     params = _positional_params(func)
     if params[:1] in (["self"], ["cls"]):
@@ -384,29 +389,57 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         if not isinstance(value, ArrayV) or value.rank is None:
             continue
         expr = _operand_expr(call, name)
+        if through is not None and enclosing is not None:
+            expr = _argument_for(enclosing, through, expr)  # the wrapper's parameter, as the mapped function passes it
         if not isinstance(expr, ast.Name):
             continue
-        if _assigned_in(func, expr.id):
-            # `q = (q * 2).astype(...)`: batched as what it is computed from, where that is certain
-            known, axis = _derived_axis(func, expr, params, info.in_axes)
-            if known:
-                out[name] = Batched(name, expr.id, axis, value)
-            continue
-        if expr.id in params:
-            known, axis = _axis_of(info.in_axes, params.index(expr.id))
-            if not known:
-                continue
-            if axis is not None:
-                full = value.rank + 1
-                if not -full <= axis < full:
-                    continue
-                axis %= full
-        elif expr.id in _other_params(func):
-            continue
-        else:
-            axis = None  # from outside the mapped function: not batched by this vmap
-        out[name] = Batched(name, expr.id, axis, value)
+        known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
+        if known:
+            out[name] = Batched(name, expr.id, axis, value)
     return out
+
+
+def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: Value | None, rank: int) -> tuple[bool, Axis]:
+    """How a name the mapped function reads is batched: a parameter as `in_axes` maps it,
+    a value it computes as `_derived_axis` says, a name from outside not at all."""
+    if _assigned_in(func, expr.id):
+        # `q = (q * 2).astype(...)`: batched as what it is computed from, where that is certain
+        return _derived_axis(func, expr, params, in_axes)
+    if expr.id in params:
+        known, axis = _axis_of(in_axes, params.index(expr.id))
+        if not known:
+            return _UNKNOWN_AXIS
+        if axis is not None:
+            full = rank + 1
+            if not -full <= axis < full:
+                return _UNKNOWN_AXIS
+            axis %= full
+        return True, axis
+    if expr.id in _other_params(func):
+        return _UNKNOWN_AXIS
+    return True, None  # from outside the mapped function: not batched by this vmap
+
+
+def _the_call_of(func: Function, wrapper: Function, event: CallEvent) -> ast.Call | None:
+    """The one call of `wrapper` (by its name) in the mapped function, through which the
+    analysis reached the attention (a step of the event's call chain is at its line)."""
+    if isinstance(wrapper, ast.Lambda) or isinstance(func, ast.Lambda):
+        return None
+    calls = [node for node in ast.walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == wrapper.name]
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or any(k.arg is None for k in calls[0].keywords):
+        return None
+    return calls[0] if any(step.line == calls[0].lineno for step in event.ctx.chain) else None
+
+
+def _argument_for(wrapper: Function, call: ast.Call, expr: ast.expr | None) -> ast.expr | None:
+    """The argument `call` passes for the wrapper's parameter that `expr` names (None:
+    not a parameter the wrapper leaves as it is, or not passed)."""
+    if not isinstance(expr, ast.Name) or _assigned_in(wrapper, expr.id):
+        return None
+    params = _positional_params(wrapper)
+    if expr.id in params and params.index(expr.id) < len(call.args):
+        return call.args[params.index(expr.id)]
+    return next((k.value for k in call.keywords if k.arg == expr.id), None)
 
 
 @dataclass(frozen=True)
