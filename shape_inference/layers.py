@@ -475,9 +475,12 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         head_dim = hd if hd.value is not None or hd.poly is not None else None
 
     def project(x: ArrayV | None) -> ArrayV:
-        if x is None or x.shape is None or head_dim is None or not isinstance(num_heads, IntV):
+        if x is None or x.shape is None:
             return ArrayV(None, out_dtype(x), diff)
-        return ArrayV(x.shape[:-1] + (num_heads.dim.with_why(step), head_dim.with_why(step)), out_dtype(x), diff, x.why)
+        # heads known only at run time leave the batch and the length as they are
+        heads = num_heads.dim.with_why(step) if isinstance(num_heads, IntV) else D.unknown()
+        width = head_dim.with_why(step) if head_dim is not None else D.unknown()
+        return ArrayV(x.shape[:-1] + (heads, width), out_dtype(x), diff, x.why)
 
     query, key, value = project(inputs_q), project(inputs_k), project(inputs_v)
     fn = obj.kwarg("attention_fn")
