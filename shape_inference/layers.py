@@ -638,7 +638,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         if not rest:
             return UNKNOWN
         variables = rest[0]
-        decoding = name == "apply" and _applies_cache(variables, kwargs.get("mutable"))
+        decoding = name == "apply" and _applies_cache(variables, kwargs.get("mutable"), inst)
         method = kwargs.pop("method", None)
         kwargs = {k: v for k, v in kwargs.items() if k not in _APPLY_ONLY}
         target: Value | None
@@ -665,7 +665,7 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
             interp.linen_decoding -= decoding
         if name == "apply":
             return out
-        return UNKNOWN
+        return InitVariablesV(_module_key(inst)) if name == "init" else UNKNOWN
     if name == "param":
         shape = None
         if len(rest) >= 3:
@@ -677,10 +677,35 @@ def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
 
 
 
-def _applies_cache(variables: Value, mutable: Value | None) -> bool:
-    """`apply({"params": p, "cache": c}, x, mutable=["cache"])`: a decode step that
-    reads and updates a cache it is given (certainly: a literal dict with a "cache")."""
-    if not (isinstance(variables, DictV) and any(k == "cache" for k, _ in variables.items)):
+class InitVariablesV(UnknownV):
+    """What a linen module's `init` returns: Unknown as a value, but known to be the
+    variables of a module of that class and fields, cache included when its attention
+    layers decode."""
+
+    module: object  # the class's def and the module's fields (their keys)
+
+    def __init__(self, module: object, diff: bool = False) -> None:
+        super().__init__(diff)
+        object.__setattr__(self, "module", module)
+
+    def key(self) -> object:
+        return ("?", self.diff, "init", self.module)
+
+    def tainted(self, diff: bool) -> Value:
+        return self if diff == self.diff else InitVariablesV(self.module, diff)
+
+
+def _module_key(inst: InstanceV) -> object:
+    """A linen module's class and fields: `Decoder(decode=False).init` made no cache for `Decoder()`."""
+    return (id(inst.cls.node), tuple(sorted((name, value.key()) for name, value in inst.attrs.items())))
+
+
+def _applies_cache(variables: Value, mutable: Value | None, inst: InstanceV) -> bool:
+    """`apply({"params": p, "cache": c}, x, mutable=["cache"])`, or `apply(variables, ...)`
+    with what the module's own `init` gave: a decode step that reads and updates a cache
+    it is given (certainly: a literal dict with a "cache", or init's variables)."""
+    given = isinstance(variables, DictV) and any(k == "cache" for k, _ in variables.items)
+    if not (given or isinstance(variables, InitVariablesV) and variables.module == _module_key(inst)):
         return False
     if isinstance(mutable, ConstV):
         return mutable.value is True or mutable.value == "cache"
