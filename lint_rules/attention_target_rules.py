@@ -36,7 +36,7 @@ _CHECKS_210 = (C.fp8_arguments, C.compute_capability_10_3, C.fp8_shape, C.packed
 
 _WHY_210 = {
     "FA-3": "the fp8 path of fused_attention_stablehlo takes fp8_params, a NO_MASK or CAUSAL mask_type and no bias, mask or sequence lengths",
-    "FA-13": "cuDNN supports compute capability 10.3 from 9.11 on, and JAX checks it before every other shape check",
+    "FA-13": "cuDNN supports compute capability 10.3 from 9.11 on, and JAX checks it before the head-dim and length limits (after the dtype and layout checks)",
     "FA-18": "fp8 attention runs only for head dim 128 with T and S multiples of 128 in training, and head dims <= 256 that are multiples of 16 in inference",
     "FA-16": "a packed layout (q_offsets with several segments per batch) needs a Hopper GPU",
     "FA-17": "a value head dim different from the query's (multi-head latent attention) needs cuDNN >= 9.10 on Hopper or newer",
