@@ -51,4 +51,8 @@ def promote(a: str | None, b: str | None) -> str | None:
         return b
     if is_float(a) and is_float(b):
         return max(a, b, key=FLOAT_ORDER.index) if a in FLOAT_ORDER and b in FLOAT_ORDER else None
+    if a == "bool" or b == "bool":
+        return b if a == "bool" else a
+    if a[:3] == b[:3] == "int" or a[:4] == b[:4] == "uint":
+        return max(a, b, key=lambda name: int(name.lstrip("uint")))  # int32 + int64: int64
     return None

@@ -872,7 +872,8 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     keep = kwargs.get("keepdims")
     keepdims = A.truth(keep) is True if keep is not None else False
     name = q.rsplit(".", 1)[-1]
-    fixed = "int32" if name in ("argmax", "argmin") else ("bool" if name in ("any", "all") else None)
+    index = "int64" if x64_enabled(fr) else "int32"  # (the default integer)
+    fixed = index if name in ("argmax", "argmin") else ("bool" if name in ("any", "all") else None)
     dtype = fixed or A.dtype_or(kwargs.get("dtype"), _result_dtype(name, arr.dtype, fr))
     out = S.reduce(arr, axis, keepdims, dtype)
     if fixed is not None:
@@ -880,9 +881,15 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return out
 
 
+_PYTHON_TYPE_DTYPES = {"builtins.int": ("int32", "int64"), "builtins.float": ("float32", "float64"), "builtins.bool": ("bool", "bool")}
+
+
 def h_astype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(args[0] if args else None)
-    dtype = A.dtype_name(arg(args, kwargs, 1, "dtype") or kwargs.get("new_dtype"))
+    given = arg(args, kwargs, 1, "dtype") or kwargs.get("new_dtype")
+    python_type = _PYTHON_TYPE_DTYPES.get(given.qualname) if isinstance(given, ExternalV) else None
+    # `.astype(int)`: JAX's default integer (int64 under jax_enable_x64)
+    dtype = python_type[x64_enabled(fr)] if python_type is not None else A.dtype_name(given)
     if arr is None:
         return UNKNOWN
     floating = dtype is None or dtype.startswith(("float", "bfloat", "complex"))
