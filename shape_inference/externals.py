@@ -1542,6 +1542,8 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         named[key] = py
     if not consts or not isinstance(consts[0], str):
         return UNKNOWN
+    if q.endswith(".format") and not A.safe_to_format(consts[0], [*consts[1:], *named.values()]):
+        return UNKNOWN
     try:
         result: object = getattr(consts[0], q.rsplit(".", 1)[-1])(*consts[1:], **named)
     except (TypeError, ValueError):

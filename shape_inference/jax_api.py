@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -225,7 +226,9 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
     okl, pl = const_value(left)
     okr, pr = const_value(right)
     operands: tuple[object, ...] = tuple(cast("tuple[object, ...]", pr)) if isinstance(pr, tuple) else (pr,)
-    if okl and okr and isinstance(op, ast.Mod) and isinstance(pl, str) and len(pl) <= 1000 and all(type(p) in (str, int, float, bool) for p in operands):
+    if okl and okr and isinstance(op, ast.Mod) and isinstance(pl, str):
+        if not (all(type(p) in (str, int, float, bool) for p in operands) and safe_to_format(pl, operands)):
+            return UNKNOWN
         try:
             formatted = pl % pr  # `"%s%s" % ("cu", "dnn")`
         except Exception:
@@ -328,8 +331,8 @@ def _py_binop(op: ast.operator, a: object, b: object) -> object:
         raise ValueError("unsupported")
     if isinstance(op, ast.Pow) and not (isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(x) < 2**20 and abs(y) <= 64):
         raise ValueError("too large")  # `2 ** n` with a huge n would take long to compute
-    if isinstance(op, ast.Mult) and isinstance(x, str) and isinstance(y, int) and y > 1000:
-        raise ValueError("too long")
+    if isinstance(op, ast.Mult) and any(isinstance(s, (str, bytes, tuple, list)) and isinstance(n, int) and n > 1000 for s, n in ((x, y), (y, x))):
+        raise ValueError("too long")  # `"a" * 10 ** 10` or `10 ** 10 * "a"`: 10 GB
     return fn(x, y)
 
 
@@ -401,6 +404,15 @@ def _compare_dtypes(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(op, (ast.Eq, ast.NotEq)) and left is not None and right is not None:
         return (left == right) == isinstance(op, ast.Eq)
     return None
+
+
+def safe_to_format(template: str, values: Sequence[object]) -> bool:
+    """May `template.format(...)` / `template % values` run here?  Not for a long
+    template, a width or precision of five digits or more (`"{:0>10000000000}"` would
+    build a 10 GB string), or an int that a nested field could take as one."""
+    if len(template) > 1000 or re.search(r"\d{5,}", template):
+        return False
+    return not any(type(v) is int and abs(v) > 9999 for v in values) or "{:" not in template and "*" not in template
 
 
 def _compare_scalar_types(op: ast.cmpop, a: ExternalV, b: Value) -> bool | None:

@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -632,6 +633,19 @@ def test_huge_integers_and_ranges_stay_unknown(tmp_path: Path) -> None:
         "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
     )
     assert [f.code for f in engine.lint_source(src, str(tmp_path / "big.py"))] == []
+
+
+def test_huge_string_formats_stay_unknown(tmp_path: Path) -> None:
+    """A format width of ten billion, `%*d`, a nested width or `10 ** 10 * "a"`: not built (10 GB)."""
+    src = (
+        "import jax\n"
+        "S = '{:0>10000000000}'.format(1)\nP = '%010000000000d' % 1\nW = '%*d' % (10 ** 10, 1)\nN = '{:{}}'.format(1, 10 ** 10)\n"
+        "J = ''.join(['cu', 'dnn'])\nR = 10 ** 10 * 'a'\n"
+        "def attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation=J)\n"
+    )
+    start = time.perf_counter()
+    assert [f.code for f in engine.lint_source(src, str(tmp_path / "fmt.py"))] == []
+    assert time.perf_counter() - start < 10
 
 
 DEEP_THEN_ODD = (
