@@ -1424,6 +1424,10 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         item = layers.namespace_item(base, key) if ok else None
         if item is not None and configdict.is_ref(item):
             item = configdict.deref(interp, item, node, fr)  # ConfigDict reads a FieldReference's value
+        if item is None and ok and type(key) is int and "typing.NamedTuple" in base.cls.external_bases():
+            # `cfg[1]` of a NamedTuple: its field by position (the class's own getitem is a tuple's)
+            names = [name for name, _, _ in base.cls.all_fields()]
+            item = base.attrs.get(names[key]) if -len(names) <= key < len(names) else None
         if item is not None:
             return item.tainted(True) if base.diff and not item.diff else item
         getitem = base.cls.lookup("__getitem__")
