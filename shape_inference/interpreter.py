@@ -1492,12 +1492,16 @@ class Interpreter:
 
     def s_with(self, stmt: ast.With | ast.AsyncWith, fr: Frame) -> None:
         saved = fr.ctx
+        suppressing: list[ast.expr] = []
         for item in stmt.items:
             value = self.ev(item.context_expr, fr)
             fr.ctx = self.api.enter_context(self, value, fr.ctx, item, fr)
             if item.optional_vars is not None:
-                self.assign(item.optional_vars, UNKNOWN, fr, stmt)
-        suppressing = [item.context_expr for item in stmt.items if _is_suppress(item.context_expr)]
+                self.assign(item.optional_vars, self._entered(value, stmt, fr), fr, stmt)
+            context = item.context_expr
+            maker = self.ev(context.func, fr) if isinstance(context, ast.Call) and isinstance(context.func, (ast.Name, ast.Attribute)) else None
+            if _is_suppress(context) or _may_swallow(value) or maker is not None and _may_swallow(maker):
+                suppressing.append(context)
         if fr.state is not None and suppressing:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
@@ -1792,6 +1796,14 @@ class Interpreter:
             if fr.nested is None:
                 fr.nested = []
             fr.nested.append(func)
+
+    def _entered(self, value: Value, stmt: ast.stmt, fr: Frame) -> Value:
+        """What `with cm as c` binds: an object of the analysed code's `__enter__`'s result
+        (`return self`); anything else Unknown."""
+        enter = value.cls.lookup("__enter__") if isinstance(value, InstanceV) else None
+        if isinstance(enter, FunctionV):
+            return self.call(BoundMethodV(enter, value), [], {}, False, stmt, fr)
+        return UNKNOWN
 
     @staticmethod
     def _after_suppress(start: State, ended: State | None, bound: list[str]) -> State:
@@ -2746,6 +2758,22 @@ def _suppresses_jax_errors(call: ast.expr) -> bool:
         return False
     names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))}
     return bool(names & (_JAX_ERRORS | _ANY_ERROR))
+
+
+def _may_swallow(value: Value) -> bool:
+    """Might a context manager of the analysed code swallow what its body raises?  A class
+    whose `__exit__` returns something other than None or False, or a
+    `@contextlib.contextmanager` generator that catches around its `yield`."""
+    if isinstance(value, InstanceV):
+        exit_ = value.cls.lookup("__exit__")
+        return isinstance(exit_, FunctionV) and any(
+            isinstance(node, ast.Return) and node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value in (None, False))
+            for node in ast.walk(exit_.node)
+        )
+    func = getattr(value, "func", None)  # (an OpaqueDecoratedV's function: the generator)
+    if isinstance(func, FunctionV) and any(getattr(d, "qualname", "") == "contextlib.contextmanager" for d in func.decorators):
+        return any(isinstance(node, ast.Try) and node.handlers and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)) for node in ast.walk(func.node))
+    return False
 
 
 _SUPPRESSING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
