@@ -2527,7 +2527,7 @@ class Interpreter:
                 if id(node) in self.config_setters:
                     self.config_effects[memo_key] = effect = self._config_at_exit(frame, ctx)
                     self._config_set_by_call(caller, effect)
-                never = frame.state is None and not frame.returns and not isinstance(node, ast.AsyncFunctionDef)
+                never = frame.state is None and not frame.returns and not isinstance(node, ast.AsyncFunctionDef) and not _abstract(func)
                 if frame.state is not None:
                     frame.returns.append(ConstV(None))
                 result = frame.returns[0] if frame.returns else NEVER if never else UNKNOWN
@@ -2758,6 +2758,18 @@ def _suppresses_jax_errors(call: ast.expr) -> bool:
         return False
     names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))}
     return bool(names & (_JAX_ERRORS | _ANY_ERROR))
+
+
+def _abstract(func: FunctionV) -> bool:
+    """A method meant to be overridden (`raise NotImplementedError` alone, or
+    `@abstractmethod`): a subclass the analysis does not see may return from it."""
+    node = func.node
+    if func.owner is None or isinstance(node, ast.Lambda):
+        return False
+    if any(getattr(d, "qualname", "").endswith("abstractmethod") for d in func.decorators):
+        return True
+    body = [stmt for stmt in node.body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.dump(body[0])
 
 
 def _may_swallow(value: Value) -> bool:
