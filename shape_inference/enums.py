@@ -54,7 +54,7 @@ def finish_class(cls: ClassV) -> None:
     _auto_values(cls, bases)
     custom_new = isinstance(cls.lookup("__new__"), FunctionV)
     plain = not any(base in _VALUE_MIXINS for base in bases)
-    firsts: dict[tuple[type, object], Value] = {}
+    firsts: dict[object, Value] = {}
     for name, value in list(cls.attrs.items()):
         if not _is_member(name, value):
             continue
@@ -64,7 +64,7 @@ def finish_class(cls: ClassV) -> None:
         if not plain:
             continue
         ok, py = const_value(value)
-        key = (type(py), py) if ok and _hashable(py) else None
+        key = py if ok and _hashable(py) else None  # (as Python's value map: 1 == True == 1.0 alias)
         held = firsts.get(key) if key is not None else None
         if held is None:
             held = ConstV(EnumMember(cls.qualname, name, value), value.why)
@@ -157,7 +157,7 @@ def members(cls: Value) -> list[Value] | None:
         ok, value = const_value(held)
         if not ok:
             return None
-        if not any(value == other and type(value) is type(other) for other in seen):
+        if not any(value == other for other in seen):  # (an alias: equal to an earlier value)
             seen.append(value)
             found.append(held)
     return found

@@ -781,6 +781,8 @@ def h_broadcast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     divide = q.rsplit(".", 1)[-1] in ("divide", "true_divide")
     for other in args[1:]:
         out = S.broadcast_binary(interp, out, other, node, fr, divide)
+    if q.endswith(".floor_divide") and isinstance(out, ArrayV):
+        return ArrayV(out.shape, out.dtype, False, out.why, out.name, stopped=True, weak=out.weak)  # a zero JVP
     return out
 
 

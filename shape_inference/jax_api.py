@@ -258,7 +258,11 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         if isinstance(left, ArrayV) or isinstance(right, ArrayV) or isinstance(op, ast.MatMult):
             if isinstance(op, ast.MatMult):
                 return S.matmul(interp, _arr(left), _arr(right), node, fr)
-            return S.broadcast_binary(interp, left, right, node, fr)
+            out = S.broadcast_binary(interp, left, right, node, fr)
+            if isinstance(op, ast.FloorDiv) and isinstance(out, ArrayV):
+                # `x // 0.25` floors: a zero JVP, as jnp.floor's (quantized queries carry no tangent)
+                return ArrayV(out.shape, out.dtype, False, out.why, out.name, stopped=True, weak=out.weak)
+            return out
     diff = any_diff(left, right)
     return UNKNOWN.tainted(diff) if diff and _is_arrayish(left, right) else UNKNOWN
 
@@ -417,9 +421,10 @@ def safe_to_format(template: str, values: Sequence[object]) -> bool:
 
 def _compare_scalar_types(op: ast.cmpop, a: ExternalV, b: Value) -> bool | None:
     """`dt == jnp.float32`, `dt is jnp.bfloat16`, `dt in (jnp.float32, jnp.float64)` with `dt`
-    itself a scalar type (a test's parameter): classes, equal only to themselves.  The
-    same name is the same class; another dtype is another class; `jnp.float32` against
-    `np.float32` (two classes of one dtype) is not decided."""
+    itself a scalar type (a test's parameter).  `==` (and `in`) compares their dtypes:
+    `np.float32 == jnp.float32`; `is` the classes: the same name is the same class,
+    another dtype another class, `jnp.float32 is np.float32` (two classes of one dtype)
+    is not decided."""
     items = b.items if isinstance(b, TupleV) and isinstance(op, (ast.In, ast.NotIn)) else (b,) if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) else None
     if items is None:
         return None
@@ -427,6 +432,8 @@ def _compare_scalar_types(op: ast.cmpop, a: ExternalV, b: Value) -> bool | None:
     for item in items:
         if not (isinstance(item, ExternalV) and _dtype_operand(item) is not None):
             verdicts.append(None)
+        elif not isinstance(op, (ast.Is, ast.IsNot)):
+            verdicts.append(_dtype_operand(item) == _dtype_operand(a))
         elif canonical(item.qualname) == canonical(a.qualname):
             verdicts.append(True)
         else:
@@ -1127,6 +1134,8 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
     init = cls.lookup("__init__")
     if isinstance(init, FunctionV):
         return interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr) is NEVER
+    if _no_generated_init(cls):
+        return False  # `@dataclass(init=False)`: object.__init__, no fields set, no __post_init__
     if is_dataclass_like(cls) or is_nnx_class(cls):
         fields = cls.all_fields()
         linen = is_linen_class(cls)
@@ -1148,6 +1157,15 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         post = cls.lookup("__post_init__")
         if isinstance(post, FunctionV):
             return interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER
+    return False
+
+
+def _no_generated_init(cls: ClassV) -> bool:
+    """`@dataclasses.dataclass(init=False)` on the class (with no __init__ of its own)."""
+    for deco in cls.decorators:
+        if isinstance(deco, ExtCallDecoratorV) and deco.qualname == "dataclasses.dataclass":
+            init = deco.kwargs.get("init")
+            return isinstance(init, ConstV) and init.value is False
     return False
 
 
