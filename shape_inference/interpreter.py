@@ -1720,6 +1720,8 @@ class Interpreter:
         info = self.project.find(base)
         if info is not None and name in info.patched:
             return UNKNOWN  # set from outside: bound before or after, who can tell
+        if info is not None and info.state != "new" and name in info.facts.written_by_code():
+            return UNKNOWN  # `globals().update(overrides)` in that module
         if info is not None:
             if info.state == "new":
                 return LazyImportV(info, name)
@@ -1976,6 +1978,8 @@ class Interpreter:
             if isinstance(found, LazyImportV) or found is None:
                 sub = self.project.find(f"{value.info.name}.{value.name}")
                 found = ModuleV(sub) if sub is not None else UNKNOWN
+            if value.name in value.info.facts.written_by_code():
+                found = UNKNOWN  # `globals().update(overrides)` in that module
             scope[name] = found
             value = found
         elif isinstance(value, LazyDefV):
@@ -2738,7 +2742,8 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
         return True
     value = default.value
     if value is None:
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param)
+        # None fails lstm_ref's dropout check (JCD101) as a rate does
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or "drop" in param.lower()
     if isinstance(value, bool):
         return False
     if isinstance(value, int):

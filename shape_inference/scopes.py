@@ -141,6 +141,7 @@ class ScopeFacts:
         self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
+        self._written_by_code: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
         self._other_uses: set[str] = set()
@@ -473,6 +474,7 @@ class ScopeFacts:
         `globals()[k] = v`, `globals().update(cfg)`), every name its top level assigns."""
         if self._global_names is None:
             names: set[str] = set()
+            written_by_code: set[str] = set()  # (through globals() or exec, not a `global` statement)
             dynamic = False
             if self.tree is not None:
                 top = {id(stmt) for stmt in self.tree.body}
@@ -484,13 +486,21 @@ class ScopeFacts:
                         if written is None:
                             dynamic = True
                         else:
-                            names.update(written)
+                            written_by_code.update(written)
                 if dynamic:
                     for stmt in self.tree.body:
                         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                            _bound_by(stmt, names)
-            self._global_names = frozenset(names)
+                            _bound_by(stmt, written_by_code)
+            self._global_names = frozenset(names | written_by_code)
+            self._written_by_code = frozenset(written_by_code)
         return self._global_names
+
+    def written_by_code(self) -> frozenset[str]:
+        """The globals the module writes through `globals()`, `vars()` or `exec`: what
+        another module imports from it by name is uncertain too (a `global` statement's
+        writes happen when its function runs, after the import took the value)."""
+        self.global_names()
+        return self._written_by_code
 
     def rewritten_functions(self) -> frozenset[str]:
         """The module's functions whose defaults a statement replaces (`f.__defaults__ =

@@ -89,3 +89,16 @@ def test_a_star_import_binds_what_all_names(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert ("model.py:10:12: JCD201" in capsys.readouterr().out) is found
+
+
+def test_a_global_another_module_overrides_through_globals_is_uncertain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """`globals().update(_OVERRIDES)` in settings.py: `from settings import SEQ` may get either."""
+    settings = "SEQ = 511\n_OVERRIDES = {'SEQ': 512}\nglobals().update(_OVERRIDES)\n"
+    train = MODEL.replace("SEQ = 512\nfrom consts import *  # noqa: E402,F403\n", "from settings import SEQ\n")
+    write(tmp_path, {"settings.py": settings, "model.py": train})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert "JCD201" not in capsys.readouterr().out
+    write(tmp_path, {"settings.py": "SEQ = 511\n"})
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert "JCD201" in capsys.readouterr().out
