@@ -142,6 +142,8 @@ def members(cls: Value) -> list[Value] | None:
     iteration skips combined members, a custom `__new__`)."""
     if not is_enum(cls) or not isinstance(cls, ClassV) or any("Flag" in base for base in cls.external_bases()):
         return None
+    if "_ignore_" in cls.attrs or any(isinstance(node, (ast.FunctionDef, ast.Call)) and _marks_members(node) for node in ast.walk(cls.node)):
+        return None  # `_ignore_`, `@enum.member` / `enum.nonmember(...)`: which names are members is not followed
     found: list[Value] = []
     seen: list[object] = []
     in_body = {t.id for stmt in cls.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign)) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
@@ -161,6 +163,12 @@ def members(cls: Value) -> list[Value] | None:
             seen.append(value)
             found.append(held)
     return found
+
+
+def _marks_members(node: ast.FunctionDef | ast.Call) -> bool:
+    """`@enum.member` on a def, or a call of `member(...)` / `nonmember(...)`."""
+    names = [d for d in node.decorator_list] if isinstance(node, ast.FunctionDef) else [node.func]
+    return any((isinstance(n, ast.Name) and n.id in ("member", "nonmember")) or (isinstance(n, ast.Attribute) and n.attr in ("member", "nonmember")) for n in names)
 
 
 def value_of(held: Value) -> Value:
