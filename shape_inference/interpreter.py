@@ -93,7 +93,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling", "conditional", "raised")
 
     def __init__(
         self,
@@ -119,6 +119,11 @@ class Frame:
         # for each loop being run, innermost last: the states at its `break`s and `continue`s
         self.jumps: list[tuple[list[State], list[State]]] = []
         self.unrolling = 0  # loops being run pass by pass around here (a while inside one is widened)
+        # a call that certainly raises (NEVER) evaluated where it certainly runs (not in one
+        # arm of an undecided `x if t else y`, a later `and`/`or` operand, a comprehension):
+        # the simple statement around it raises, and its path ends there
+        self.conditional = 0
+        self.raised = False
         self.ctx = ctx
         self.branch_depth = 0
         # the birth number (InstanceV.born) of the first object made inside the
@@ -165,6 +170,8 @@ _MATH_CONSTANTS = {
     if not (module != "math" and name == "tau")
 }
 _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
+# statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)
+_SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return})
 _JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
 _ANY_ERROR = frozenset({"Exception", "BaseException"})
 
@@ -1053,10 +1060,17 @@ class Interpreter:
         for stmt in stmts:
             if fr.state is None:
                 return
+            fr.raised = False
             try:
                 self.exec_stmt(stmt, fr)
             except RecursionError:
                 self._too_deep(stmt, fr)
+            if fr.raised:
+                fr.raised = False
+                if type(stmt) in _SIMPLE_STATEMENTS:
+                    if isinstance(stmt, ast.Return) and fr.returns:
+                        fr.returns.pop()  # `return f(validate(x))` returns nothing: it raises
+                    fr.state = None  # a call in it certainly raised: nothing after it runs on this path
 
     def _too_deep(self, stmt: ast.stmt, fr: Frame) -> None:
         """A statement nested too deep to follow (a 500-term expression, a long call
@@ -1205,9 +1219,6 @@ class Interpreter:
 
     def s_assign(self, stmt: ast.Assign, fr: Frame) -> None:
         value = self.ev(stmt.value, fr)
-        if value is NEVER and isinstance(stmt.value, ast.Call):
-            fr.state = None  # `cfg = Config(seq_len=511)` raised in its constructor
-            return
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
         self.api.learn_rank_from_unpacking(self, stmt, value, fr)
@@ -1255,9 +1266,7 @@ class Interpreter:
 
     def s_expr(self, stmt: ast.Expr, fr: Frame) -> None:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
-            if self.ev(stmt.value, fr) is NEVER and isinstance(stmt.value, ast.Call):
-                fr.state = None  # `validate(T)` raised: nothing after it runs on this path
-                return
+            self.ev(stmt.value, fr)
             call = stmt.value
             if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES:
                 if self.api.never_returns(self, self.ev(call.func, fr)):
@@ -2125,14 +2134,18 @@ class Interpreter:
         values: list[Value] = []
         maybe_skipped = False
         for operand in node.values:
-            if maybe_skipped and fr.state is not None and self._has_walrus(operand):
-                before = fr.state
-                fr.state = dict(before)
-                value = self.ev(operand, fr)
-                fr.state = join_states(before, fr.state)
-                fr.settle()
-            else:
-                value = self.ev(operand, fr)
+            fr.conditional += maybe_skipped
+            try:
+                if maybe_skipped and fr.state is not None and self._has_walrus(operand):
+                    before = fr.state
+                    fr.state = dict(before)
+                    value = self.ev(operand, fr)
+                    fr.state = join_states(before, fr.state)
+                    fr.settle()
+                else:
+                    value = self.ev(operand, fr)
+            finally:
+                fr.conditional -= maybe_skipped
             values.append(value)
             truth = self.api.truth(value)
             if truth is settles:
@@ -2183,7 +2196,13 @@ class Interpreter:
             return self.ev(node.body, fr)
         if truth is False:
             return self.ev(node.orelse, fr)
-        return join(self.ev(node.body, fr), self.ev(node.orelse, fr))
+        fr.conditional += 1
+        try:
+            body, orelse = self.ev(node.body, fr), self.ev(node.orelse, fr)
+        finally:
+            fr.conditional -= 1
+        # an arm that certainly raises gives no value: the expression's is the other's
+        return orelse if body is NEVER else body if orelse is NEVER else join(body, orelse)
 
     def e_tuple(self, node: ast.Tuple | ast.List, fr: Frame) -> Value:
         items: list[Value] = []
@@ -2376,7 +2395,10 @@ class Interpreter:
                     star_unknown = True
             else:
                 kwargs[kw.arg] = value
-        return self.call(callee, args, kwargs, star_unknown, node, fr)
+        result = self.call(callee, args, kwargs, star_unknown, node, fr)
+        if result is NEVER and not fr.conditional:
+            fr.raised = True  # `Model(Config(seq_len=511))`: the statement raises here
+        return result
 
     # -- calls --------------------------------------------------------------------------
     def call(
@@ -2537,6 +2559,8 @@ class Interpreter:
                 result = frame.returns[0] if frame.returns else NEVER if never else UNKNOWN
                 for other in frame.returns[1:]:
                     result = join(result, other)
+                if result is NEVER and frame.returns:
+                    result = UNKNOWN  # (a returned name that held what a raising call gave)
                 if is_generator:
                     result = self.generator_value(func, frame.yields or [])
         finally:

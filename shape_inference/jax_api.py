@@ -914,6 +914,8 @@ def runs_a_setter(member: Value | None) -> bool:
     property's setter, a data descriptor's `__set__`)?  Not a cached_property's."""
     if isinstance(member, PropertyV):
         return not member.cached
+    if _converted(member):
+        return True  # an attrs field with a converter (`on_setattr=convert` runs it on stores too)
     return isinstance(member, InstanceV) and member.cls.lookup("__set__") is not None
 
 
@@ -1145,8 +1147,11 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if named is not None:
                 inst.attrs["name"] = named  # which part of the params it reads (submodule_ctx)
             kw.pop("parent", None)
+        validated = _validated_model(cls)
         for i, (name, default, _annotation) in enumerate(fields):
-            if i < len(args):
+            if validated or _converted(default):
+                inst.attrs[name] = UNKNOWN  # a validator or converter decides what is kept
+            elif i < len(args):
                 inst.attrs[name] = args[i]
             elif name in kw:
                 inst.attrs[name] = kw.pop(name)
@@ -1154,10 +1159,30 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 inst.attrs[name] = _field_default(interp, default, node, fr)
             else:
                 inst.attrs[name] = UNKNOWN
-        post = cls.lookup("__post_init__")
-        if isinstance(post, FunctionV):
-            return interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER
+        for hook in ("__post_init__", "__attrs_post_init__"):
+            post = cls.lookup(hook)
+            if isinstance(post, FunctionV) and interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
+                return True
     return False
+
+
+def _validated_model(cls: ClassV) -> bool:
+    """A pydantic model whose validators may change what it keeps (field or model
+    validators, `model_post_init`, `Annotated[..., AfterValidator(...)]`)."""
+    if not any(base.startswith("pydantic") for base in _class_marks(cls)):
+        return False
+    for current in class_chain(cls):
+        for node in ast.walk(current.node):
+            if isinstance(node, (ast.Name, ast.Attribute)) and "alidator" in (node.id if isinstance(node, ast.Name) else node.attr):
+                return True  # (field_validator, model_validator, validator, root_validator, AfterValidator, ...)
+            if isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
+                return True
+    return False
+
+
+def _converted(default: Value | None) -> bool:
+    """An attrs field with a `converter=`: what is stored is the converter's result."""
+    return isinstance(default, CallResultV) and default.qualname == "dataclasses.field" and isinstance(default.payload, DictV) and default.payload.get("converter") is not None
 
 
 def _no_generated_init(cls: ClassV) -> bool:
