@@ -9,22 +9,21 @@ from collections.abc import Callable, Sequence
 
 from jax_cudnn_lint.finding import Finding
 
-# flake8's pattern (flake8/defaults.py): codes are letters then digits, separated by
-# commas or spaces, after an optional colon
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z][0-9]*[A-Z]*[0-9]*(?:[,\s]+)?)+))?", re.IGNORECASE)
+# flake8's pattern (flake8/defaults.py NOQA_INLINE_REGEXP), case-insensitive as there; the
+# codes it lists are then compared as written (`# noqa: jcd202` silences nothing)
+_NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 
 
 def suppresses(line: str, code: str) -> bool:
-    """Does a `# noqa` comment on `line` silence `code`?"""
-    if "noqa" not in line.lower():
+    """Does a `# noqa` comment on `line` silence `code`, as flake8 decides it?"""
+    match = _NOQA.search(line) if "noqa" in line.lower() else None
+    if match is None:
         return False
-    for match in _NOQA.finditer(line):
-        codes = match.group("codes")
-        if codes is None:
-            return True
-        if any(code.startswith(listed.upper()) for listed in re.split(r"[,\s]+", codes.strip()) if listed):
-            return True
-    return False
+    codes = match.group("codes")
+    if codes is None:
+        return True
+    listed = {part for part in re.split(r"[,\s]", codes) if part}
+    return code in listed or code.startswith(tuple(listed))
 
 
 def unsuppressed(findings: Sequence[Finding], line_of: Callable[[str, int], str | None]) -> list[Finding]:

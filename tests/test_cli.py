@@ -65,6 +65,22 @@ def test_findings_exit_one_with_text_format(
 
 
 @pytest.mark.parametrize(
+    "comment",
+    ["# noqa", "#noqa", "#  noqa", "# NOQA", "# noqa:JCD101", "# noqa: JCD1", "# noqa: jcd101", "# noqa: E501, JCD101",
+     "# noqa:E501,JCD201", "# noqa : JCD101", "# noqa: JCD101 reason", "# type: ignore # noqa", "# noqa:"],
+)
+def test_noqa_reads_as_flake8_reads_it(comment: str) -> None:
+    """The command's `# noqa` decision is flake8's own, comment by comment."""
+    from flake8.violation import Violation
+    from jax_cudnn_lint import noqa
+
+    line = f"    return rnn.lstm_ref(x)  {comment}\n"
+    ours = noqa.suppresses(line, "JCD101")
+    theirs = Violation("JCD101", "m.py", 3, 12, "text", line).is_inline_ignored(False)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
     ("comment", "reported"),
     [("", True), ("  # noqa", False), ("  # noqa: JCD101", False), ("  # NOQA:JCD1", False), ("  # noqa: E501,JCD101", False), ("  # noqa: JCD201", True)],
 )
