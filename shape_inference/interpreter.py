@@ -2087,7 +2087,10 @@ class Interpreter:
                 if found is not None and isinstance(base.self_value, InstanceV):
                     return self.api.bind_member(self, found, base.self_value, node, fr)
                 layer = base.self_value.attrs.get(self.api.LAYER_BASE) if isinstance(base.self_value, InstanceV) and name == "__call__" else None
-                return layer if layer is not None else UNKNOWN  # `super().__call__(x)` of a flax layer's subclass
+                if layer is None:
+                    return UNKNOWN
+                # `super().__call__(x)` of a flax layer's subclass: the layer, differentiated with the object
+                return layer.tainted(True) if base.self_value.diff and not layer.diff else layer
             for parent in base.owner.bases:  # past the method's class, in its bases' order
                 found = parent.lookup(name) if isinstance(parent, ClassV) else None
                 if found is not None and isinstance(base.self_value, InstanceV):
