@@ -2793,10 +2793,11 @@ def _suppresses_jax_errors(call: ast.expr) -> bool:
 
 
 def _abstract(func: FunctionV) -> bool:
-    """A method meant to be overridden (`raise NotImplementedError` alone, or
-    `@abstractmethod`): a subclass the analysis does not see may return from it."""
+    """A method meant to be overridden, or a stub meant to be replaced (`raise
+    NotImplementedError` alone, or `@abstractmethod`): a subclass or a patch the analysis
+    does not see may return from it."""
     node = func.node
-    if func.owner is None or isinstance(node, ast.Lambda):
+    if isinstance(node, ast.Lambda):
         return False
     if any(getattr(d, "qualname", "").endswith("abstractmethod") for d in func.decorators):
         return True
