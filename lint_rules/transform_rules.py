@@ -381,7 +381,9 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     if enclosing is not func and through is None:
         return None
     params = _positional_params(func)
-    if params[:1] in (["self"], ["cls"]):
+    if info.bound:
+        params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
+    elif params[:1] in (["self"], ["cls"]):
         return None
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):

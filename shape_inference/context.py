@@ -27,6 +27,9 @@ class VmapInfo:
     size: Dim | None = None  # the mapped axis size, when an argument's shape gives it
     # the def or lambda vmap maps, where it is one of the analysed code (in any module)
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None = field(default=None, compare=False)
+    # the function is an object's `__call__` (`jax.vmap(module)`): its first parameter is
+    # the object itself, whose fields the vmap does not map
+    bound: bool = False
 
 
 # (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)

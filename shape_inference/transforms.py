@@ -491,8 +491,9 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             new, s = _drop_axis(a, ax)
             mapped.append(new)
             size = size or s
-    mapped_def = tv.func.node if isinstance(tv.func, FunctionV) else None
-    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def)
+    call = tv.func.cls.lookup("__call__") if isinstance(tv.func, InstanceV) else None
+    mapped_def = tv.func.node if isinstance(tv.func, FunctionV) else call.node if isinstance(call, FunctionV) else None
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV))
     ctx = fr.ctx
     vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
