@@ -1643,10 +1643,14 @@ class Interpreter:
         settled = False
         for case in cases:
             verdict = self._pattern_matches(case.pattern, subject, fr)
+            if verdict is not False and case.guard is not None:
+                # a guard that reads no capture is decided here; one that does may fail
+                guard = self.test_truth(case.guard, fr) if not _stored_names(case.pattern) else None
+                verdict = False if guard is False else verdict if guard is True else None
             if verdict is False:
                 continue
             arms.append((list(case.body), None, True))
-            if verdict is True and case.guard is None:
+            if verdict is True:
                 settled = True
                 break
         if not settled:
