@@ -609,6 +609,15 @@ class Interpreter:
             found = self.static_fields[key] = self.api.is_static_field(cls, name)
         return found
 
+    def _may_be_replaced(self, func: FunctionV) -> bool:
+        """Might code replace this function before it is called (`setattr(Checker, "check",
+        ...)`, `mock.patch.object(Checker, "check", ...)`, `setattr(sys.modules[...],
+        "check", ...)`)?  Its name is a string literal in its module or an analysed file."""
+        name = getattr(func.node, "name", None)
+        if name is None:
+            return False
+        return name in func.module.facts.string_constants() or any(name in root.facts.string_constants() for root in self.project.roots)
+
     def _stored_on_class(self, cls: ClassV, name: str) -> bool:
         """Does a function of the class's module or of the analysed files store `name`
         on this class or one of its bases (ScopeFacts.class_stores)?"""
@@ -1502,6 +1511,7 @@ class Interpreter:
     def s_with(self, stmt: ast.With | ast.AsyncWith, fr: Frame) -> None:
         saved = fr.ctx
         suppressing: list[ast.expr] = []
+        unsure: list[ast.expr] = []  # context managers that may swallow what the body raises (an ExitStack, a library's)
         for item in stmt.items:
             value = self.ev(item.context_expr, fr)
             fr.ctx = self.api.enter_context(self, value, fr.ctx, item, fr)
@@ -1509,8 +1519,10 @@ class Interpreter:
                 self.assign(item.optional_vars, self._entered(value, stmt, fr), fr, stmt)
             context = item.context_expr
             maker = self.ev(context.func, fr) if isinstance(context, ast.Call) and isinstance(context.func, (ast.Name, ast.Attribute)) else None
-            if _is_suppress(context) or _may_swallow(value) or maker is not None and _may_swallow(maker):
+            if _is_suppress(context) or _suppressing_maker(maker) or _may_swallow(value) or maker is not None and _may_swallow(maker):
                 suppressing.append(context)
+            elif not _never_swallows(value, maker):
+                unsure.append(context)
         if fr.state is not None and suppressing:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
@@ -1527,6 +1539,14 @@ class Interpreter:
                 fr.made_since = outer_made_since
             after = self._after_suppress(start, fr.state, _stored_names_block(stmt.body))
             fr.state = after
+        elif unsure and fr.state is not None:
+            # the body ran as written; where it certainly raised (no return, break or
+            # continue ended it), a context manager we cannot see may have swallowed it
+            start = dict(fr.state)
+            returned, jumped = len(fr.returns), [len(states) for pair in fr.jumps for states in pair]
+            self.exec_block(stmt.body, fr)
+            if getattr(fr, "state") is None and len(fr.returns) == returned and jumped == [len(states) for pair in fr.jumps for states in pair]:
+                fr.state = self._after_suppress(start, None, _stored_names_block(stmt.body))
         else:
             self.exec_block(stmt.body, fr)
         fr.ctx = saved
@@ -2560,7 +2580,7 @@ class Interpreter:
                 if id(node) in self.config_setters:
                     self.config_effects[memo_key] = effect = self._config_at_exit(frame, ctx)
                     self._config_set_by_call(caller, effect)
-                never = frame.state is None and not frame.returns and not isinstance(node, ast.AsyncFunctionDef) and not _abstract(func)
+                never = frame.state is None and not frame.returns and not isinstance(node, ast.AsyncFunctionDef) and not _abstract(func) and not self._may_be_replaced(func)
                 if frame.state is not None:
                     frame.returns.append(ConstV(None))
                 result = frame.returns[0] if frame.returns else NEVER if never else UNKNOWN
@@ -2809,6 +2829,27 @@ def _abstract(func: FunctionV) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.dump(body[0])
 
 
+_SWALLOWING_QUALNAMES = frozenset({"contextlib.suppress", "pytest.raises", "numpy.testing.assert_raises"})
+# libraries whose context managers never swallow an exception (meshes, devices, precision, x64)
+_NON_SWALLOWING_LIBRARIES = ("jax.", "flax.", "numpy.", "optax.", "equinox.", "haiku.", "ml_collections.", "contextlib.nullcontext", "contextlib.redirect", "threading.", "time.", "tempfile.", "open")
+
+
+def _suppressing_maker(maker: Value | None) -> bool:
+    """`quiet(ValueError)` with `from contextlib import suppress as quiet`."""
+    return isinstance(maker, ExternalV) and maker.qualname in _SWALLOWING_QUALNAMES
+
+
+def _never_swallows(value: Value, maker: Value | None) -> bool:
+    """Is a context manager known to let the body's exceptions through: an object of the
+    analysed code (its `__exit__` is read), a `@contextmanager` generator, a JAX / flax /
+    NumPy one?  An ExitStack or anything we cannot see may swallow them."""
+    if isinstance(value, InstanceV) or isinstance(getattr(maker, "func", None), FunctionV):
+        return True
+    named = maker if isinstance(maker, ExternalV) else value
+    qualname = getattr(named, "qualname", "")
+    return isinstance(qualname, str) and qualname.startswith(_NON_SWALLOWING_LIBRARIES) and "ExitStack" not in qualname
+
+
 def _may_swallow(value: Value) -> bool:
     """Might a context manager of the analysed code swallow what its body raises?  A class
     whose `__exit__` returns something other than None or False, or a
@@ -2821,7 +2862,8 @@ def _may_swallow(value: Value) -> bool:
         )
     func = getattr(value, "func", None)  # (an OpaqueDecoratedV's function: the generator)
     if isinstance(func, FunctionV) and any(getattr(d, "qualname", "") == "contextlib.contextmanager" for d in func.decorators):
-        return any(isinstance(node, ast.Try) and node.handlers and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)) for node in ast.walk(func.node))
+        # a yield inside a try (an except, or a finally that returns) or a with may be swallowed
+        return any(isinstance(node, (ast.Try, ast.With)) and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)) for node in ast.walk(func.node))
     return False
 
 

@@ -1135,7 +1135,11 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
     True where it certainly raises (a validating `__post_init__`)."""
     init = cls.lookup("__init__")
     if isinstance(init, FunctionV):
-        return interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr) is NEVER
+        raised = interp.call_function(init, [inst, *args], kwargs, False, interp.callee_ctx(fr, node, init), fr) is NEVER
+        if _library_sets_fields(cls):
+            for name, _, _ in cls.all_fields():
+                inst.attrs.setdefault(name, UNKNOWN)  # `super().__init__(**kw)` of a pydantic model sets them
+        return raised
     if _no_generated_init(cls):
         return False  # `@dataclass(init=False)`: object.__init__, no fields set, no __post_init__
     if is_dataclass_like(cls) or is_nnx_class(cls):
@@ -1166,16 +1170,31 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
     return False
 
 
+def _library_sets_fields(cls: ClassV) -> bool:
+    """A pydantic model or attrs class: a user `__init__` that calls the library's sets
+    fields we do not see."""
+    return any(mark.startswith(("pydantic", "attr")) for mark in _class_marks(cls))
+
+
 def _validated_model(cls: ClassV) -> bool:
-    """A pydantic model whose validators may change what it keeps (field or model
-    validators, `model_post_init`, `Annotated[..., AfterValidator(...)]`)."""
-    if not any(base.startswith("pydantic") for base in _class_marks(cls)):
+    """A pydantic or attrs class whose fields are not simply what the call passes or the
+    default: validators that may change them (field or model validators,
+    `model_post_init`, `Annotated[..., AfterValidator(...)]`), or arguments under other
+    names (`alias=`, `validation_alias=`, attrs' `_private` field taken as `private`)."""
+    marks = _class_marks(cls)
+    pydantic = any(mark.startswith("pydantic") for mark in marks)
+    attrs_class = any(mark.startswith("attr") for mark in marks)
+    if not (pydantic or attrs_class):
         return False
+    if attrs_class and any(name.startswith("_") for name, _, _ in cls.all_fields()):
+        return True
     for current in class_chain(cls):
         for node in ast.walk(current.node):
-            if isinstance(node, (ast.Name, ast.Attribute)) and "alidator" in (node.id if isinstance(node, ast.Name) else node.attr):
+            if isinstance(node, ast.keyword) and node.arg in ("alias", "validation_alias"):
+                return True
+            if pydantic and isinstance(node, (ast.Name, ast.Attribute)) and "alidator" in (node.id if isinstance(node, ast.Name) else node.attr):
                 return True  # (field_validator, model_validator, validator, root_validator, AfterValidator, ...)
-            if isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
+            if pydantic and isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
                 return True
     return False
 

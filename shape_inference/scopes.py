@@ -143,6 +143,7 @@ class ScopeFacts:
         self._global_names: frozenset[str] | None = None
         self._written_by_code: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
+        self._strings: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
         self._other_uses: set[str] = set()
         self._attribute_calls: dict[str, list[ast.Call]] = {}
@@ -501,6 +502,13 @@ class ScopeFacts:
         writes happen when its function runs, after the import took the value)."""
         self.global_names()
         return self._written_by_code
+
+    def string_constants(self) -> frozenset[str]:
+        """Every string literal of the module (names `setattr(cls, "check", ...)` and
+        `mock.patch.object(cls, "check")` replace), read once."""
+        if self._strings is None:
+            self._strings = frozenset(node.value for node in ast.walk(self.tree) if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()) if self.tree is not None else frozenset()
+        return self._strings
 
     def rewritten_functions(self) -> frozenset[str]:
         """The module's functions whose defaults a statement replaces (`f.__defaults__ =
