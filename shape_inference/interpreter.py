@@ -2817,11 +2817,12 @@ def _suppresses_jax_errors(call: ast.expr) -> bool:
 
 
 def _abstract(func: FunctionV) -> bool:
-    """A method meant to be overridden, or a stub meant to be replaced (`raise
-    NotImplementedError` alone, or `@abstractmethod`): a subclass or a patch the analysis
-    does not see may return from it."""
+    """A method meant to be overridden (`raise NotImplementedError` alone, or
+    `@abstractmethod`): a subclass the analysis does not see may return from it.  (A
+    function's `raise NotImplementedError("odd lengths are not supported")` is a guard
+    that raises; one that a patch replaces is `_may_be_replaced`'s.)"""
     node = func.node
-    if isinstance(node, ast.Lambda):
+    if func.owner is None or isinstance(node, ast.Lambda):
         return False
     if any(getattr(d, "qualname", "").endswith("abstractmethod") for d in func.decorators):
         return True
