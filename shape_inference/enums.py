@@ -24,6 +24,7 @@ from jax_cudnn_lint.shape_inference.values import (
     Value,
     const_value,
     make_int,
+    same_key,
 )
 
 # a mixin that makes members equal to their values
@@ -159,7 +160,7 @@ def members(cls: Value) -> list[Value] | None:
         ok, value = const_value(held)
         if not ok:
             return None
-        if not any(value == other for other in seen):  # (an alias: equal to an earlier value)
+        if not any(same_key(value, other) for other in seen):  # (an alias: equal to an earlier value, as the value map finds it)
             seen.append(value)
             found.append(held)
     return found

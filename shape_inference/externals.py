@@ -999,7 +999,7 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         distinct: list[object] = []
         for item in v.items:
             value = const_value(item)[1]
-            if not any(value == seen for seen in distinct):
+            if not any(same_key(value, seen) for seen in distinct):
                 distinct.append(value)
         return make_int(len(distinct))
     if isinstance(v, ArrayV) and v.shape:

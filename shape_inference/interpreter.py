@@ -1518,7 +1518,9 @@ class Interpreter:
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, self._entered(value, stmt, fr), fr, stmt)
             context = item.context_expr
-            maker = self.ev(context.func, fr) if isinstance(context, ast.Call) and isinstance(context.func, (ast.Name, ast.Attribute)) else None
+            # what made it, for a `@contextmanager` function or `suppress` under another name
+            # (an object of the analysed code answers for itself: no second evaluation)
+            maker = self.ev(context.func, fr) if isinstance(context, ast.Call) and isinstance(context.func, (ast.Name, ast.Attribute)) and not isinstance(value, InstanceV) else None
             if _is_suppress(context) or _suppressing_maker(maker) or _may_swallow(value) or maker is not None and _may_swallow(maker):
                 suppressing.append(context)
             elif not _never_swallows(value, maker):
@@ -1562,7 +1564,7 @@ class Interpreter:
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
-            if not start_ctx.expects_raise and stmt.handlers and (self._handles_jax_errors(stmt) or self._named_handler_types_catch_jax_errors(stmt, fr)):
+            if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt, fr):
                 fr.ctx = with_expects_raise(fr.ctx, True)
             self.exec_block(stmt.body, fr)
             fr.ctx = with_expects_raise(fr.ctx, start_ctx.expects_raise)
@@ -1626,11 +1628,12 @@ class Interpreter:
                 if probe.state is not None:
                     states.append(probe.state)
 
-    def _handles_jax_errors(self, stmt: ast.Try) -> bool:
-        """_recovers_from_jax_errors, once per try statement."""
+    def _handles_jax_errors(self, stmt: ast.Try, fr: Frame) -> bool:
+        """_recovers_from_jax_errors (or the types a module constant names), once per try
+        statement."""
         found = self.handles_jax_errors.get(stmt)
         if found is None:
-            found = self.handles_jax_errors[stmt] = _recovers_from_jax_errors(stmt.handlers)
+            found = self.handles_jax_errors[stmt] = _recovers_from_jax_errors(stmt.handlers) or self._named_handler_types_catch_jax_errors(stmt, fr)
         return found
 
     @staticmethod
@@ -2832,7 +2835,7 @@ def _abstract(func: FunctionV) -> bool:
 
 _SWALLOWING_QUALNAMES = frozenset({"contextlib.suppress", "pytest.raises", "numpy.testing.assert_raises"})
 # libraries whose context managers never swallow an exception (meshes, devices, precision, x64)
-_NON_SWALLOWING_LIBRARIES = ("jax.", "flax.", "numpy.", "optax.", "equinox.", "haiku.", "ml_collections.", "contextlib.nullcontext", "contextlib.redirect", "threading.", "time.", "tempfile.", "open")
+_NON_SWALLOWING_LIBRARIES = ("jax.", "flax.", "numpy.", "optax.", "equinox.", "haiku.", "ml_collections.", "contextlib.nullcontext", "contextlib.redirect", "threading.", "time.", "tempfile.", "builtins.open")
 
 
 def _suppressing_maker(maker: Value | None) -> bool:

@@ -52,6 +52,7 @@ from jax_cudnn_lint.shape_inference.values import (
     int_value,
     join,
     make_int,
+    same_key,
     shape_of,
 )
 
@@ -537,10 +538,9 @@ def _in_set(op: ast.cmpop, a: Value, b: SetV) -> bool | None:
         return None
     try:
         hash(wanted)
-        found = any(wanted == const_value(item)[1] for item in b.items)
-    except Exception:
+    except TypeError:
         return None
-    return found == isinstance(op, ast.In)
+    return any(same_key(wanted, const_value(item)[1]) for item in b.items) == isinstance(op, ast.In)
 
 
 def refine(interp: Interpreter, test: ast.expr, sense: bool, fr: Frame) -> None:
