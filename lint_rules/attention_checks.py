@@ -25,6 +25,7 @@ from jax_cudnn_lint.lint_rules import versions
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.shape_inference.dims import Dim, const
 from jax_cudnn_lint.shape_inference.externals import module_config
+from jax_cudnn_lint.shape_inference.handlers import caught
 from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, ExternalV, IntV, TupleV, Value
 
 SIXTEEN_BIT = frozenset({"float16", "bfloat16"})
@@ -584,6 +585,16 @@ def first_note(call: AttentionCall, config: Config, before: str) -> str:
     if first is None:
         return ""
     return f" (JAX first raises {first.brief()})"
+
+
+def handled(call: AttentionCall, config: Config, exception: str, before: str) -> bool:
+    """Is the error this call raises caught around it (a `try` that carries on, a
+    `suppress`)?  That is an earlier check's certain failure where there is one, else
+    the rule's own `exception`."""
+    if not call.event.ctx.handled:
+        return False
+    first = first_failure(call, config, before)
+    return caught(call.event.ctx.handled, first.exception if first is not None else exception)
 
 
 def only_dtype_before(call: AttentionCall, config: Config, before: str) -> bool | None:

@@ -65,7 +65,7 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
         if failure is None:
             failure = C.fp8_without_use_fp8(call, config)
             lowering = failure is not None
-        if failure is None:
+        if failure is None or C.handled(call, config, failure.exception, C.LOWERING if lowering else failure.catalog):
             continue
         dtype = call.dtype or "?"
         shown, _, wide_note = C.dtype_as_seen(call, dtype)
@@ -107,7 +107,7 @@ def check_jcd212(events: list[CallEvent], config: Config) -> list[Finding]:
     for call in attention_calls(events, config):
         failure = C.nn_generic(call, config)
         mask = C.array(call.arg("mask"))
-        if failure is None or failure.code != JCD212.code or mask is None:
+        if failure is None or failure.code != JCD212.code or mask is None or C.handled(call, config, failure.exception, failure.catalog):
             continue
         here = call.event.module.path
         origin = origin_phrase(mask.why, here)

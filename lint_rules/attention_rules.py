@@ -13,7 +13,7 @@ import ast
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_calls
-from jax_cudnn_lint.lint_rules.attention_checks import first_note, neutral_dtype_repro, only_dtype_before, use_fp8
+from jax_cudnn_lint.lint_rules.attention_checks import first_note, handled, neutral_dtype_repro, only_dtype_before, use_fp8
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.shape_inference.dims import Dim
@@ -59,6 +59,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
         if not call.is_cudnn or call.T is None or call.S is None or call.never_differentiated:
             continue
         if not (_odd(call.T) or _odd(call.S)):
+            continue
+        if handled(call, config, "NotImplementedError", "FA-15"):
             continue
         if use_fp8(call) is True:
             continue  # fp8 has its own length limits (multiples of 128 in training): JCD210 says which

@@ -62,7 +62,7 @@ def check_jcd204(events: list[CallEvent], config: Config) -> list[Finding]:
         failure = C.head_dim(call, config)
         ops = C.operands(call)
         limit = versions.head_dim_max(config)
-        if failure is None or ops is None or ops.Hq is None or limit is None:
+        if failure is None or ops is None or ops.Hq is None or limit is None or C.handled(call, config, failure.exception, failure.catalog):
             continue
         here = call.event.module.path
         h = ops.Hq.value
@@ -105,7 +105,7 @@ def check_jcd205(events: list[CallEvent], config: Config) -> list[Finding]:
     for call in attention_calls(events, config):
         failure = C.bias_seq(call, config)
         seq = C.combined_bias_seq(call)
-        if failure is None or seq is None or call.T is None or call.S is None:
+        if failure is None or seq is None or call.T is None or call.S is None or C.handled(call, config, failure.exception, failure.catalog):
             continue
         bT, bS, what = seq
         here = call.event.module.path
@@ -131,7 +131,7 @@ def check_jcd206(events: list[CallEvent], config: Config) -> list[Finding]:
     for call in attention_calls(events, config):
         failure = C.gqa_heads(call, config)
         ops = C.operands(call)
-        if failure is None or ops is None or ops.Nq is None or ops.Nk is None:
+        if failure is None or ops is None or ops.Nq is None or ops.Nk is None or C.handled(call, config, failure.exception, failure.catalog):
             continue
         here = call.event.module.path
         note = C.first_note(call, config, failure.catalog)
@@ -154,7 +154,7 @@ def check_jcd207(events: list[CallEvent], config: Config) -> list[Finding]:
     for call in attention_calls(events, config):
         failure = C.right_window(call, config)
         win = C.window(call)
-        if failure is None or win is None:
+        if failure is None or win is None or C.handled(call, config, failure.exception, failure.catalog):
             continue
         here = call.event.module.path
         window = call.arg("local_window_size")

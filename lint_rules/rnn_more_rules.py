@@ -26,6 +26,7 @@ from jax_cudnn_lint.lint_rules.targets import LSTM, LSTM_REF, Bound, bind
 from jax_cudnn_lint.shape_inference.context import CallEvent
 from jax_cudnn_lint.shape_inference.dims import Why
 from jax_cudnn_lint.shape_inference.externals import module_config
+from jax_cudnn_lint.shape_inference.handlers import caught
 from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
     ConstV,
@@ -175,7 +176,7 @@ def check_jcd102(events: list[CallEvent], config: Config) -> list[Finding]:
     if versions.before(config, (0, 4, 7)):
         return findings
     for event in events:
-        if event.qualname not in (LSTM, LSTM_REF):
+        if event.qualname not in (LSTM, LSTM_REF) or caught(event.ctx.handled, "NotImplementedError"):
             continue
         bound = bind(event)
         if bound is None:
@@ -289,7 +290,7 @@ def check_jcd103(events: list[CallEvent], config: Config) -> list[Finding]:
     if versions.before(config, (0, 4, 17)):
         return findings
     for event in events:
-        if event.qualname != LSTM:
+        if event.qualname != LSTM or caught(event.ctx.handled, "NotImplementedError"):
             continue
         bound = bind(event)
         if bound is None:

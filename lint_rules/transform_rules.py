@@ -94,13 +94,16 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
         if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
             continue
         if call.event.ctx.second_order:
-            findings.append(_second_order(call, config))
+            if not C.handled(call, config, "NotImplementedError", C.TRACE_END):
+                findings.append(_second_order(call, config))
             continue
         found = _forward_mode(call)
         if found is None:
             continue
         kind, line = found
         name = kind.rsplit(".", 1)[-1]
+        if C.handled(call, config, "NotImplementedError" if name == "hessian" else "TypeError", C.TRACE_END):
+            continue
         if name == "hessian":
             raised = f'NotImplementedError("{HESSIAN}") while tracing (hessian is jacfwd of jacrev)'
         elif name == "jacfwd":
@@ -451,6 +454,10 @@ class VmapProblem:
     why: str
     fix: str
 
+    @property
+    def exception(self) -> str:
+        return self.raised.split("(", 1)[0]
+
 
 def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, VmapInfo] | None:
     if not call.is_cudnn or not call.event.ctx.vmaps:
@@ -540,6 +547,8 @@ def check_jcd209(events: list[CallEvent], config: Config) -> list[Finding]:
         if found is None:
             continue
         problem, info = found
+        if C.handled(call, config, problem.exception, C.TRACE_END):
+            continue
         note = C.first_note(call, config, C.TRACE_END)
         where = f"line {info.line}" if info.path == call.event.module.path else f"{info.path}:{info.line}"  # (the vmap in another file)
         message = (

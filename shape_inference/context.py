@@ -53,10 +53,11 @@ class Ctx:
     # differentiated by both: the inner one's differentiated arguments all came in
     # differentiated by the outer one, and nothing else did (transforms.second_order)
     second_order: tuple[Step, ...] = ()
-    # inside `with pytest.raises(...)` (the code is expected to raise, as a project's own
-    # tests of these very failures do) or the body of a `try` whose handler catches JAX's
-    # errors and carries on (a fallback to XLA): nothing found here is reported
-    expects_raise: bool = False
+    # the exception classes caught here by a `try` whose handler carries on (a fallback to
+    # XLA), a `suppress(...)`, or all of them (EVERY_ERROR) inside `with pytest.raises(...)`
+    # (a project's own tests of these very failures): a finding whose error they catch is
+    # not reported (handlers.caught)
+    handled: frozenset[str] = frozenset()
     # jax_default_matmul_precision as `jax.config.update` set it earlier on this path, in
     # program order: a function that sets it before it calls on (UNKNOWN: set on some
     # paths only).  A `with jax.default_matmul_precision(...)` (`precision`) overrides it
@@ -68,7 +69,7 @@ class Ctx:
 
     def key(self) -> object:
         return (
-            self.expects_raise,
+            self.handled,
             self.params_diff,
             self.params_tree,
             bool(self.second_order),
@@ -99,7 +100,7 @@ def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> C
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.expects_raise, config_precision, ctx.params_tree)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -113,11 +114,11 @@ def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
     return with_config(ctx, x64, first if same else unknown)
 
 
-def with_expects_raise(ctx: Ctx, expects_raise: bool) -> Ctx:
-    """`ctx` where an error raised is expected or handled (or no longer is)."""
-    if ctx.expects_raise is expects_raise:
+def with_handled(ctx: Ctx, handled: frozenset[str]) -> Ctx:
+    """`ctx` where the errors of these classes are caught (or no longer are)."""
+    if ctx.handled == handled:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, expects_raise, ctx.config_precision, ctx.params_tree)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree)
 
 
 def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
@@ -144,4 +145,4 @@ def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
     if entry is None:
         return None
     tree = None if isinstance(entry, bool) else entry
-    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, tree)
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree)

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
-from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_expects_raise
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
+from jax_cudnn_lint.shape_inference.handlers import NO_RETURN_NAMES, catches_every_error, class_names, ends_path, name_of, recovered, recovered_by, suppressed_by
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -172,52 +173,6 @@ _MATH_CONSTANTS = {
 _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 # statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)
 _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return})
-_JAX_ERRORS = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"})
-_ANY_ERROR = frozenset({"Exception", "BaseException"})
-
-
-def _recovers_from_jax_errors(handlers: Sequence[ast.ExceptHandler]) -> bool:
-    """Does a handler catch what JAX raises and carry on (no `raise`, no exit)?  Then the
-    try body's failures are handled.  A handler of any error (`except Exception:`, bare)
-    counts only where it falls back to another attention or LSTM call: around a whole
-    training run it is a logger, and the run still fails."""
-    for handler in handlers:
-        kind = handler.type
-        names = {_name_of(n) for n in (kind.elts if isinstance(kind, ast.Tuple) else [kind] if kind is not None else []) if isinstance(n, (ast.Name, ast.Attribute))}
-        if any(_ends_path(stmt) for stmt in handler.body):
-            continue
-        if names & _JAX_ERRORS:
-            return True
-        if (kind is None or names & _ANY_ERROR) and _falls_back(handler):
-            return True
-    return False
-
-
-def _falls_back(handler: ast.ExceptHandler) -> bool:
-    """Does the handler call an attention or LSTM function (the fallback path)?"""
-    for node in ast.walk(handler):
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            name = _name_of(node.func).lower()
-            if "attention" in name or "attn" in name or "lstm" in name or any(k.arg == "implementation" for k in node.keywords):
-                return True
-    return False
-
-
-def _ends_path(stmt: ast.stmt) -> bool:
-    if isinstance(stmt, ast.Raise):
-        return True
-    call = stmt.value if isinstance(stmt, ast.Expr) else None
-    return isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES
-
-
-# the last names of the calls that never return (jax_api.NO_RETURN says whose they are)
-_NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest", "error"})
-
-
-def _name_of(func: ast.Name | ast.Attribute) -> str:
-    return func.id if isinstance(func, ast.Name) else func.attr
-
-
 def _falls_through(fr: Frame) -> bool:
     """Control reaches the end of the block just run (no return or raise on the way)."""
     return fr.state is not None
@@ -348,7 +303,7 @@ class Interpreter:
         # decode=True attention layers read their keys and values from it (layers.py)
         self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
-        self.handles_jax_errors: IdentityTable[ast.Try, bool] = IdentityTable()
+        self.caught_by_try: IdentityTable[ast.Try, frozenset[str]] = IdentityTable()
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
@@ -1277,7 +1232,7 @@ class Interpreter:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
             self.ev(stmt.value, fr)
             call = stmt.value
-            if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and _name_of(call.func) in _NO_RETURN_NAMES:
+            if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in NO_RETURN_NAMES:
                 if self.api.never_returns(self, self.ev(call.func, fr)):
                     fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`: control ends here
 
@@ -1529,8 +1484,8 @@ class Interpreter:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
             # handles what the body's calls raise
-            if any(_suppresses_jax_errors(call) for call in suppressing):
-                fr.ctx = with_expects_raise(fr.ctx, True)
+            caught = fr.ctx.handled.union(*(suppressed_by(call, _expects_failure(call)) for call in suppressing))
+            fr.ctx = with_handled(fr.ctx, caught)
             start = dict(fr.state)
             fr.branch_depth += 1
             outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER
@@ -1564,10 +1519,10 @@ class Interpreter:
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
-            if not start_ctx.expects_raise and stmt.handlers and self._handles_jax_errors(stmt, fr):
-                fr.ctx = with_expects_raise(fr.ctx, True)
+            if stmt.handlers:
+                fr.ctx = with_handled(fr.ctx, start_ctx.handled | self._caught_by(stmt, fr))
             self.exec_block(stmt.body, fr)
-            fr.ctx = with_expects_raise(fr.ctx, start_ctx.expects_raise)
+            fr.ctx = with_handled(fr.ctx, start_ctx.handled)
             self.exec_block(stmt.orelse, fr)
             after_body = fr.state
             merged = after_body
@@ -1628,32 +1583,29 @@ class Interpreter:
                 if probe.state is not None:
                     states.append(probe.state)
 
-    def _handles_jax_errors(self, stmt: ast.Try, fr: Frame) -> bool:
-        """_recovers_from_jax_errors (or the types a module constant names), once per try
-        statement."""
-        found = self.handles_jax_errors.get(stmt)
+    def _caught_by(self, stmt: ast.Try, fr: Frame) -> frozenset[str]:
+        """The classes the handlers catch and carry on from (handlers.recovered), with those
+        a module constant names, once per try statement."""
+        found = self.caught_by_try.get(stmt)
         if found is None:
-            found = self.handles_jax_errors[stmt] = _recovers_from_jax_errors(stmt.handlers) or self._named_handler_types_catch_jax_errors(stmt, fr)
+            found = self.caught_by_try[stmt] = recovered_by(stmt.handlers) | self._named_handler_classes(stmt, fr)
         return found
 
     @staticmethod
-    def _named_handler_types_catch_jax_errors(stmt: ast.Try, fr: Frame) -> bool:
+    def _named_handler_classes(stmt: ast.Try, fr: Frame) -> frozenset[str]:
         """`except RECOVERABLE:` with `RECOVERABLE = (NotImplementedError, ValueError)` at
         the module's top level: a handler whose types a module constant names catches
         what they are."""
         tree = fr.module.tree
+        out: frozenset[str] = frozenset()
         for handler in stmt.handlers:
             kind = handler.type
-            if not isinstance(kind, ast.Name) or kind.id in _JAX_ERRORS or kind.id in _ANY_ERROR or any(_ends_path(s) for s in handler.body):
+            if not isinstance(kind, ast.Name):
                 continue
             bound = [s.value for s in tree.body if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kind.id for t in s.targets)]
-            if len(bound) != 1:
-                continue
-            held = bound[0]
-            names = {_name_of(n) for n in (held.elts if isinstance(held, ast.Tuple) else [held]) if isinstance(n, (ast.Name, ast.Attribute))}
-            if names & _JAX_ERRORS or (names & _ANY_ERROR and _falls_back(handler)):
-                return True
-        return False
+            if len(bound) == 1:
+                out |= recovered(class_names(bound[0]), handler)
+        return out
 
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
         """The cases that may run: a value or singleton pattern the subject certainly
@@ -2516,15 +2468,15 @@ class Interpreter:
         fr: Frame,
         via: tuple[Step, ...] = (),
     ) -> None:
-        if fr.ctx.expects_raise and not qualname.endswith("reveal_type"):
-            return  # inside `with pytest.raises(...)`: the failure is what the test wants
+        if catches_every_error(fr.ctx.handled) and not qualname.endswith("reveal_type"):
+            return  # inside `with pytest.raises(...)` (the failure is what the test wants) or a fallback
         self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
         step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
         ctx = fr.ctx
-        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
 
     def call_function(
         self,
@@ -2811,14 +2763,6 @@ def _comprehension_state(fr: Frame) -> State:
     return {} if fr.is_class or fr.state is None else dict(fr.state)
 
 
-def _suppresses_jax_errors(call: ast.expr) -> bool:
-    """`suppress(NotImplementedError)`, `suppress(ValueError, TypeError)`, `suppress(Exception)`."""
-    if not isinstance(call, ast.Call):
-        return False
-    names = {_name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute))}
-    return bool(names & (_JAX_ERRORS | _ANY_ERROR))
-
-
 def _abstract(func: FunctionV) -> bool:
     """A method meant to be overridden (`raise NotImplementedError` alone, or
     `@abstractmethod`): a subclass the analysis does not see may return from it.  (A
@@ -2871,7 +2815,13 @@ def _may_swallow(value: Value) -> bool:
     return False
 
 
-_SUPPRESSING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
+_EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
+_SUPPRESSING = _EXPECTING | {"suppress"}
+
+
+def _expects_failure(node: ast.expr) -> bool:
+    """`pytest.raises(...)`, `self.assertRaises(...)`: a test of a failure (of any class)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) in _EXPECTING
 
 
 def _is_suppress(node: ast.expr) -> bool:

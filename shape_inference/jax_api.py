@@ -18,9 +18,10 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
-from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
+from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx, with_handled
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype
+from jax_cudnn_lint.shape_inference.handlers import EVERY_ERROR
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -751,12 +752,12 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
     if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, True, ctx.config_precision, ctx.params_tree)
+        return with_handled(ctx, EVERY_ERROR)
     return ctx
 
 

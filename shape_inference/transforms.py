@@ -59,7 +59,7 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.x64,
         ctx.precision,
         second_order,
-        ctx.expects_raise,
+        ctx.handled,
         ctx.config_precision,
         ctx.params_tree if params_diff is None else None,
     )
@@ -495,7 +495,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     mapped_def = tv.func.node if isinstance(tv.func, FunctionV) else call.node if isinstance(call, FunctionV) else None
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV))
     ctx = fr.ctx
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.expects_raise, ctx.config_precision, ctx.params_tree)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
