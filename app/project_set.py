@@ -312,9 +312,14 @@ def _drivers(
         return scanned.main_guard or _is_test(importer) or not _in_package(importer)
 
     for target in entries:
-        if not by_path[target].differentiates:
-            continue
         functions = by_path[target].functions
+        if not by_path[target].differentiates:
+            # a test calling a gated module's function (`attend(q, kv, kv)` with tiny
+            # shapes) runs it forward: a dtype, head dim, GQA ratio or mask fails there
+            for importer, taken in importers.get(target, ()):
+                if by_path[target].gated and _is_test(importer) and any(name in functions for name, _ in taken.pairs) and script(importer):
+                    found.add(importer)
+            continue
         for importer, taken in importers.get(target, ()):
             if taken.pairs and not any(name in functions for name, _ in taken.pairs) and (_is_test(importer) or not any(name in by_path[target].defines for name, _ in taken.pairs)):
                 continue  # (a class counts for a script, not for a test: keras' layer tests)
@@ -328,6 +333,14 @@ def _drivers(
                 found |= _scripts_taking(importer, kinds, importers, script)
                 continue
             if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
+                found.add(importer)
+    # a script (or test) that takes the model from one module and the training step from
+    # another that differentiates but imports no model (`train_step(model, params, x)` in
+    # engine.py): it joins the two, so the values it passes are what the training runs with
+    trains = {importer for target, scanned in by_path.items() if scanned.differentiates for importer, taken in importers.get(target, ()) if taken.module_as is not None or any(name in scanned.functions for name, _ in taken.pairs)}
+    for target, names in leads.items():
+        for importer, taken in importers.get(target, ()):
+            if importer in trains and importer not in found and script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
     # a program beside the code that only runs the model forward (an eval or generate
     # script): a float32 input, a float mask, a head dim fail without any grad (JCD203,

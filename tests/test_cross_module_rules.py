@@ -102,3 +102,57 @@ def test_a_global_another_module_overrides_through_globals_is_uncertain(tmp_path
     write(tmp_path, {"settings.py": "SEQ = 511\n"})
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert "JCD201" in capsys.readouterr().out
+
+
+LINEN_MODEL = """\
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class Attn(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        q = nn.DenseGeneral((4, 64), dtype=jnp.bfloat16)(x)
+        return jax.nn.dot_product_attention(q, q, q, implementation="cudnn")
+"""
+ENGINE = """\
+import jax
+
+
+def train_step(model, params, x):
+    return jax.grad(lambda p: model.apply(p, x).astype("float32").sum())(params)
+"""
+TRAIN = """\
+import jax
+import jax.numpy as jnp
+
+from engine import train_step
+from model import Attn
+
+model = Attn()
+x = jnp.zeros((2, {T}, 256), jnp.bfloat16)
+params = model.init(jax.random.PRNGKey(0), x)
+grads = train_step(model, params, x)
+"""
+
+
+@pytest.mark.parametrize(("T", "found"), [(255, True), (256, False)])
+def test_a_script_joining_a_model_and_a_training_step_of_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, T: int, found: bool) -> None:
+    # engine.py differentiates a model it is handed and imports none: train.py joins them (probe 29b)
+    write(tmp_path, {"model.py": LINEN_MODEL, "engine.py": ENGINE, "train.py": TRAIN.format(T=T)})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert [line.split(" ")[:2] for line in lines] == ([["model.py:10:16:", "JCD201"]] if found else [])
+
+
+def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
+    test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"
+    for nq, found in ((6, True), (8, False)):
+        write(tmp_path, {"attn.py": ATTN, "tests/test_attn.py": test.format(nq=nq)})
+        monkeypatch.chdir(tmp_path)
+        main(["--no-cache", "--exit-zero", "-j1", "."])
+        lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+        assert [line.split(" ")[:2] for line in lines] == ([["attn.py:5:12:", "JCD206"]] if found else [])

@@ -364,7 +364,28 @@ def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> N
             "lib/__init__.py": "",
             "lib/tool.py": run.format(module="lib.layers2"),  # a package's own program
             "lib/layers2.py": ATTENTION,
-            "test_layers.py": run.format(module="layers"),  # a test
+            "test_layers.py": run.format(module="layers"),  # a test calling a gated function: a driver
+            "test_classes.py": "from layers import Attention\n\ndef test_it():\n    Attention()\n",  # a class: not one
         },
     )
-    assert rel(chosen.drivers) == ["generate.py", "src/eval.py"]
+    assert rel(chosen.drivers) == ["generate.py", "src/eval.py", "test_layers.py"]
+
+
+def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path) -> None:
+    """`train_step(model, params, x)` in engine.py, which imports no model: the script that
+    takes the model from model.py and the step from engine.py runs the training (probe 29b)."""
+    engine = "import jax\n\ndef train_step(model, params, x):\n    return jax.grad(lambda p: model(p, x))(params)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "model.py": ATTENTION,
+            "engine.py": engine,
+            "train.py": "from engine import train_step\nfrom model import attend\ntrain_step(attend, 1, 2)\n",  # a driver
+            "eval.py": "from model import attend\nattend(1, 2, 3)\n",  # no training step, no __main__: not one
+            "tests/test_engine.py": "import engine\nfrom model import attend\n\ndef test_step():\n    engine.train_step(attend, 1, 2)\n",
+            "lib/__init__.py": "",
+            "lib/helpers.py": "from engine import train_step\nfrom model import attend\n",  # a library module: not one
+            "app.py": "import lib.helpers\n",
+        },
+    )
+    assert rel(chosen.drivers) == ["tests/test_engine.py", "train.py"]
