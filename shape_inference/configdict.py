@@ -148,7 +148,7 @@ def resolved(interp: Interpreter, v: Value, node: ast.AST, fr: Frame, depth: int
     if isinstance(v, DictV) and depth < 8:
         return DictV(tuple((k, resolved(interp, x, node, fr, depth + 1)) for k, x in v.items), v.why, v.diff)
     if isinstance(v, InstanceV):
-        return UNKNOWN  # (a ConfigDict: FrozenConfigDict copies it, not modelled)
+        return to_dict(interp, v, node, fr, depth)  # a ConfigDict: FrozenConfigDict copies its fields
     return v
 
 
