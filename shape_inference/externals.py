@@ -2001,6 +2001,8 @@ HANDLERS["flax.nnx.eval_shape"] = h_primals_transform
 for _name in A.PRIMALS_LIKE:
     HANDLERS[_name] = h_primals_transform
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
+# nnx's control flow takes modules in its operands, with jax.lax's signatures
+_register(["fori_loop", "while_loop", "cond", "switch"], ["flax.nnx"], h_control_flow)
 
 
 def h_lift_class(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2057,6 +2059,24 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 _register(["split", "merge"], ["flax.nnx"], h_module_parts)
 _register(["partition", "combine"], ["equinox"], h_module_parts)
 HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
+
+
+def h_state_axes(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`nnx.StateAxes({nnx.Param: 0, ...: 0})` in an nnx.scan's in_axes (flax's guide, for
+    layers with dropout state): axis 0 where the parameters are scanned over axis 0 and
+    every other state over axis 0 or broadcast (its shapes do not reach attention); else
+    unknown.  (Its dict's keys are filters, which the analysis does not hold as values.)"""
+    mapping = node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords else None
+    if not isinstance(mapping, ast.Dict) or not mapping.keys:
+        return UNKNOWN
+    axes = [value.value if isinstance(value, ast.Constant) else "?" for value in mapping.values]
+    params = [axis for key, axis in zip(mapping.keys, axes) if isinstance(key, (ast.Attribute, ast.Name)) and A.src(key).endswith("Param") or isinstance(key, ast.Constant) and key.value is Ellipsis]
+    if params and all(axis == 0 for axis in params) and all(axis in (0, None) for axis in axes):
+        return make_int(0, (interp.step(fr, node, A.src(node)),))
+    return UNKNOWN
+
+
+HANDLERS["flax.nnx.StateAxes"] = h_state_axes
 HANDLERS["flax.nnx.scan"] = h_transform
 _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply

@@ -841,6 +841,7 @@ JIT_LIKE = frozenset(
         "haiku.remat",
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
+        "flax.nnx.shard_map",
     }
 )
 
@@ -868,6 +869,8 @@ VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax
 # nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned
 # arguments are picked by in_axes (transforms.call_nnx_scan)
 SCAN_LIKE = frozenset({"flax.nnx.scan"})
+# hk.layer_stack(n, with_per_layer_inputs=True)(f): f(carry, *slices) -> (carry, y)
+PER_LAYER_STACK = "haiku.layer_stack(with_per_layer_inputs=True)"
 
 
 def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.expr, fr: Frame) -> Value:

@@ -254,16 +254,19 @@ def _layer_stack(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwarg
     """`hk.layer_stack(n)(f)`: a function that applies f n times, each time to what the
     previous one returned, so f's output has the structure and shapes of its input and
     calling f once sees every shape it sees.  With per-layer inputs (f takes slices of
-    stacked arrays and returns a pair) the stacked function is not followed."""
+    stacked arrays and returns a pair: `with_per_layer_inputs=True`) it is called on the
+    carry and one slice of each (transforms.call_layer_stack)."""
     def off(v: Value | None) -> bool:
         return v is None or (isinstance(v, ConstV) and v.value is False)
 
-    if not off(_get(obj, 1, "with_per_layer_inputs")) or not off(_get(obj, 3, "pass_reverse_to_layer_fn")):
+    per_layer = _get(obj, 1, "with_per_layer_inputs")
+    if not (off(per_layer) or isinstance(per_layer, ConstV) and per_layer.value is True) or not off(_get(obj, 3, "pass_reverse_to_layer_fn")):
         return UNKNOWN
     func = args[0] if len(args) == 1 and not kwargs else kwargs.get("f") if not args and set(kwargs) == {"f"} else None
     if func is None:
         return UNKNOWN
-    return TransformV("haiku.layer_stack", func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
+    kind = "haiku.layer_stack" if off(per_layer) else A.PER_LAYER_STACK
+    return TransformV(kind, func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
 
 
 def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:

@@ -226,8 +226,22 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_pmap(interp, tv, args, kwargs, node, fr)
     if kind in SHARD_MAP:
         return _call_shard_map(interp, tv, args, kwargs, node, fr)
+    if kind == A.PER_LAYER_STACK:
+        return _call_per_layer_stack(interp, tv, args, kwargs, node, fr)
     # jit, checkpoint, remat, named_call: transparent
     return interp.call(tv.func, args, kwargs, False, node, fr)
+
+
+def _call_per_layer_stack(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`hk.layer_stack(n, with_per_layer_inputs=True)(f)(x, *ys)`: f on the carry x and
+    one layer's slice of each ys (their leading axis dropped), returning (carry, y); the
+    stack returns the last carry, which has the first's shapes, and the stacked ys."""
+    if not args or kwargs:
+        return UNKNOWN
+    out = interp.call(tv.func, [args[0], *(_leading_slice(a) for a in args[1:])], {}, False, node, fr)
+    if isinstance(out, TupleV) and len(out.items) == 2:
+        return TupleV((join(args[0], out.items[0]), UnknownV(out.items[1].diff)))
+    return UnknownV(out.diff)
 
 
 def _rules_of(interp: Interpreter, tv: TransformV) -> tuple[Value, ...] | None:
@@ -280,7 +294,7 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
     return result.tainted(True) if differentiated else result
 
 
-SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map")
+SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map")
 PARTITION_SPEC = "jax.sharding.PartitionSpec"
 
 
@@ -337,6 +351,8 @@ def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
     entries: tuple[Value, ...] | None = None
     if isinstance(spec, A.CallResultV) and spec.qualname == PARTITION_SPEC and isinstance(spec.payload, TupleV):
         entries = spec.payload.items
+        if all(_replicated(entry) for entry in entries):
+            return value  # `P()`: replicated, a module's parameters too (nnx.shard_map(f, in_specs=(P(), ...)))
     if isinstance(value, ArrayV):
         if value.shape is None:
             return value
