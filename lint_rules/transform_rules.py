@@ -216,9 +216,10 @@ _UNKNOWN_AXIS = (False, None)
 def _derived_axis(func: Function, use: ast.Name, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
     """The batching of a name the mapped function computes in straight-line code at its
     top level: batched (axis 0) when computed elementwise, by `astype` or `reshape`, from
-    values batched at axis 0; unbatched when computed from none (parameters mapped with
-    None, names from outside, shapes).  (known, axis); unknown for anything else (a
-    matmul, an index, a function of it: JAX's batching rules choose their own axis)."""
+    values batched at axis 0, or by a matmul whose left operand alone is; unbatched when
+    computed from none (parameters mapped with None, names from outside, shapes).
+    (known, axis); unknown for anything else (an index, an einsum, a function of it:
+    JAX's batching rules choose their own axis)."""
     if isinstance(func, ast.Lambda):
         return _UNKNOWN_AXIS
     body = func.body
@@ -239,11 +240,20 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         return True, None  # a shape: Python ints, per example
     if isinstance(expr, ast.UnaryOp):
         return _axis_of_expr(func, expr.operand, at, params, in_axes, depth + 1)
+    if isinstance(expr, (ast.Tuple, ast.List)):  # a shape: unbatched if its items are
+        items = [_axis_of_expr(func, item, at, params, in_axes, depth + 1) for item in expr.elts]
+        return (True, None) if all(found == (True, None) for found in items) else _UNKNOWN_AXIS
     if isinstance(expr, ast.Attribute):
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
     parts: list[ast.expr]
-    if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.MatMult):
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
+        # `x @ w` with only x batched: dot_general's batching rule keeps x's batch axis among
+        # its free axes, first when it is first (probe 29b: a projection before attention)
+        left = _axis_of_expr(func, expr.left, at, params, in_axes, depth + 1)
+        right = _axis_of_expr(func, expr.right, at, params, in_axes, depth + 1)
+        return left if right == (True, None) and left in ((True, 0), (True, None)) else _UNKNOWN_AXIS
+    if isinstance(expr, ast.BinOp):
         parts = [expr.left, expr.right]
     elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEPS_BATCH_AXIS and not any(isinstance(a, ast.Starred) for a in expr.args):
         parts = [expr.func.value, *expr.args, *(k.value for k in expr.keywords)]
@@ -251,6 +261,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         if any(known is False or axis is not None for known, axis in arguments):
             return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
         parts = parts[:1]
+    elif isinstance(expr, ast.Call) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
+        # `jnp.zeros((256, 256))`, `init(key, shape)`: a call of nothing batched is unbatched
+        inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in (expr.func, *expr.args, *(k.value for k in expr.keywords))]
+        return (True, None) if all(found == (True, None) for found in inputs) else _UNKNOWN_AXIS
     else:
         return _UNKNOWN_AXIS
     axes = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
