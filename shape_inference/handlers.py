@@ -9,7 +9,7 @@ hierarchy); a class of the user's own (`except ModelError:`) catches none of JAX
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # what `pytest.raises(...)` and a bare `except:` catch: everything (a test of these very
 # failures expects them, whatever the class it names)
@@ -24,8 +24,23 @@ _BASES = {
     "AttributeError": ("Exception", "BaseException"),
 }
 _ANY_ERROR = frozenset({"Exception", "BaseException"})
-# the last names of the calls that never return (jax_api.NO_RETURN says whose they are)
-NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest", "error"})
+# the builtin exception classes names resolve to (jax_api.builtin), for handlers to read
+BUILTIN_EXCEPTIONS = frozenset(
+    "BaseException Exception ArithmeticError AssertionError AttributeError ImportError IndexError KeyError "
+    "KeyboardInterrupt LookupError MemoryError NotImplementedError OSError RecursionError RuntimeError "
+    "StopIteration SystemExit TypeError ValueError ZeroDivisionError".split()
+)
+# the last names of the calls that never return (jax_api.NO_RETURN says whose they are);
+# `error` and `fatal` only where they are argparse's and absl's (a logger's return)
+NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest", "error", "fatal"})
+LOGGER_NAMES = frozenset({"error", "fatal"})
+# what a handler calls that only reports, waits or collects: one calling nothing else is a
+# logger, not a fallback
+_REPORTING = frozenset(
+    "print debug info warning warn error exception critical fatal log print_exc format_exc print_exception "
+    "format_exception append extend add write flush update set_postfix set_description str repr format join "
+    "type len isinstance getattr sleep collect clear_caches alert".split()
+)
 
 
 def caught(handled: frozenset[str], exception: str) -> bool:
@@ -49,29 +64,33 @@ def class_names(kind: ast.expr | None) -> frozenset[str]:
 
 
 def ends_path(stmt: ast.stmt) -> bool:
-    """A `raise`, or a call that never returns (`sys.exit`, `pytest.fail`)."""
+    """A `raise`, or a call that never returns by its name alone (`sys.exit`,
+    `pytest.fail`; not `error` or `fatal`, which loggers have too)."""
     if isinstance(stmt, ast.Raise):
         return True
     call = stmt.value if isinstance(stmt, ast.Expr) else None
-    return isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in NO_RETURN_NAMES
+    return isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in NO_RETURN_NAMES - LOGGER_NAMES
 
 
 def falls_back(handler: ast.ExceptHandler) -> bool:
-    """Does the handler call an attention or LSTM function (the fallback path)?"""
+    """Does the handler do other work than reporting: call an attention or LSTM function, a
+    reference implementation, a helper, the step again with other options (the fallback
+    path), or set a flag the code after it reads (`use_cudnn = False`)?  One that only
+    logs, prints, collects the error or sleeps is a logger."""
     for node in ast.walk(handler):
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            name = name_of(node.func).lower()
-            if "attention" in name or "attn" in name or "lstm" in name or any(k.arg == "implementation" for k in node.keywords):
-                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) not in _REPORTING:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            return True
     return False
 
 
-def recovered(names: frozenset[str], handler: ast.ExceptHandler) -> frozenset[str]:
-    """The classes a handler naming `names` catches and carries on from (no `raise`, no
-    exit).  A handler of any error (`except Exception:`, bare) counts only where it falls
-    back to another attention or LSTM call: around a whole training run it is a logger,
-    and the run still fails."""
-    if any(ends_path(stmt) for stmt in handler.body):
+def recovered(names: frozenset[str], handler: ast.ExceptHandler, ends: Callable[[ast.stmt], bool] = ends_path) -> frozenset[str]:
+    """The classes a handler naming `names` catches and carries on from (no statement of
+    its body `ends` the path: a `raise`, an exit).  A handler of any error (`except
+    Exception:`, bare) counts only where it falls back to other work: around a whole
+    training run one that only logs is a logger, and the run still fails."""
+    if any(ends(stmt) for stmt in handler.body):
         return frozenset()
     specific = names - _ANY_ERROR
     if (handler.type is None or names & _ANY_ERROR) and falls_back(handler):
@@ -79,19 +98,16 @@ def recovered(names: frozenset[str], handler: ast.ExceptHandler) -> frozenset[st
     return specific
 
 
-def recovered_by(handlers: Sequence[ast.ExceptHandler]) -> frozenset[str]:
-    """The classes the handlers of a `try` catch and carry on from."""
+def recovered_by(handlers: Sequence[ast.ExceptHandler], classes: Callable[[ast.ExceptHandler], frozenset[str]] | None = None, ends: Callable[[ast.stmt], bool] = ends_path) -> frozenset[str]:
+    """The classes the handlers of a `try` catch and carry on from (`classes` reads what a
+    handler names; by default, by its syntax)."""
     out: frozenset[str] = frozenset()
     for handler in handlers:
-        out |= recovered(class_names(handler.type), handler)
+        out |= recovered(classes(handler) if classes is not None else class_names(handler.type), handler, ends)
     return out
 
 
-def suppressed_by(call: ast.expr, expects_failure: bool) -> frozenset[str]:
-    """`suppress(NotImplementedError)` catches its classes; `pytest.raises(...)` /
-    `assertRaises(...)` (`expects_failure`) every error."""
-    if not isinstance(call, ast.Call):
-        return frozenset()
-    if expects_failure:
-        return EVERY_ERROR
-    return frozenset(name_of(arg) for arg in call.args if isinstance(arg, (ast.Name, ast.Attribute)))
+def swallowed_by_finally(stmt: ast.Try) -> bool:
+    """`finally: return ...` (or `break` / `continue`) drops whatever the body or a
+    handler raised."""
+    return any(isinstance(final, (ast.Return, ast.Break, ast.Continue)) for final in stmt.finalbody)

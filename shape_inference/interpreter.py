@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
-from jax_cudnn_lint.shape_inference.handlers import NO_RETURN_NAMES, catches_every_error, class_names, ends_path, name_of, recovered, recovered_by, suppressed_by
+from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, swallowed_by_finally
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -1465,7 +1465,7 @@ class Interpreter:
 
     def s_with(self, stmt: ast.With | ast.AsyncWith, fr: Frame) -> None:
         saved = fr.ctx
-        suppressing: list[ast.expr] = []
+        suppressing: list[tuple[ast.expr, Value | None]] = []  # (the context expression, the manager of ours)
         unsure: list[ast.expr] = []  # context managers that may swallow what the body raises (an ExitStack, a library's)
         for item in stmt.items:
             value = self.ev(item.context_expr, fr)
@@ -1477,15 +1477,14 @@ class Interpreter:
             # (an object of the analysed code answers for itself: no second evaluation)
             maker = self.ev(context.func, fr) if isinstance(context, ast.Call) and isinstance(context.func, (ast.Name, ast.Attribute)) and not isinstance(value, InstanceV) else None
             if _is_suppress(context) or _suppressing_maker(maker) or _may_swallow(value) or maker is not None and _may_swallow(maker):
-                suppressing.append(context)
+                suppressing.append((context, value if _may_swallow(value) else maker))
             elif not _never_swallows(value, maker):
                 unsure.append(context)
         if fr.state is not None and suppressing:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
             # handles what the body's calls raise
-            caught = fr.ctx.handled.union(*(suppressed_by(call, _expects_failure(call)) for call in suppressing))
-            fr.ctx = with_handled(fr.ctx, caught)
+            fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(self._swallowed(context, value, fr) for context, value in suppressing)))
             start = dict(fr.state)
             fr.branch_depth += 1
             outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER
@@ -1519,7 +1518,7 @@ class Interpreter:
         outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER  # a handler sees what the body made, half done
         try:
             fr.state = dict(start)
-            if stmt.handlers:
+            if stmt.handlers or stmt.finalbody:
                 fr.ctx = with_handled(fr.ctx, start_ctx.handled | self._caught_by(stmt, fr))
             self.exec_block(stmt.body, fr)
             fr.ctx = with_handled(fr.ctx, start_ctx.handled)
@@ -1584,28 +1583,66 @@ class Interpreter:
                     states.append(probe.state)
 
     def _caught_by(self, stmt: ast.Try, fr: Frame) -> frozenset[str]:
-        """The classes the handlers catch and carry on from (handlers.recovered), with those
-        a module constant names, once per try statement."""
+        """The classes the handlers catch and carry on from (handlers.recovered), read as
+        their names evaluate here (a module constant, an imported or local tuple), and a
+        handler ending in a call that certainly never returns catches nothing.  Every
+        error where `finally: return` drops it.  Cached per statement where that reading
+        cannot differ (builtin class names, no logger-named call)."""
+        if swallowed_by_finally(stmt):
+            return EVERY_ERROR
         found = self.caught_by_try.get(stmt)
         if found is None:
-            found = self.caught_by_try[stmt] = recovered_by(stmt.handlers) | self._named_handler_classes(stmt, fr)
+            if all(_plain_handler(handler) for handler in stmt.handlers):
+                found = self.caught_by_try[stmt] = recovered_by(stmt.handlers)
+            else:
+                found = recovered_by(stmt.handlers, lambda handler: self._classes(handler.type, fr), lambda end: self._ends_handler(end, fr))
         return found
 
-    @staticmethod
-    def _named_handler_classes(stmt: ast.Try, fr: Frame) -> frozenset[str]:
-        """`except RECOVERABLE:` with `RECOVERABLE = (NotImplementedError, ValueError)` at
-        the module's top level: a handler whose types a module constant names catches
-        what they are."""
-        tree = fr.module.tree
-        out: frozenset[str] = frozenset()
-        for handler in stmt.handlers:
-            kind = handler.type
-            if not isinstance(kind, ast.Name):
-                continue
-            bound = [s.value for s in tree.body if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kind.id for t in s.targets)]
-            if len(bound) == 1:
-                out |= recovered(class_names(bound[0]), handler)
-        return out
+    def _swallowed(self, context: ast.expr, manager: Value | None, fr: Frame) -> frozenset[str]:
+        """What a `with` item that may swallow catches: `pytest.raises(X)` / `assertRaises(X)`
+        the classes X names (everything where they cannot be read: a test of these very
+        failures), a `suppress(...)` the classes its arguments name (`suppress(*ERRORS)`),
+        a `@contextmanager` of ours what the handlers around its `yield` recover from, and
+        an object whose `__exit__` may return true everything (we cannot tell which)."""
+        if _expects_failure(context) or isinstance(manager, ExternalV) and manager.qualname in self.api.EXPECTS_RAISE:
+            expected = context.args[0] if isinstance(context, ast.Call) and context.args and not isinstance(context.args[0], ast.Starred) else None
+            return self._classes(expected, fr) or EVERY_ERROR
+        if isinstance(manager, InstanceV):
+            return EVERY_ERROR
+        func = getattr(manager, "func", None) if not isinstance(manager, FunctionV) else manager
+        if isinstance(func, FunctionV) and not isinstance(func.node, ast.Lambda):
+            tries = [node for node in ast.walk(func.node) if isinstance(node, ast.Try) and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s))]
+            return frozenset[str]().union(*(EVERY_ERROR if swallowed_by_finally(t) else recovered_by(t.handlers) for t in tries))
+        if not isinstance(context, ast.Call):
+            return frozenset()
+        found: frozenset[str] = frozenset()
+        for arg in context.args:
+            read = self._classes(arg.value if isinstance(arg, ast.Starred) else arg, fr)
+            found |= read or (frozenset({name_of(arg)}) if isinstance(arg, (ast.Name, ast.Attribute)) else frozenset())
+        return found
+
+    def _classes(self, kind: ast.expr | None, fr: Frame) -> frozenset[str]:
+        """The builtin exception classes an `except` clause's (or a `suppress`'s) value
+        names: `except RECOVERABLE:`, `suppress(*ERRORS)`; none where it cannot be read."""
+        if kind is None:
+            return frozenset()
+        value = self.ev(kind, fr) if fr.state is not None and _readable_class_expr(kind) else UNKNOWN
+        return _builtin_classes(value)
+
+    def _ends_handler(self, stmt: ast.stmt, fr: Frame) -> bool:
+        """A handler statement that ends its path: a `raise`, or a call that never returns,
+        resolved where its name is a logger's too (`logging.error(...)` logs;
+        `parser.error(...)` and absl's `logging.fatal(...)` exit)."""
+        if ends_path(stmt):
+            return True
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in LOGGER_NAMES):
+            return False
+        callee = self.ev(call.func, fr) if fr.state is not None else UNKNOWN
+        if self.api.never_returns(self, callee):
+            return True
+        # an unresolved `x.error(...)` exits where x is named as argparse's parser
+        return callee is UNKNOWN and name_of(call.func) == "error" and isinstance(call.func, ast.Attribute) and "pars" in ast.unparse(call.func.value).lower()
 
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
         """The cases that may run: a value or singleton pattern the subject certainly
@@ -2817,6 +2854,31 @@ def _may_swallow(value: Value) -> bool:
 
 _EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
 _SUPPRESSING = _EXPECTING | {"suppress"}
+
+
+def _plain_handler(handler: ast.ExceptHandler) -> bool:
+    """An `except` clause whose reading does not depend on where it runs: bare or builtin
+    class names, and no logger-named call (`error`, `fatal`) ending its body."""
+    kind = handler.type
+    names = kind.elts if isinstance(kind, ast.Tuple) else [kind] if kind is not None else []
+    if not all(isinstance(n, ast.Name) and n.id in BUILTIN_EXCEPTIONS for n in names):
+        return False
+    return not any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, (ast.Name, ast.Attribute)) and name_of(stmt.value.func) in LOGGER_NAMES for stmt in handler.body)
+
+
+def _readable_class_expr(kind: ast.expr) -> bool:
+    """Names, attributes, tuples and starred names: what an `except` clause or a
+    `suppress(...)` names classes with (evaluated without running code)."""
+    return all(isinstance(n, (ast.Name, ast.Attribute, ast.Tuple, ast.Starred, ast.Load)) for n in ast.walk(kind))
+
+
+def _builtin_classes(value: Value, depth: int = 0) -> frozenset[str]:
+    """The builtin exception classes a value holds (a class, or a tuple of them)."""
+    if isinstance(value, ExternalV) and value.qualname.startswith("builtins.") and value.qualname[9:] in BUILTIN_EXCEPTIONS:
+        return frozenset({value.qualname[9:]})
+    if isinstance(value, TupleV) and depth < 4:
+        return frozenset[str]().union(*(_builtin_classes(item, depth + 1) for item in value.items))
+    return frozenset()
 
 
 def _expects_failure(node: ast.expr) -> bool:

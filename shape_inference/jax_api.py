@@ -18,10 +18,10 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
-from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx, with_handled
+from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype
-from jax_cudnn_lint.shape_inference.handlers import EVERY_ERROR
+from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -124,7 +124,7 @@ _BUILTINS = frozenset(
 
 
 def builtin(name: str) -> Value:
-    if name in _BUILTINS:
+    if name in _BUILTINS or name in BUILTIN_EXCEPTIONS:
         return ExternalV("builtins." + name)
     if name in ("True", "False", "None"):
         return ConstV({"True": True, "False": False, "None": None}[name])
@@ -756,14 +756,12 @@ def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withite
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
         return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
-    if isinstance(value, CallResultV) and value.qualname in EXPECTS_RAISE:
-        return with_handled(ctx, EVERY_ERROR)
     return ctx
 
 
 # calls that raise or end the process, never returning: a test skipped, failed or exited
 NO_RETURN = frozenset(
-    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit", "builtins.exit", "builtins.quit"}
+    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit", "absl.logging.fatal"}
 )
 
 
@@ -776,7 +774,8 @@ def never_returns(interp: Interpreter, func: Value) -> bool:
     return False
 
 
-# context managers whose body is expected to raise (a test of the failure itself)
+# context managers whose body is expected to raise (a test of the failure itself: the
+# interpreter's `with` reads which classes they expect)
 EXPECTS_RAISE = frozenset({"pytest.raises", "numpy.testing.assert_raises", "unittest.TestCase.assertRaises", "unittest.TestCase.assertRaisesRegex"})
 
 
