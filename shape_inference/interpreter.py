@@ -1632,9 +1632,16 @@ class Interpreter:
     def _ends_handler(self, stmt: ast.stmt, fr: Frame) -> bool:
         """A handler statement that ends its path: a `raise`, or a call that never returns,
         resolved where its name is a logger's too (`logging.error(...)` logs;
-        `parser.error(...)` and absl's `logging.fatal(...)` exit)."""
+        `parser.error(...)` and absl's `logging.fatal(...)` exit), or an `if` whose test is
+        decided here and whose arm taken does (`if STRICT: raise`)."""
         if ends_path(stmt):
             return True
+        if isinstance(stmt, ast.If):
+            truth = self.test_truth(stmt.test, fr) if fr.state is not None else None
+            arm = stmt.body if truth is True else stmt.orelse if truth is False else []
+            return any(self._ends_handler(inner, fr) for inner in arm)
+        if isinstance(stmt, ast.With) and not any(_is_suppress(item.context_expr) for item in stmt.items):
+            return any(self._ends_handler(inner, fr) for inner in stmt.body)  # `with lock: raise`
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in LOGGER_NAMES):
             return False
@@ -2858,12 +2865,12 @@ _SUPPRESSING = _EXPECTING | {"suppress"}
 
 def _plain_handler(handler: ast.ExceptHandler) -> bool:
     """An `except` clause whose reading does not depend on where it runs: bare or builtin
-    class names, and no logger-named call (`error`, `fatal`) ending its body."""
+    class names, and no logger-named call (`error`, `fatal`) or `if` in its body."""
     kind = handler.type
     names = kind.elts if isinstance(kind, ast.Tuple) else [kind] if kind is not None else []
     if not all(isinstance(n, ast.Name) and n.id in BUILTIN_EXCEPTIONS for n in names):
         return False
-    return not any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, (ast.Name, ast.Attribute)) and name_of(stmt.value.func) in LOGGER_NAMES for stmt in handler.body)
+    return not any(isinstance(stmt, (ast.If, ast.With)) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, (ast.Name, ast.Attribute)) and name_of(stmt.value.func) in LOGGER_NAMES for stmt in handler.body)
 
 
 def _readable_class_expr(kind: ast.expr) -> bool:
