@@ -43,6 +43,15 @@ _REPORTING = frozenset(
 )
 
 
+# the classes that catch an error some rule reports: a context keeps only these, so that a
+# `try: ... except KeyError:` around a call does not analyse its callee again
+_RELEVANT = frozenset({"NotImplementedError", "RuntimeError", "ValueError", "TypeError"}) | _ANY_ERROR
+
+
+def relevant(names: frozenset[str]) -> frozenset[str]:
+    return names & _RELEVANT
+
+
 def caught(handled: frozenset[str], exception: str) -> bool:
     """Do the handled classes catch an `exception` (a builtin class's name)?"""
     return bool(handled) and (exception in handled or any(base in handled for base in _BASES.get(exception, ("Exception", "BaseException"))))

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
-from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, swallowed_by_finally
+from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -1484,7 +1484,7 @@ class Interpreter:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
             # handles what the body's calls raise
-            fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(self._swallowed(context, value, fr) for context, value in suppressing)))
+            fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(relevant(self._swallowed(context, value, fr)) for context, value in suppressing)))
             start = dict(fr.state)
             fr.branch_depth += 1
             outer_made_since, fr.made_since = fr.made_since, _ALL_OLDER
@@ -1519,7 +1519,7 @@ class Interpreter:
         try:
             fr.state = dict(start)
             if stmt.handlers or stmt.finalbody:
-                fr.ctx = with_handled(fr.ctx, start_ctx.handled | self._caught_by(stmt, fr))
+                fr.ctx = with_handled(fr.ctx, start_ctx.handled | relevant(self._caught_by(stmt, fr)))
             self.exec_block(stmt.body, fr)
             fr.ctx = with_handled(fr.ctx, start_ctx.handled)
             self.exec_block(stmt.orelse, fr)
