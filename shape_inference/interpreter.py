@@ -1703,15 +1703,33 @@ class Interpreter:
 
     def _class_pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
         """`case Cudnn():`, `case Backend(name="cudnn"):`: isinstance, then each keyword
-        pattern against the attribute (positional ones go through `__match_args__`:
-        only a certain mismatch of the class is read)."""
+        pattern against the attribute, and each positional one against the attribute
+        `__match_args__` names there (a dataclass's or NamedTuple's fields in order)."""
         from jax_cudnn_lint.shape_inference.externals import is_instance
 
-        verdict = is_instance(subject, self.ev(getattr(pattern, "cls"), fr))
-        if verdict is not True or getattr(pattern, "patterns", []):
+        cls = self.ev(getattr(pattern, "cls"), fr)
+        verdict = is_instance(subject, cls)
+        positional = getattr(pattern, "patterns", [])
+        names = self._match_args(cls) if positional and verdict is True else []
+        if verdict is not True or names is None or len(positional) > len(names):
             return False if verdict is False else None
-        verdicts = [self._pattern_matches(p, self.getattr_(subject, attr, pattern, fr), fr) for attr, p in zip(getattr(pattern, "kwd_attrs", []), getattr(pattern, "kwd_patterns", []))]
+        pairs = [*zip(names, positional), *zip(getattr(pattern, "kwd_attrs", []), getattr(pattern, "kwd_patterns", []))]
+        verdicts = [self._pattern_matches(p, self.getattr_(subject, attr, pattern, fr), fr) for attr, p in pairs]
         return False if False in verdicts else True if all(v is True for v in verdicts) else None
+
+    def _match_args(self, cls: Value) -> list[str] | None:
+        """The attributes positional class patterns match: `__match_args__` where the class
+        gives it as a tuple of strings, else a dataclass's or NamedTuple's fields."""
+        if not isinstance(cls, ClassV):
+            return None
+        given = cls.lookup("__match_args__")
+        if given is not None:
+            items = given.items if isinstance(given, TupleV) else ()
+            names = [const_value(item)[1] for item in items]
+            return [n for n in names if isinstance(n, str)] if items and all(isinstance(n, str) for n in names) else None
+        if self.api.is_dataclass_like(cls) or "typing.NamedTuple" in cls.external_bases():
+            return [name for name, _, _ in cls.all_fields()]
+        return None
 
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
         for alias in stmt.names:
