@@ -175,13 +175,18 @@ def read_attention(event: CallEvent) -> AttentionCall | None:
     value = v if isinstance(v, ArrayV) else None
     t_len: Dim | None = None
     s_len: Dim | None = None
-    if layout is not None and query is not None and key is not None and query.shape is not None and key.shape is not None:
-        rank = len(query.shape)
-        if api_is_nn and rank == 3 and len(key.shape) == 3:
-            t_len, s_len = query.shape[0], key.shape[0]
-        elif rank == 4 and len(key.shape) == 4:
-            axis = _LAYOUT_T_AXIS[layout]
-            t_len, s_len = query.shape[axis], key.shape[axis]
+    q_shape = query.shape if query is not None else None
+    k_shape = key.shape if key is not None else None
+    if layout is not None and (q_shape is not None or k_shape is not None):
+        # each length from its own operand; one whose shape is unknown leaves only its
+        # length unknown (a Perceiver's latents against inputs of unknown shape), but
+        # ranks that certainly differ are another error
+        ranks = {len(shape) for shape in (q_shape, k_shape) if shape is not None}
+        rank = ranks.pop() if len(ranks) == 1 else None
+        axis = 0 if api_is_nn and rank == 3 else _LAYOUT_T_AXIS[layout] if rank == 4 else None
+        if axis is not None:
+            t_len = q_shape[axis] if q_shape is not None else None
+            s_len = k_shape[axis] if k_shape is not None else None
     bias = bound.get("bias")
     mask = bound.get("mask")
     has: bool | None

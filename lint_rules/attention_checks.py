@@ -481,13 +481,16 @@ def head_dim(call: AttentionCall, config: Config) -> Failure | None:
 
 def odd_seqlen_in_training(call: AttentionCall, config: Config) -> Failure | None:
     """FA-15 (reported by JCD201): differentiated with an odd T or S."""
-    if not call.is_cudnn or not call.differentiated or call.T is None or call.S is None or use_fp8(call) is not False:
+    T, S = call.T, call.S
+    if not call.is_cudnn or not call.differentiated or use_fp8(call) is not False:
         return None
-    if not (call.T.parity() == 1 or call.S.parity() == 1):
+    if not (T is not None and T.parity() == 1 or S is not None and S.parity() == 1):
         return None
     if versions.before(config, (0, 4, 29)) and not call.has_bias_or_mask:
         return None
-    message = f"Unsupported sequence length Q {call.T.render()}, KV {call.S.render()}."
+    if T is None or S is None:  # one length unknown: the message is not known in full
+        return Failure("FA-15", "JCD201", "NotImplementedError", "Unsupported sequence length (an odd one)", None, exact=False)
+    message = f"Unsupported sequence length Q {T.render()}, KV {S.render()}."
     return Failure("FA-15", "JCD201", "NotImplementedError", message, literal_regex(message))
 
 

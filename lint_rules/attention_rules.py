@@ -47,7 +47,13 @@ def _odd(dim: Dim | None) -> bool:
     return dim is not None and dim.parity() == 1
 
 
-def _describe(name: str, dim: Dim, here: str) -> str:
+def _shown(dim: Dim | None, name: str) -> str:
+    return dim.render() if dim is not None else name
+
+
+def _describe(name: str, dim: Dim | None, here: str) -> str:
+    if dim is None:
+        return f"{name} not resolved"
     origin = origin_phrase(dim.why, here)
     return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 
@@ -56,15 +62,15 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
     for call in attention_calls(events, config):  # type: ignore[arg-type]
-        if not call.is_cudnn or call.T is None or call.S is None or call.never_differentiated:
-            continue
+        if not call.is_cudnn or (call.T is None and call.S is None) or call.never_differentiated:
+            continue  # (one length unknown: the other, odd, is enough)
         if not (_odd(call.T) or _odd(call.S)):
             continue
         if handled(call, config, "NotImplementedError", "FA-15"):
             continue
         if use_fp8(call) is True:
             continue  # fp8 has its own length limits (multiples of 128 in training): JCD210 says which
-        if not call.differentiated and call.T.value == 1:
+        if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
         if not call.differentiated and under_reverse_mode(call.event.ctx.transforms):
             continue  # the differentiation is in sight and does not reach q, k, v or the bias
@@ -83,13 +89,12 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
 def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Finding:
     event = call.event
     here = event.module.path
-    assert call.T is not None and call.S is not None
     T, S = call.T, call.S
-    if T.same_as(S) and origin_phrase(T.why, here) == origin_phrase(S.why, here):
+    if T is not None and S is not None and T.same_as(S) and origin_phrase(T.why, here) == origin_phrase(S.why, here):
         lengths = _describe("T = S", T, here).replace("T = S=", "T = S = ", 1)
     else:
         lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
-    error = f'"Unsupported sequence length Q {T.render()}, KV {S.render()}."'
+    error = f'"Unsupported sequence length Q {_shown(T, "T")}, KV {_shown(S, "S")}."'
     if has_bias:
         trigger = "a bias or mask is passed (the documented trigger)"
     elif has_bias is None:
@@ -111,19 +116,19 @@ def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Find
         )
     evidence = [
         f"callee: {event.qualname} ({call.cudnn_reason})",
-        *evidence_lines("T", T.why, here),
-        *evidence_lines("S", S.why, here),
+        *(evidence_lines("T", T.why, here) if T is not None else ["T: not resolved (the query's shape is not known here)"]),
+        *(evidence_lines("S", S.why, here) if S is not None else ["S: not resolved (the key's shape is not known here)"]),
         *context_lines(event),
         "differentiated: " + ("yes, query/key/value/bias depend on differentiated values" if call.differentiated else "not proven in the analysed code"),
     ]
-    repro = call.repro(code, differentiated=True, expect_regex=rf"Unsupported sequence length Q {T.render()}, KV {S.render()}")
+    repro = call.repro(code, differentiated=True, expect_regex=rf"Unsupported sequence length Q {T.render()}, KV {S.render()}") if T is not None and S is not None else None
     earlier = only_dtype_before(call, config, "FA-15")
     if earlier is True:
         repro = neutral_dtype_repro(repro, call)  # show the length check on its own
     elif earlier is False:
         repro = None  # JAX raises another error first: no repro can show this one
     node = event.node
-    return Finding(code, here, node.lineno, node.col_offset, message, tuple(evidence), repro, related_locations(event, T.why, S.why))
+    return Finding(code, here, node.lineno, node.col_offset, message, tuple(evidence), repro, related_locations(event, *(dim.why for dim in (T, S) if dim is not None)))
 
 
 CHECKS = (check_odd_seqlen,)
