@@ -898,6 +898,38 @@ def h_astype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return ArrayV(arr.shape, dtype, arr.diff and floating, arr.why, arr.name)
 
 
+def h_promote_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """flax's `promote_dtype`: every array cast to one dtype, `dtype=` or else the one JAX
+    promotes them all to; None stays None.  nnx's takes one tuple and returns a tuple,
+    linen's takes the arrays and returns a list (probe 30c: custom nnx attention
+    functions call it first)."""
+    from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
+
+    nnx = q.startswith("flax.nnx")
+    items = (args[0].items if len(args) == 1 and isinstance(args[0], TupleV) else None) if nnx else tuple(args)
+    if items is None or set(kwargs) - {"dtype", "inexact"}:
+        return UNKNOWN
+    given = kwargs.get("dtype")
+    arrays = [item for item in items if isinstance(item, ArrayV)]
+    if given is not None and not (isinstance(given, ConstV) and given.value is None):
+        dtype = A.dtype_name(given)
+    elif len(arrays) == len([item for item in items if not (isinstance(item, ConstV) and item.value is None)]) and arrays:
+        dtype = arrays[0].dtype
+        for other in arrays[1:]:
+            dtype = promote(dtype, other.dtype)
+        if dtype is not None and not is_float(dtype) and not dtype.startswith("complex"):
+            dtype = None  # (an integer promoted to inexact: not modelled)
+    else:
+        dtype = None
+    floating = dtype is None or is_float(dtype) or dtype.startswith("complex")
+    out = tuple(
+        ArrayV(item.shape, dtype, item.diff and floating, item.why, item.name) if isinstance(item, ArrayV)
+        else item if isinstance(item, ConstV) and item.value is None else UnknownV(item.diff)
+        for item in items
+    )
+    return TupleV(out, is_list=not nnx)
+
+
 def h_one_hot(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(arg(args, kwargs, 0, "x"))
     n = arg(args, kwargs, 1, "num_classes")
@@ -1805,7 +1837,7 @@ _PRESERVE = (
     "negative reciprocal cbrt erf erfc floor ceil round rint trunc clip nan_to_num tril triu flip fliplr flipud roll sort "
     "fix conj conjugate real imag cumsum cumprod cummax logaddexp2 asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
     "softplus softmax log_softmax elu celu selu leaky_relu hard_tanh hard_sigmoid hard_swish glu_not mish soft_sign "
-    "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard "
+    "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard reduce_precision "
     "dropout_not stop_gradient_not tanh_not"
 ).split()
 
@@ -1853,6 +1885,7 @@ _register(["dot_general"], ["jax.lax"], h_dot_general)
 _register(["rearrange", "repeat"], ["einops"], h_einops)
 _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special", "jax.sharding"], h_preserve)
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
+_register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)
