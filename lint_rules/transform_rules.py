@@ -261,9 +261,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         if any(known is False or axis is not None for known, axis in arguments):
             return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
         parts = parts[:1]
-    elif isinstance(expr, ast.Call) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
-        # `jnp.zeros((256, 256))`, `init(key, shape)`: a call of nothing batched is unbatched
-        inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in (expr.func, *expr.args, *(k.value for k in expr.keywords))]
+    elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
+        # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
+        # (not a method or helper of ours: it may read state the mapped function batched)
+        inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in (*expr.args, *(k.value for k in expr.keywords))]
         return (True, None) if all(found == (True, None) for found in inputs) else _UNKNOWN_AXIS
     else:
         return _UNKNOWN_AXIS
@@ -274,6 +275,19 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+# the conventional names of the array libraries, whose functions read only their arguments
+_ARRAY_LIBRARIES = frozenset({"jnp", "np", "jax", "numpy", "lax", "math"})
+
+
+def _array_library_call(func: ast.FunctionDef | ast.AsyncFunctionDef, callee: ast.expr) -> bool:
+    """`jnp.ones`, `jax.numpy.zeros`, `np.tril`: a function of an array library, by the
+    name it is conventionally imported as (not rebound in the mapped function)."""
+    root = callee
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(callee, ast.Attribute) and isinstance(root, ast.Name) and root.id in _ARRAY_LIBRARIES and not any(_stores(stmt, root.id) for stmt in func.body)
 
 
 def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:

@@ -2103,7 +2103,9 @@ def h_state_axes(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     if not isinstance(mapping, ast.Dict) or not mapping.keys:
         return UNKNOWN
     axes = [value.value if isinstance(value, ast.Constant) else "?" for value in mapping.values]
-    params = [axis for key, axis in zip(mapping.keys, axes) if isinstance(key, (ast.Attribute, ast.Name)) and A.src(key).endswith("Param") or isinstance(key, ast.Constant) and key.value is Ellipsis]
+    # the parameters' axis: nnx.Param's entry, or else `...`'s (everything else)
+    params = [axis for key, axis in zip(mapping.keys, axes) if isinstance(key, (ast.Attribute, ast.Name)) and A.src(key).endswith("Param")]
+    params = params or [axis for key, axis in zip(mapping.keys, axes) if isinstance(key, ast.Constant) and key.value is Ellipsis]
     if params and all(axis == 0 for axis in params) and all(axis in (0, None) for axis in axes):
         return make_int(0, (interp.step(fr, node, A.src(node)),))
     return UNKNOWN

@@ -1480,6 +1480,10 @@ class Interpreter:
                 suppressing.append((context, value if _may_swallow(value) else maker))
             elif not _never_swallows(value, maker):
                 unsure.append(context)
+                if isinstance(item.optional_vars, ast.Name):
+                    # `stack.enter_context(suppress(NotImplementedError))` in an ExitStack's body
+                    entered = [call.args[0] for call in _entered_contexts(stmt.body, item.optional_vars.id) if _is_suppress(call.args[0])]
+                    fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(relevant(self._swallowed(inner, None, fr)) for inner in entered)))
         if fr.state is not None and suppressing:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
@@ -2881,6 +2885,15 @@ _EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_r
 _SUPPRESSING = _EXPECTING | {"suppress"}
 
 
+def _entered_contexts(body: list[ast.stmt], stack: str) -> list[ast.Call]:
+    """The `stack.enter_context(cm)` calls among a with body's statements."""
+    return [
+        stmt.value for stmt in body
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "enter_context" and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == stack and len(stmt.value.args) == 1
+    ]
+
+
 def _plain_handler(handler: ast.ExceptHandler) -> bool:
     """An `except` clause whose reading does not depend on where it runs: bare or builtin
     class names, and no logger-named call (`error`, `fatal`) or `if` in its body."""
@@ -2892,9 +2905,15 @@ def _plain_handler(handler: ast.ExceptHandler) -> bool:
 
 
 def _readable_class_expr(kind: ast.expr) -> bool:
-    """Names, attributes, tuples and starred names: what an `except` clause or a
-    `suppress(...)` names classes with (evaluated without running code)."""
-    return all(isinstance(n, (ast.Name, ast.Attribute, ast.Tuple, ast.Starred, ast.Load)) for n in ast.walk(kind))
+    """What an `except` clause or a `suppress(...)` names classes with, read without
+    calling code of ours: names, attributes, tuples, subscripts, conditional expressions,
+    `tuple([...])` (no other call, lambda or walrus)."""
+    for node in ast.walk(kind):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list")):
+            return False
+        if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.comprehension)):
+            return False
+    return True
 
 
 def _builtin_classes(value: Value, depth: int = 0) -> frozenset[str]:
