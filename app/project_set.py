@@ -33,7 +33,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
-from jax_cudnn_lint.shape_inference.modules import conftest_paths, import_root
+from jax_cudnn_lint.shape_inference.modules import conftest_paths, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
 # the ones a re-exporting package __init__ took from modules that lead there.
@@ -309,7 +309,7 @@ def _drivers(
         if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
             return False
         scanned = by_path[importer]
-        return scanned.main_guard or _is_test(importer) or not _in_package(importer)
+        return scanned.main_guard or is_test_path(importer) or not _in_package(importer)
 
     for target in entries:
         functions = by_path[target].functions
@@ -317,11 +317,11 @@ def _drivers(
             # a test calling a gated module's function (`attend(q, kv, kv)` with tiny
             # shapes) runs it forward: a dtype, head dim, GQA ratio or mask fails there
             for importer, taken in importers.get(target, ()):
-                if by_path[target].gated and _is_test(importer) and any(name in functions for name, _ in taken.pairs) and script(importer):
+                if by_path[target].gated and is_test_path(importer) and any(name in functions for name, _ in taken.pairs) and script(importer):
                     found.add(importer)
             continue
         for importer, taken in importers.get(target, ()):
-            if taken.pairs and not any(name in functions for name, _ in taken.pairs) and (_is_test(importer) or not any(name in by_path[target].defines for name, _ in taken.pairs)):
+            if taken.pairs and not any(name in functions for name, _ in taken.pairs) and (is_test_path(importer) or not any(name in by_path[target].defines for name, _ in taken.pairs)):
                 continue  # (a class counts for a script, not for a test: keras' layer tests)
             if _is_init(importer) and taken.module_as is None and importer not in entries:
                 # a package re-exporting the functions (`from .trainer import train`, or `*`):
@@ -351,7 +351,7 @@ def _drivers(
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
             folder = os.path.dirname(importer)
-            if importer in found or not by_path[importer].main_guard or _is_test(importer) or _under_package(importer) or not target.startswith(os.path.join(folder, "")):
+            if importer in found or not by_path[importer].main_guard or is_test_path(importer) or _under_package(importer) or not target.startswith(os.path.join(folder, "")):
                 continue
             if script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
@@ -373,12 +373,6 @@ def _under_package(path: str, levels: int = 4) -> bool:
             break
         folder = parent
     return False
-
-
-def _is_test(path: str) -> bool:
-    """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
-    name = os.path.basename(path)
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in path or f"{os.sep}test{os.sep}" in path
 
 
 def _scripts_taking(
@@ -403,7 +397,7 @@ def _scripts_taking(
                         names, class_names = set(functions), set(classes)  # `from .sub import *`: all of them
                     if names or class_names:
                         further.append((outer, (names, class_names)))
-                elif (names or (class_names and not _is_test(outer))) and script(outer):
+                elif (names or (class_names and not is_test_path(outer))) and script(outer):
                     found.add(outer)  # a script takes them by name (taking a package whole costs
                     # the analysis of every script that imports one, for no value it passes)
         frontier = further

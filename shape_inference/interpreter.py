@@ -25,7 +25,7 @@ from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ER
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
-from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
 from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
@@ -457,7 +457,7 @@ class Interpreter:
         """Analyse each function and method as if called from outside with unknown values."""
         wanted: set[str] | None = None
         if info.entry != "full" and (seeds := _entry_seeds(info)) is not None:
-            wanted = differentiating_functions(info.facts, _functions_of(info), seeds)
+            wanted = differentiating_functions(info.facts, _functions_of(info), seeds | self._tested_functions(info))
         for name, value in list(info.namespace.items()):
             if isinstance(value, FunctionV) and value.module is info:
                 if wanted is None or name in wanted:
@@ -623,6 +623,15 @@ class Interpreter:
                         grown = True
             found = self._overrides_by_name[key] = frozenset(names)
         return found
+
+    def _tested_functions(self, info: ModuleInfo) -> frozenset[str]:
+        """In a test file that differentiates, the leading names bound to functions (`from
+        layers import mha`): its forward-only tests call them too, and a dtype or head dim
+        fails there without a grad (probe 30a).  Not modules or classes: keras' op and
+        layer tests would cost 13 % of the corpus for nothing."""
+        if info.entry != "differentiating" or not is_test_path(info.path) or not info.entry_names:
+            return frozenset()
+        return frozenset(name for name in info.entry_names if name in info.namespace and isinstance(self.resolved(info.namespace, name), FunctionV))
 
     def generic_call(self, func: FunctionV, self_value: Value | None, by_closure: bool = False) -> None:
         """Analyse `func` as if called by code we cannot see.
@@ -3017,7 +3026,8 @@ def _worth_entering(info: ModuleInfo) -> bool:
 
 def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
     """The names through which an importer root's functions are entered: the
-    differentiation transforms it names, or (a driver) the leading names it uses."""
+    differentiation transforms it names, or (a driver) the leading names it uses; a
+    test file's forward-only tests too (`_tested_functions`)."""
     return info.entry_names if info.entry == "driver" else DIFFERENTIATION_NAMES
 
 

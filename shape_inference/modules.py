@@ -58,6 +58,12 @@ class ModuleInfo:
         return self.facts.global_names()
 
 
+def is_test_path(path: str) -> bool:
+    """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
+    name = os.path.basename(path)
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in path or f"{os.sep}test{os.sep}" in path
+
+
 def conftest_paths(path: str, root: str | None = None) -> list[str]:
     """The conftest.py files pytest loads for a test file, closest first: its folder's and
     each parent's up to `root` (as path strings of the same form as `path`)."""

@@ -156,3 +156,16 @@ def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: py
         main(["--no-cache", "--exit-zero", "-j1", "."])
         lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
         assert [line.split(" ")[:2] for line in lines] == ([["attn.py:5:12:", "JCD206"]] if found else [])
+
+
+def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # the file differentiates, so it is entered through its differentiating functions;
+    # its tests calling an imported function forward are entered too (probe 30a)
+    layers = "import jax\nimport jax.numpy as jnp\n\n\ndef mha(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation=\"cudnn\")\n\n\ndef mha_loss(q):\n    return mha(q).astype(jnp.float32).sum()\n"
+    tests = "import jax\nimport jax.numpy as jnp\n\nfrom layers import mha, mha_loss\n\n\ndef test_grad_even():\n    jax.grad(mha_loss)(jnp.zeros((2, 16, 2, 64), jnp.bfloat16))\n\n\ndef test_forward():\n    mha(jnp.zeros((2, 16, 2, 64), jnp.{dtype}))\n"
+    for dtype, found in (("float32", True), ("bfloat16", False)):
+        write(tmp_path, {"layers.py": layers, "test_layers.py": tests.format(dtype=dtype)})
+        monkeypatch.chdir(tmp_path)
+        main(["--no-cache", "--exit-zero", "-j1", "."])
+        lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+        assert [line.split(" ")[:2] for line in lines] == ([["layers.py:6:12:", "JCD203"]] if found else [])
