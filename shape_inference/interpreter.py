@@ -28,7 +28,7 @@ from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -304,6 +304,7 @@ class Interpreter:
         self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.caught_by_try: IdentityTable[ast.Try, frozenset[str]] = IdentityTable()
+        self.try_spans: dict[int, list[tuple[int, int, frozenset[str]]]] = {}  # by id of a module
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
@@ -624,6 +625,41 @@ class Interpreter:
             found = self._overrides_by_name[key] = frozenset(names)
         return found
 
+    def _handled_at_every_call(self, func: FunctionV) -> frozenset[str]:
+        """The classes that a `try` around every call of a module-level function catches,
+        where the analysis sees all its calls (its module's, none from other files): a
+        `train()` whose only call is `try: train() except NotImplementedError: ...` fails
+        nowhere unhandled, though it fails whenever it is called (probe 30a)."""
+        node = func.node
+        if func.owner is not None or isinstance(node, ast.Lambda) or node not in func.module.tree.body:
+            return frozenset()
+        calls = func.module.facts.direct_calls(node.name)
+        if not calls or CALLED_LATER in calls:
+            return frozenset()
+        tries = self._try_spans(func.module)
+        caught: frozenset[str] | None = None
+        for call in calls:
+            around = frozenset[str]().union(*(found for start, end, found in tries if start <= call.lineno <= end))
+            caught = around if caught is None else caught & around
+            if not caught:
+                return frozenset()
+        outside = self._calls_from_other_roots(func.module, node.name)
+        return caught if caught is not None and outside == [] else frozenset()
+
+    def _try_spans(self, info: ModuleInfo) -> list[tuple[int, int, frozenset[str]]]:
+        """Each `try` body of a module by its lines, with what its handlers catch (read by
+        their syntax: handlers.recovered_by), those that catch something only."""
+        found = self.try_spans.get(id(info))
+        if found is None:
+            found = list[tuple[int, int, frozenset[str]]]()
+            for stmt in ast.walk(info.tree):
+                if isinstance(stmt, ast.Try) and stmt.body:
+                    caught = EVERY_ERROR if swallowed_by_finally(stmt) else relevant(recovered_by(stmt.handlers))
+                    if caught:
+                        found.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, caught))
+            self.try_spans[id(info)] = found
+        return found
+
     def _tested_functions(self, info: ModuleInfo) -> frozenset[str]:
         """In a test file that differentiates, the leading names bound to functions (`from
         layers import mha`): its forward-only tests call them too, and a dtype or head dim
@@ -654,10 +690,11 @@ class Interpreter:
         if self._skipped(func):
             return
         rows = self._fixture_param_rows(func, case_rows.rows(self.parametrize, func))
+        ctx = Ctx(handled=self._handled_at_every_call(func))
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
             try:
-                self.call_function(func, args, kwargs, False, Ctx(), None, generic=True)
+                self.call_function(func, args, kwargs, False, ctx, None, generic=True)
             except RecursionError:
                 continue
 
