@@ -591,13 +591,17 @@ def first_note(call: AttentionCall, config: Config, before: str) -> str:
 
 
 def handled(call: AttentionCall, config: Config, exception: str, before: str) -> bool:
-    """Is the error this call raises caught around it (a `try` that carries on, a
-    `suppress`)?  That is an earlier check's certain failure where there is one, else
-    the rule's own `exception`."""
-    if not call.event.ctx.handled:
+    """Is the rule's failure handled around the call (a `try` that carries on, a
+    `suppress`)?  Where its own `exception` is caught, and where an earlier check's
+    certain failure is: JAX stops there.  (An earlier failure that escapes is that
+    check's finding; with it fixed, this one would be caught.)"""
+    handled_here = call.event.ctx.handled
+    if not handled_here:
         return False
+    if caught(handled_here, exception):
+        return True
     first = first_failure(call, config, before)
-    return caught(call.event.ctx.handled, first.exception if first is not None else exception)
+    return first is not None and caught(handled_here, first.exception)
 
 
 def only_dtype_before(call: AttentionCall, config: Config, before: str) -> bool | None:
