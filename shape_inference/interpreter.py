@@ -1019,10 +1019,33 @@ class Interpreter:
                 continue
             fixture = self._any_fixture(func, param.arg)
             values = self.api.fixture_params(fixture) if fixture is not None else None
+            if values is None and fixture is not None and (params := self.api.fixture_param_list(fixture)) is not None:
+                # a body that builds its value from `request.param` (`jnp.zeros(shape, request.param)`)
+                values = [self._fixture_with_param(fixture, value, func.module) for value in params]
             if values is None:
                 continue
             rows = [{**row, param.arg: value} for row in (rows or [{}]) for value in values][:case_rows.MAX_ROWS]
         return rows
+
+    def _fixture_with_param(self, fixture: FunctionV, param: Value, seen_from: ModuleInfo) -> Value:
+        """A parametrized fixture's value for one of its params: called with a `request`
+        whose `.param` is it, its other parameters injected as fixtures (probe 30a)."""
+        frame = Frame(fixture.module, {}, Ctx())
+        args: list[Value] = []
+        a = fixture.node.args
+        request = ClassV(ast.ClassDef(name="FixtureRequest", bases=[], keywords=[], body=[], decorator_list=[]), fixture.module, (), {}, [], "_pytest.fixtures.FixtureRequest")
+        for name in [p.arg for p in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]]:
+            if name == "request":
+                args.append(InstanceV(request, {"param": param}, False, ()))
+            else:
+                args.append(self._fixture_value(fixture, name, 1, seen_from) or OpaqueV(name))
+        try:
+            value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
+        except RecursionError:
+            return UNKNOWN
+        if isinstance(value, IterV) and fixture.module.facts.is_generator(fixture.node):
+            value = self.api.iter_element(self, value, fixture.node, frame)
+        return value
 
     def _any_fixture(self, func: FunctionV, name: str) -> FunctionV | None:
         """The fixture named `name` that pytest gives `func` (class, module, conftest),

@@ -945,7 +945,8 @@ def is_plain_fixture(func: FunctionV) -> bool:
 
 def fixture_params(func: FunctionV) -> list[Value] | None:
     """The values of `@pytest.fixture(params=[...])` when the fixture returns
-    `request.param` as it is (pytest's usual way to parametrize through a fixture)."""
+    `request.param` as it is (pytest's usual way to parametrize through a fixture);
+    fixture_param_list gives them for any body."""
     node = func.node
     body = [stmt for stmt in node.body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))] if not isinstance(node, ast.Lambda) else []
     returns_param = (
@@ -962,6 +963,17 @@ def fixture_params(func: FunctionV) -> list[Value] | None:
             if returns_param and isinstance(params, TupleV) and 0 < len(params.items) <= 16:
                 return [_unwrap_pytest_param(item) for item in params.items]
             return None
+    return None
+
+
+def fixture_param_list(func: FunctionV) -> list[Value] | None:
+    """The `params=[...]` of a `@pytest.fixture` (at most 16), whatever its body does
+    with `request.param`."""
+    for deco in func.decorators:
+        if isinstance(deco, ExtCallDecoratorV) and deco.qualname == "pytest.fixture" and "params" in deco.kwargs:
+            params = deco.kwargs["params"]
+            if isinstance(params, TupleV) and 0 < len(params.items) <= 16:
+                return [_unwrap_pytest_param(item) for item in params.items]
     return None
 
 

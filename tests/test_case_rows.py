@@ -328,6 +328,17 @@ def test_even_params(even_len):
 def test_scoped_fixture(module_len):
     x = jnp.zeros((2, module_len, 4, 64), jnp.bfloat16)
     jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
+
+
+@pytest.fixture(params=[(128, jnp.bfloat16), (255, jnp.bfloat16)])
+def query(request):
+    length, dtype = request.param  # a body that builds from the param (probe 30a)
+    return jnp.zeros((2, length, 4, 64), dtype)
+
+
+def test_built_from_param(query):
+    x = query
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(x)
 """
 
 
@@ -337,4 +348,4 @@ def test_fixture_params_and_fixture_options(tmp_path: Path, capsys: Any) -> None
     lines = FIXTURE_PARAMS.splitlines()
     reported = [lines[n - 3].strip() for n in found]
     # one run per param (255 fails, 64 and 256 do not); a fixture with options (scope=) still counts
-    assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):"], out
+    assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):", "def test_built_from_param(query):"], out
