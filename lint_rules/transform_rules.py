@@ -456,8 +456,8 @@ def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: 
 def _the_call_of(func: Function, wrapper: Function, event: CallEvent) -> ast.Call | None:
     """The one call of `wrapper` (by its name) in the mapped function, through which the
     analysis reached the attention (a step of the event's call chain is at its line)."""
-    if isinstance(wrapper, ast.Lambda) or isinstance(func, ast.Lambda):
-        return None
+    if isinstance(wrapper, ast.Lambda):
+        return None  # (a lambda mapped may call a wrapper: `jax.vmap(lambda q: attend(q, kv, kv))`)
     calls = [node for node in ast.walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == wrapper.name]
     if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or any(k.arg is None for k in calls[0].keywords):
         return None
