@@ -793,18 +793,21 @@ def _call_nnx_scan(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         axes = in_axes.items
     else:
         return UNKNOWN
-    if kwargs or len(axes) != len(args) or sum(_is_carry(a) for a in axes) != 1:
+    carries = sum(_is_carry(a) for a in axes)
+    if kwargs or len(axes) != len(args) or carries > 1:
         return UNKNOWN
     mapped: Args = []
     for a, ax in zip(args, axes):
         if _is_carry(ax) or (isinstance(ax, ConstV) and ax.value is None):
             mapped.append(a)
-        elif int_value(ax) == 0:
-            mapped.append(_drop_axis(a, 0)[0])
+        elif (axis := int_value(ax)) is not None:
+            mapped.append(_drop_axis(a, axis)[0])  # each step sees one slice along the scanned axis
         else:
             mapped.append(UnknownV(a.diff))
-    at = next(i for i, a in enumerate(axes) if _is_carry(a))
     out = interp.call(tv.func, mapped, {}, False, node, fr)
+    if not carries:
+        return UnknownV(out.diff)  # no carry: a map over the scanned axis (its outputs stacked)
+    at = next(i for i, a in enumerate(axes) if _is_carry(a))
     if _is_carry(out_axes):
         carry = join(args[at], out)
         interp.call(tv.func, [*mapped[:at], carry, *mapped[at + 1 :]], {}, False, node, fr)
