@@ -128,7 +128,7 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
 # The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
 # eqx.filter_vmap map array operands as jax.vmap does (integer in_axes; filter_vmap's
 # default maps every array over axis 0): JAX raises the same errors through them.
-VMAPS = {"jax.vmap": "jax.vmap", "flax.nnx.vmap": "nnx.vmap", "equinox.filter_vmap": "eqx.filter_vmap", "flax.linen.vmap": "nn.vmap"}
+VMAPS = {"jax.vmap": "jax.vmap", "flax.nnx.vmap": "nnx.vmap", "equinox.filter_vmap": "eqx.filter_vmap", "flax.linen.vmap": "nn.vmap", "haiku.vmap": "hk.vmap"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}

@@ -1964,6 +1964,7 @@ _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["dtype"], _NP, h_np_dtype)
 _register(list(_SCALAR_TYPES), _NP, h_scalar_type)
 _register(["partial"], ["functools"], h_partial)
+HANDLERS["jax.tree_util.Partial"] = h_partial  # a partial that is a pytree: called the same way
 _register(["wraps", "lru_cache"], ["functools"], h_decorator_factory)
 _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "gpu"], ["pytest.mark"], h_decorator_factory)
 _register(["given", "settings", "example"], ["hypothesis"], h_decorator_factory)

@@ -93,6 +93,7 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("flax.nnx.nn.normalization", "flax.nnx"),
     ("flax.nnx.module", "flax.nnx"),
     ("equinox.nn._linear", "equinox.nn"),
+    ("haiku.experimental.layer_stack", "haiku.layer_stack"),  # (AlphaFold's evoformer stack)
     ("haiku", "haiku"),
 )
 
@@ -864,7 +865,7 @@ GRAD_LIKE = frozenset(
 AHEAD_OF_TIME = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "equinox.filter_jit"})
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "equinox.filter_jvp", "flax.nnx.vjp", "flax.nnx.jvp"})
-VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap"})
+VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap", "haiku.vmap"})
 # nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned
 # arguments are picked by in_axes (transforms.call_nnx_scan)
 SCAN_LIKE = frozenset({"flax.nnx.scan"})
