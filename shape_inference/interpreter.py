@@ -2985,12 +2985,13 @@ def _readable_class_expr(kind: ast.expr) -> bool:
     return True
 
 
-def _builtin_classes(value: Value, depth: int = 0) -> frozenset[str]:
-    """The builtin exception classes a value holds (a class, or a tuple of them)."""
+def _builtin_classes(value: Value, nested: bool = False) -> frozenset[str]:
+    """The builtin exception classes a value holds (a class, or a flat tuple of them: a
+    tuple inside makes `except` raise TypeError when it is matched)."""
     if isinstance(value, ExternalV) and value.qualname.startswith("builtins.") and value.qualname[9:] in BUILTIN_EXCEPTIONS:
         return frozenset({value.qualname[9:]})
-    if isinstance(value, TupleV) and depth < 4:
-        return frozenset[str]().union(*(_builtin_classes(item, depth + 1) for item in value.items))
+    if isinstance(value, TupleV) and not nested and not any(isinstance(item, TupleV) for item in value.items):
+        return frozenset[str]().union(*(_builtin_classes(item, True) for item in value.items))
     return frozenset()
 
 
