@@ -115,6 +115,7 @@ def deref(interp: Interpreter, v: Value, node: ast.AST, fr: Frame, depth: int = 
     reflected = v.attrs.get("_reflected")
     if not (isinstance(op, ConstV) and isinstance(op.value, str) and op.value in _OP_CLASSES and isinstance(reflected, ConstV)):
         return UNKNOWN
+    other = deref(interp, other, node, fr, depth + 1)  # `get_ref("a") + get_ref("b")`
     if isinstance(base, UnknownV) or isinstance(other, UnknownV) or is_ref(other):
         return UNKNOWN
     if isinstance(base, ConstV) and base.value is None:
@@ -126,12 +127,13 @@ def deref(interp: Interpreter, v: Value, node: ast.AST, fr: Frame, depth: int = 
 
 
 def ref_binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
-    """`ref - 1`, `1 + ref`: a reference computed from ref when read; two references or
-    an operator FieldReference does not lazily apply: Unknown."""
+    """`ref - 1`, `1 + ref`, `ref_a // ref_b`: a reference computed from its operands
+    when read (a reference among them read then too); an operator FieldReference does
+    not lazily apply: Unknown."""
     name = _REF_OPS.get(type(op))
-    if name is None or (is_ref(left) and is_ref(right)):
+    if name is None:
         return UNKNOWN
-    reflected = is_ref(right)
+    reflected = is_ref(right) and not is_ref(left)
     parent = right if reflected else left
     other = left if reflected else right
     if not isinstance(parent, InstanceV):
