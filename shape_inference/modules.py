@@ -324,6 +324,8 @@ class Project:
                         break
                     base = os.path.dirname(base)
                 found = self._sibling_name(base, first)
+                if found is None and script == "test":
+                    found = self._from_conftest_folders(current.path, first)
             else:
                 for candidate in self._folders_down_to(folder):
                     found = self._sibling_name(candidate, first)
@@ -332,6 +334,24 @@ class Project:
             self._siblings[key] = found
         sibling = self._siblings[key]
         return dotted if sibling is None else sibling + dot + rest
+
+    def _from_conftest_folders(self, path: str, first: str) -> str | None:
+        """pytest (prepend mode) also puts on sys.path the folder of each conftest.py it
+        loads for a test (the folder above its package, in one): `from kernels.flash
+        import ...` in exp/tests/ finds exp/kernels/ through exp/conftest.py (probe 31b)."""
+        for candidate in conftest_paths(path):
+            conftest = os.path.abspath(candidate)
+            if conftest not in self.by_abs_path:
+                continue
+            base = os.path.dirname(conftest)
+            for _ in range(32):
+                if not self._is_package_dir(base) or os.path.dirname(base) == base:
+                    break
+                base = os.path.dirname(base)
+            found = self._sibling_name(base, first)
+            if found is not None:
+                return found
+        return None
 
     def _folders_down_to(self, folder: str) -> list[str]:
         """The folders from the import root down to `folder` (just `folder` outside it)."""

@@ -227,3 +227,16 @@ def test_a_plain_module_reads_its_projects_module_when_two_projects_are_linted(t
     assert findings(capsys, "proj_a") == []
     assert findings(capsys, "proj_a", "proj_b") == []
     assert findings(capsys, ".") == []
+
+
+def test_a_test_imports_through_its_experiments_conftest_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # exp_*/conftest.py makes pytest put exp_*/ on sys.path: `from kernels.flash import
+    # attend` in exp_*/tests/ is that experiment's kernels/, though both name it so (probe 31b)
+    test = "import jax\nimport jax.numpy as jnp\n\nfrom kernels.flash import attend\n\n\ndef test_grad():\n    jax.grad(lambda x: attend(jnp.zeros((2, {T}, 256)) + x).astype(jnp.float32).sum())(jnp.zeros(()))\n"
+    files = {}
+    for exp, T in (("exp_a", 256), ("exp_b", 255)):
+        files.update({f"{exp}/conftest.py": "", f"{exp}/kernels/__init__.py": "", f"{exp}/kernels/flash.py": MODEL, f"{exp}/tests/test_flash.py": test.format(T=T)})
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    assert findings(capsys, ".") == [("exp_b/kernels/flash.py", "JCD201")]
+    assert findings(capsys, "exp_b") == [("exp_b/kernels/flash.py", "JCD201")]
