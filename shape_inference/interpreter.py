@@ -2335,18 +2335,16 @@ class Interpreter:
         return TupleV(tuple(items), isinstance(node, ast.List), (self.step(fr, node, "a literal"),))
 
     def e_dict(self, node: ast.Dict, fr: Frame) -> Value:
+        """A dict display; one whose keys are not all known is unknown, but differentiated
+        where any value is (`{**base, **lora}` of a LoRA fine-tune: probe 31b)."""
         items: tuple[tuple[object, Value], ...] = ()
-        for k, v in zip(node.keys, node.values):
+        for at, (k, v) in enumerate(zip(node.keys, node.values)):
             value = self.ev(v, fr)
-            if k is None:
-                if not isinstance(value, DictV):
-                    return UNKNOWN
-                pairs = list(value.items)  # `**spread`: its keys win over earlier ones
-            else:
-                ok, key = const_value(self.ev(k, fr))
-                if not ok:
-                    return UNKNOWN
-                pairs = [(key, value)]
+            ok, key = (True, None) if k is None else const_value(self.ev(k, fr))
+            if (k is None and not isinstance(value, DictV)) or not ok:
+                rest = [self.ev(other, fr) for other in node.values[at + 1 :]]
+                return UnknownV(value.diff or any(item.diff for _, item in items) or any(other.diff for other in rest))
+            pairs = list(value.items) if k is None and isinstance(value, DictV) else [(key, value)]  # `**spread`: its keys win
             for key, item in pairs:
                 items = with_key(items, key, item)
         return DictV(items, (self.step(fr, node, "a dict literal"),))
