@@ -452,6 +452,12 @@ class Interpreter:
                 pass
             finally:
                 info.state = "done"
+                for name in info.facts.mutated_globals():
+                    # a dict or list some function changes in place: after the module ran,
+                    # what a function reads from it depends on which ran first
+                    held = info.namespace.get(name)
+                    if isinstance(held, (DictV, TupleV, SetV)):
+                        mark_changed_in_place(held)
         return info.namespace
 
     def analyse_generically(self, info: ModuleInfo) -> None:

@@ -141,6 +141,7 @@ class ScopeFacts:
         self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
         self._global_names: frozenset[str] | None = None
+        self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
@@ -476,10 +477,13 @@ class ScopeFacts:
         if self._global_names is None:
             names: set[str] = set()
             written_by_code: set[str] = set()  # (through globals() or exec, not a `global` statement)
+            mutated: set[str] = set()  # changed in place in a function (a module-level one, if bound at the top)
             dynamic = False
             if self.tree is not None:
                 top = {id(stmt) for stmt in self.tree.body}
                 for stmt in every_statement(self.tree.body):
+                    if id(stmt) not in top and (changed := _changed_in_place(stmt)) is not None:
+                        mutated.add(changed)  # (mutated_globals)
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
                     elif not dynamic and type(stmt) in _MAY_WRITE_GLOBALS:
@@ -492,9 +496,21 @@ class ScopeFacts:
                     for stmt in self.tree.body:
                         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                             _bound_by(stmt, written_by_code)
+            bound_at_top: set[str] = set()
+            for stmt in self.tree.body if self.tree is not None else []:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    _bound_by(stmt, bound_at_top)
             self._global_names = frozenset(names | written_by_code)
+            self._mutated_globals = frozenset(mutated & bound_at_top)
             self._written_by_code = frozenset(written_by_code)
         return self._global_names
+
+    def mutated_globals(self) -> frozenset[str]:
+        """Module-level names a function of the module changes in place (`STATE["memory"]
+        = ...`, `CONFIG.update(...)`): which value another function reads depends on which
+        ran first (probe 31a)."""
+        self.global_names()
+        return self._mutated_globals
 
     def written_by_code(self) -> frozenset[str]:
         """The globals the module writes through `globals()`, `vars()` or `exec`: what
@@ -838,6 +854,24 @@ def _bound_names_of(node: ast.AST) -> list[str]:
 
 _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
 _FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
+
+
+_IN_PLACE_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove", "__setitem__"})
+
+
+def _changed_in_place(stmt: ast.stmt) -> str | None:
+    """The name a statement changes in place: `NAME[k] = v`, `NAME[k] += v`, `del NAME[k]`,
+    `NAME.update(...)` (and the other mutating dict and list methods)."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Delete)):
+        targets = stmt.targets if isinstance(stmt, (ast.Assign, ast.Delete)) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                return target.value.id
+        return None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _IN_PLACE_METHODS and isinstance(call.func.value, ast.Name):
+        return call.func.value.id
+    return None
 
 
 def _rewritten_function(target: ast.expr) -> str | None:
