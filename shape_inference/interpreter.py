@@ -639,17 +639,28 @@ class Interpreter:
         node = func.node
         if func.owner is not None or isinstance(node, ast.Lambda) or node not in func.module.tree.body:
             return frozenset()
-        calls = func.module.facts.direct_calls(node.name)
+        return self._handled_around_calls(func.module, node, 0)
+
+    def _handled_around_calls(self, info: ModuleInfo, node: FunctionNode, depth: int) -> frozenset[str]:
+        """What every call of the module-level function `node` has around it: a `try` at
+        the call, or (up to three frames) around every call of the module-level function
+        the call is in (`try: main()` where main calls train_step: probe 31a)."""
+        if depth > 3 or isinstance(node, ast.Lambda):
+            return frozenset()
+        calls = info.facts.direct_calls(node.name)
         if not calls or CALLED_LATER in calls:
             return frozenset()
-        tries = self._try_spans(func.module)
+        tries = self._try_spans(info)
         caught: frozenset[str] | None = None
         for call in calls:
             around = frozenset[str]().union(*(found for start, end, found in tries if start <= call.lineno <= end))
+            caller = next((stmt for stmt in info.tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)), None)
+            if caller is not None and caller is not node:
+                around |= self._handled_around_calls(info, caller, depth + 1)
             caught = around if caught is None else caught & around
             if not caught:
                 return frozenset()
-        outside = self._calls_from_other_roots(func.module, node.name)
+        outside = self._calls_from_other_roots(info, node.name)
         return caught if caught is not None and outside == [] else frozenset()
 
     def _try_spans(self, info: ModuleInfo) -> list[tuple[int, int, frozenset[str]]]:
