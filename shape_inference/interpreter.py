@@ -1818,7 +1818,18 @@ class Interpreter:
             names = [const_value(item)[1] for item in items]
             return [n for n in names if isinstance(n, str)] if items and all(isinstance(n, str) for n in names) else None
         if self.api.is_dataclass_like(cls) or "typing.NamedTuple" in cls.external_bases():
-            return [name for name, _, _ in cls.all_fields()]
+            fields = cls.all_fields()
+            # `field(init=False)`, `kw_only=`, `KW_ONLY` and `match_args=` change which fields
+            # Python lists: not modelled (probe 31a)
+            if any("kw_only" in getattr(deco, "kwargs", {}) or "match_args" in getattr(deco, "kwargs", {}) for deco in cls.decorators):
+                return None
+            for _, default, annotation in fields:
+                options: Value | None = getattr(default, "payload", None) if getattr(default, "qualname", None) == "dataclasses.field" else None
+                if isinstance(options, DictV) and any(key in ("init", "kw_only") for key, _ in options.items):
+                    return None
+                if annotation is not None and "KW_ONLY" in ast.unparse(annotation):
+                    return None
+            return [name for name, _, _ in fields]
         return None
 
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
