@@ -1361,9 +1361,18 @@ class Interpreter:
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, next_born()
         outer_main_arm, fr.main_arm = fr.main_arm, fr.func is None and is_main_guard(arms[0][1])
+        # a module's top-level arm runs in the module's namespace itself: the functions it
+        # calls read the globals it rebinds (`if __name__ == "__main__": SEQ = 256; train()`)
+        in_namespace = fr.anchor is not None and fr.anchor is fr.module.namespace and not fr.is_class and start is fr.anchor
+        before = dict(start) if in_namespace else start
         try:
             for body, test, sense in arms:
-                fr.state = dict(start)
+                if in_namespace and fr.anchor is not None:
+                    fr.anchor.clear()
+                    fr.anchor.update(before)
+                    fr.state = fr.anchor
+                else:
+                    fr.state = dict(start)
                 if fr.ctx is not start_ctx:
                     changed = True
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
@@ -1372,12 +1381,16 @@ class Interpreter:
                 self.exec_block(body, fr)
                 if _falls_through(fr):
                     live.append(fr.ctx)
-                merged = fr.state if first else join_states(merged, fr.state)
+                ended = dict(fr.state) if in_namespace and fr.state is not None else fr.state
+                merged = ended if first else join_states(merged, ended)
                 first = False
         finally:
             fr.branch_depth -= 1
             fr.made_since = outer_made_since
             fr.main_arm = outer_main_arm
+            if in_namespace and fr.anchor is not None:
+                fr.anchor.clear()
+                fr.anchor.update(before)
         if changed or fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
         fr.state = merged

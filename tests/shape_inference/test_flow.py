@@ -756,3 +756,12 @@ def test_memo_shared_by_generic_selves_sees_what_each_method_stored() -> None:
         "        reveal_type(self._len())\n"
     )
     assert sorted(r.int for r in reveal(src) if r.int is not None) == [511, 512]
+
+
+def test_a_module_level_arm_runs_in_the_namespace_its_calls_read() -> None:
+    # `if __name__ == "__main__": SEQ = 256; train()`: train reads 256 there; analysed on
+    # its own (imported, or run) it reads 255 or 256 (probe 31a)
+    src = P + "SEQ = 255\n\n\ndef train():\n    reveal_type(SEQ)\n\n\nif __name__ == '__main__':\n    SEQ = 256\n    train()\n"
+    found = {(r.generic, r.int, r.parity) for r in reveal(src, contextual_only=False)}
+    assert (False, 256, 0) in found
+    assert not any(value == 255 for _, value, _ in found)
