@@ -1381,7 +1381,9 @@ class Interpreter:
                 self.exec_block(body, fr)
                 if _falls_through(fr):
                     live.append(fr.ctx)
-                ended = dict(fr.state) if in_namespace and fr.state is not None else fr.state
+                ended: State | None = getattr(fr, "state")  # (an arm may end it: a return, a raise)
+                if in_namespace and ended is not None:
+                    ended = dict(ended)
                 merged = ended if first else join_states(merged, ended)
                 first = False
         finally:
