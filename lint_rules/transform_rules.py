@@ -279,6 +279,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
 
 # the conventional names of the array libraries, whose functions read only their arguments
 _ARRAY_LIBRARIES = frozenset({"jnp", "np", "jax", "numpy", "lax", "math"})
+# ...except the collectives, which read the mapped axis (`lax.axis_index("b")` is batched)
+_COLLECTIVES = frozenset({"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pswapaxes", "psum_scatter", "pbroadcast"})
 
 
 def _array_library_call(func: ast.FunctionDef | ast.AsyncFunctionDef, callee: ast.expr) -> bool:
@@ -287,7 +289,7 @@ def _array_library_call(func: ast.FunctionDef | ast.AsyncFunctionDef, callee: as
     root = callee
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(callee, ast.Attribute) and isinstance(root, ast.Name) and root.id in _ARRAY_LIBRARIES and not any(_stores(stmt, root.id) for stmt in func.body)
+    return isinstance(callee, ast.Attribute) and callee.attr not in _COLLECTIVES and isinstance(root, ast.Name) and root.id in _ARRAY_LIBRARIES and not any(_stores(stmt, root.id) for stmt in func.body)
 
 
 def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
