@@ -137,25 +137,27 @@ grads = train_step(model, params, x)
 """
 
 
+def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, files: dict[str, str]) -> list[list[str]]:
+    """Write `files`, run the command over the folder: each finding's place and code."""
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    return [line.split(" ")[:2] for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+
+
 @pytest.mark.parametrize(("T", "found"), [(255, True), (256, False)])
 def test_a_script_joining_a_model_and_a_training_step_of_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, T: int, found: bool) -> None:
     # engine.py differentiates a model it is handed and imports none: train.py joins them (probe 29b)
-    write(tmp_path, {"model.py": LINEN_MODEL, "engine.py": ENGINE, "train.py": TRAIN.format(T=T)})
-    monkeypatch.chdir(tmp_path)
-    main(["--no-cache", "--exit-zero", "-j1", "."])
-    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
-    assert [line.split(" ")[:2] for line in lines] == ([["model.py:10:16:", "JCD201"]] if found else [])
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": LINEN_MODEL, "engine.py": ENGINE, "train.py": TRAIN.format(T=T)})
+    assert found_at == ([["model.py:10:16:", "JCD201"]] if found else [])
 
 
 def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
     test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"
     for nq, found in ((6, True), (8, False)):
-        write(tmp_path, {"attn.py": ATTN, "tests/test_attn.py": test.format(nq=nq)})
-        monkeypatch.chdir(tmp_path)
-        main(["--no-cache", "--exit-zero", "-j1", "."])
-        lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
-        assert [line.split(" ")[:2] for line in lines] == ([["attn.py:5:12:", "JCD206"]] if found else [])
+        found_at = places(tmp_path, monkeypatch, capsys, {"attn.py": ATTN, "tests/test_attn.py": test.format(nq=nq)})
+        assert found_at == ([["attn.py:5:12:", "JCD206"]] if found else [])
 
 
 def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -164,8 +166,5 @@ def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, m
     layers = "import jax\nimport jax.numpy as jnp\n\n\ndef mha(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation=\"cudnn\")\n\n\ndef mha_loss(q):\n    return mha(q).astype(jnp.float32).sum()\n"
     tests = "import jax\nimport jax.numpy as jnp\n\nfrom layers import mha, mha_loss\n\n\ndef test_grad_even():\n    jax.grad(mha_loss)(jnp.zeros((2, 16, 2, 64), jnp.bfloat16))\n\n\ndef test_forward():\n    mha(jnp.zeros((2, 16, 2, 64), jnp.{dtype}))\n"
     for dtype, found in (("float32", True), ("bfloat16", False)):
-        write(tmp_path, {"layers.py": layers, "test_layers.py": tests.format(dtype=dtype)})
-        monkeypatch.chdir(tmp_path)
-        main(["--no-cache", "--exit-zero", "-j1", "."])
-        lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
-        assert [line.split(" ")[:2] for line in lines] == ([["layers.py:6:12:", "JCD203"]] if found else [])
+        found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "test_layers.py": tests.format(dtype=dtype)})
+        assert found_at == ([["layers.py:6:12:", "JCD203"]] if found else [])
