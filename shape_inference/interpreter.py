@@ -670,7 +670,7 @@ class Interpreter:
         if found is None:
             found = list[tuple[int, int, frozenset[str]]]()
             for stmt in ast.walk(info.tree):
-                if isinstance(stmt, ast.Try) and stmt.body:
+                if isinstance(stmt, ast.Try) and stmt.body and not any(_keeps_the_error(handler) for handler in stmt.handlers):
                     caught = EVERY_ERROR if swallowed_by_finally(stmt) else relevant(recovered_by(stmt.handlers))
                     if caught:
                         found.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, caught))
@@ -2993,6 +2993,21 @@ def _may_swallow(value: Value) -> bool:
 
 _EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
 _SUPPRESSING = _EXPECTING | {"suppress"}
+
+
+def _keeps_the_error(handler: ast.ExceptHandler) -> bool:
+    """`except E as e: last_error = e` (or `errors.append(e)`): a retry loop may raise it
+    after the loop (probe 31a)."""
+    name = handler.name
+    if name is None:
+        return False
+    for stmt in handler.body:
+        kept = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("append", "add", "extend"):
+            kept = stmt.value
+        if kept is not None and any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(kept)):
+            return True
+    return False
 
 
 def _entered_contexts(body: list[ast.stmt], stack: str) -> list[ast.Call]:
