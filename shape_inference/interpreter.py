@@ -2378,15 +2378,15 @@ class Interpreter:
         return TupleV(tuple(items), isinstance(node, ast.List), (self.step(fr, node, "a literal"),))
 
     def e_dict(self, node: ast.Dict, fr: Frame) -> Value:
-        """A dict display; one whose keys are not all known is unknown, but differentiated
-        where any value is (`{**base, **lora}` of a LoRA fine-tune: probe 31b)."""
+        """A dict display; one whose keys are not all known is unknown, and not marked
+        differentiated by one differentiated value: `{**params, "head": head}` over a
+        linen model differentiates the head only (probe 21a's s35)."""
         items: tuple[tuple[object, Value], ...] = ()
-        for at, (k, v) in enumerate(zip(node.keys, node.values)):
+        for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
             ok, key = (True, None) if k is None else const_value(self.ev(k, fr))
             if (k is None and not isinstance(value, DictV)) or not ok:
-                rest = [self.ev(other, fr) for other in node.values[at + 1 :]]
-                return UnknownV(value.diff or any(item.diff for _, item in items) or any(other.diff for other in rest))
+                return UNKNOWN
             pairs = list(value.items) if k is None and isinstance(value, DictV) else [(key, value)]  # `**spread`: its keys win
             for key, item in pairs:
                 items = with_key(items, key, item)
