@@ -669,7 +669,7 @@ class Interpreter:
         found = self.try_spans.get(id(info))
         if found is None:
             found = list[tuple[int, int, frozenset[str]]]()
-            for stmt in ast.walk(info.tree):
+            for stmt in every_statement(info.tree.body):  # (statements only: a third of ast.walk's cost)
                 if isinstance(stmt, ast.Try) and stmt.body and not any(_keeps_the_error(handler) for handler in stmt.handlers):
                     caught = EVERY_ERROR if swallowed_by_finally(stmt) else relevant(recovered_by(stmt.handlers))
                     if caught:
