@@ -47,6 +47,14 @@ def _odd(dim: Dim | None) -> bool:
     return dim is not None and dim.parity() == 1
 
 
+def _other_dtype_fails_first(call: AttentionCall) -> bool:
+    """With one operand's shape unknown, is the known one's dtype one cuDNN rejects (not
+    float16/bfloat16/fp8)?  Then whatever the other is, a dtype check (NN-2's mismatch
+    or FA-8) raises before the length check, and JCD201's message would be wrong."""
+    known = [arr for arr in (call.query, call.key, call.value) if arr is not None and arr.dtype is not None]
+    return any(not (arr.dtype in ("float16", "bfloat16") or (arr.dtype or "").startswith("float8")) for arr in known)
+
+
 def _shown(dim: Dim | None, name: str) -> str:
     return dim.render() if dim is not None else name
 
@@ -68,6 +76,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue
         if handled(call, config, "NotImplementedError", "FA-15"):
             continue
+        if (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None) and _other_dtype_fails_first(call):
+            continue  # a float32 memory against an unknown query: a dtype check fails first (probe 31a)
         if use_fp8(call) is True:
             continue  # fp8 has its own length limits (multiples of 128 in training): JCD210 says which
         if not call.differentiated and (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None):
