@@ -80,8 +80,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # a float32 memory against an unknown query: a dtype check fails first (probe 31a)
         if use_fp8(call) is True:
             continue  # fp8 has its own length limits (multiples of 128 in training): JCD210 says which
-        if not call.differentiated and (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None):
-            continue  # JCD202 needs both lengths' parity: a one-token decode step reads an odd cache (probe 31a)
+        if not call.differentiated and (call.T is None or call.T.parity() is None):
+            continue  # JCD202 needs the query's length: a decode step's token of unknown length reads an odd cache (probe 31a)
         if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
         if not call.differentiated and under_reverse_mode(call.event.ctx.transforms):
