@@ -1012,17 +1012,24 @@ class Interpreter:
         )
         if fixture is None:
             return None
+        value = self._call_fixture(fixture, depth, seen_from, in_class, None)
+        return None if isinstance(value, UnknownV) else value
+
+    def _call_fixture(self, fixture: FunctionV, depth: int, seen_from: ModuleInfo, in_class: ClassV | None, request: Value | None) -> Value:
+        """A fixture's value: called with its own parameters injected as fixtures (and
+        `request`, where given), what a yield fixture yields."""
         args: list[Value] = []
         a = fixture.node.args
         for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
-            args.append(self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class) or OpaqueV(param.arg))
+            given = request if param.arg == "request" else None
+            args.append(given or self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class) or OpaqueV(param.arg))
         try:
             value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
         except RecursionError:
-            return None
+            return UNKNOWN
         if isinstance(value, IterV) and fixture.module.facts.is_generator(fixture.node):
             value = self.api.iter_element(self, value, fixture.node, Frame(fixture.module, {}, Ctx()))
-        return None if isinstance(value, UnknownV) else value
+        return value
 
     def _fixture_param_rows(self, func: FunctionV, rows: list[dict[str, Value]] | None) -> list[dict[str, Value]] | None:
         """A test's rows crossed with the `params=` of the fixtures its parameters name
@@ -1047,22 +1054,8 @@ class Interpreter:
     def _fixture_with_param(self, fixture: FunctionV, param: Value, seen_from: ModuleInfo) -> Value:
         """A parametrized fixture's value for one of its params: called with a `request`
         whose `.param` is it, its other parameters injected as fixtures (probe 30a)."""
-        frame = Frame(fixture.module, {}, Ctx())
-        args: list[Value] = []
-        a = fixture.node.args
         request = ClassV(ast.ClassDef(name="FixtureRequest", bases=[], keywords=[], body=[], decorator_list=[]), fixture.module, (), {}, [], "_pytest.fixtures.FixtureRequest")
-        for name in [p.arg for p in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]]:
-            if name == "request":
-                args.append(InstanceV(request, {"param": param}, False, ()))
-            else:
-                args.append(self._fixture_value(fixture, name, 1, seen_from) or OpaqueV(name))
-        try:
-            value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
-        except RecursionError:
-            return UNKNOWN
-        if isinstance(value, IterV) and fixture.module.facts.is_generator(fixture.node):
-            value = self.api.iter_element(self, value, fixture.node, frame)
-        return value
+        return self._call_fixture(fixture, 0, seen_from, None, InstanceV(request, {"param": param}, False, ()))
 
     def _any_fixture(self, func: FunctionV, name: str) -> FunctionV | None:
         """The fixture named `name` that pytest gives `func` (class, module, conftest),
