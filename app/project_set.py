@@ -332,8 +332,16 @@ def _drivers(
                     kinds = ({bound for name, bound in taken.pairs if name in functions}, {bound for name, bound in taken.pairs if name in classes})
                 found |= _scripts_taking(importer, kinds, importers, script)
                 continue
-            if script(importer) and _names_taken(taken, by_path[target], leads[target]) != frozenset():
+            if _names_taken(taken, by_path[target], leads[target]) == frozenset():
+                continue
+            if script(importer):
                 found.add(importer)
+            elif _relays(importer, entries, leads, importers):
+                # a program's launcher (cli.py -> launch.main() -> train_step(x)): the
+                # scripts that call its functions are where the values come from
+                for outer, outer_taken in importers.get(importer, ()):
+                    if any(name in by_path[importer].functions for name, _ in outer_taken.pairs) and script(outer):
+                        found.add(outer)
     # a script (or test) that takes the model from one module and the training step from
     # another that differentiates but imports no model (`train_step(model, params, x)` in
     # engine.py): it joins the two, so the values it passes are what the training runs with
@@ -356,6 +364,26 @@ def _drivers(
             if script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
     return found
+
+
+def _relays(
+    path: str,
+    entries: set[str],
+    leads: dict[str, Names],
+    importers: dict[str, list[tuple[str, Taken]]],
+) -> bool:
+    """A file outside any package that takes a training function and is run in turn by
+    another program (launch.py, imported by cli.py): its callers are drivers one hop
+    further.  Not a test, a package __init__ or a module of a package (a library's own
+    modules are imported by many files that pass nothing of the training's values)."""
+    return (
+        path not in entries
+        and path in leads
+        and bool(importers.get(path))
+        and not _is_init(path)
+        and not is_test_path(path)
+        and not _in_package(path)
+    )
 
 
 def _in_package(path: str) -> bool:

@@ -152,6 +152,16 @@ def test_a_script_joining_a_model_and_a_training_step_of_other_modules(tmp_path:
     assert found_at == ([["model.py:10:16:", "JCD201"]] if found else [])
 
 
+@pytest.mark.parametrize(("T", "found"), [(255, True), (256, False)])
+def test_a_program_launching_the_training_through_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, T: int, found: bool) -> None:
+    # cli.py -> launch.main() -> eval_shape(train_step, x): the length is born in launch.py,
+    # which cli.py imports, so only cli.py is a program (probe 31a)
+    train = "import jax\n\n\ndef loss(x):\n    return jax.nn.dot_product_attention(x, x, x, implementation='cudnn').sum()\n\n\ndef train_step(x):\n    return jax.grad(loss)(x)\n"
+    launch = f"import jax\nimport jax.numpy as jnp\n\nfrom train import train_step\n\n\ndef main():\n    x = jnp.zeros((2, {T}, 4, 64), jnp.bfloat16)\n    return jax.eval_shape(train_step, x)\n"
+    found_at = places(tmp_path, monkeypatch, capsys, {"train.py": train, "launch.py": launch, "cli.py": "from launch import main\n\nmain()\n"})
+    assert found_at == ([["train.py:5:12:", "JCD201"]] if found else [])
+
+
 def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
     test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"

@@ -389,3 +389,24 @@ def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path)
         },
     )
     assert rel(chosen.drivers) == ["tests/test_engine.py", "train.py"]
+
+
+def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path) -> None:
+    """cli.py -> launch.py -> trainer.train: launch.py is imported, so not a program; the
+    one that calls its functions is (probe 31a).  Not through a package's modules."""
+    trainer = "import jax\nfrom model import attend\n\ndef train(n):\n    return jax.grad(attend)(n)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "model.py": ATTENTION,
+            "trainer.py": trainer,
+            "launch.py": "from trainer import train\n\ndef main():\n    train(255)\n",
+            "cli.py": "from launch import main\nmain()\n",  # a driver one hop further
+            "other.py": "import launch\n",  # takes no function of it
+            "pkg/__init__.py": "",
+            "pkg/launch.py": "from trainer import train\n\ndef main():\n    train(3)\n",
+            "pkg_cli.py": "from pkg.launch import main\nmain()\n",  # through a package's module: not followed
+        },
+    )
+    assert rel(chosen.drivers) == ["cli.py"]
+
