@@ -561,9 +561,9 @@ class ScopeFacts:
     def direct_calls(self, name: str) -> list[ast.Call] | None:
         """Every `name(...)` call in the module, when the module uses `name` in no other
         way (no callback, no rebinding, no decorator); None otherwise.  The calls of a
-        name bound once to it through a transform that passes the arguments on
-        (`fast = jax.jit(name, static_argnums=1)`, `step = jax.jit(jax.grad(name))`) are
-        its calls too."""
+        name bound once to it, plainly (`run = name`) or through a transform that passes
+        the arguments on (`fast = jax.jit(name, static_argnums=1)`,
+        `step = jax.jit(jax.grad(name))`), are its calls too."""
         calls = self._call_index()[0]
         if name in self._other_uses:
             return None
@@ -611,13 +611,14 @@ def _index_calls(
 ) -> None:
     """Calls by the plain name they call, and the names used any other way; calls by
     the attribute name they call, and how often each attribute name is used at all;
-    names bound to a function through a transform that passes arguments on.
+    names bound to a function, plainly or through a transform that passes arguments on.
     Walked by hand, as `_names_in` is (ast.walk's generators cost twice as much)."""
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
     call_type, name_type, attribute_type, node_type, assign_type = ast.Call, ast.Name, ast.Attribute, ast.AST, ast.Assign
     global_type, nonlocal_type, fields_of = ast.Global, ast.Nonlocal, _CHILD_FIELDS
     handed_on: set[int] = set()  # the Name nodes recorded as calls (or aliases), not other uses
+    alias_names: set[str] = set()  # every name bound as an alias so far
 
     def hand_on(values: list[ast.expr]) -> None:
         """Record the functions among `values` as called with arguments we cannot see."""
@@ -676,9 +677,11 @@ def _index_calls(
                 extend(call.args)
                 extend(call.keywords)
                 continue
-        elif kind is assign_type and len(node.targets) == 1 and type(target := node.targets[0]) is name_type and type(inner := _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
-            if any(target.id in bound for bound in aliases.values()):  # type: ignore[attr-defined]
+        elif kind is assign_type and len(node.targets) == 1 and type(target := node.targets[0]) is name_type and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
+            # `step = jax.jit(train_step)`, or plainly `run = train_step`
+            if target.id in alias_names:  # type: ignore[attr-defined]
                 aliases.setdefault(_REBOUND, []).append(target.id)  # type: ignore[attr-defined]  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
+            alias_names.add(target.id)  # type: ignore[attr-defined]
             aliases.setdefault(inner.id, []).append(target.id)  # type: ignore[attr-defined,union-attr]
             handed_on.add(id(target))
             handed_on.add(id(inner))
