@@ -1168,22 +1168,37 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 inst.attrs["name"] = named  # which part of the params it reads (submodule_ctx)
             kw.pop("parent", None)
         validated = _validated_model(cls)
-        for i, (name, default, _annotation) in enumerate(fields):
+        init_only: list[Value] = []  # InitVar fields: passed to __post_init__, never set
+        for i, (name, default, annotation) in enumerate(fields):
             if validated or _converted(default):
-                inst.attrs[name] = UNKNOWN  # a validator or converter decides what is kept
+                value: Value = UNKNOWN  # a validator or converter decides what is kept
             elif i < len(args):
-                inst.attrs[name] = args[i]
+                value = args[i]
             elif name in kw:
-                inst.attrs[name] = kw.pop(name)
+                value = kw.pop(name)
             elif default is not None:
-                inst.attrs[name] = _field_default(interp, default, node, fr)
+                value = _field_default(interp, default, node, fr)
             else:
-                inst.attrs[name] = UNKNOWN
+                value = UNKNOWN
+            if _is_init_var(annotation):
+                init_only.append(value)
+            else:
+                inst.attrs[name] = value
         for hook in ("__post_init__", "__attrs_post_init__"):
             post = cls.lookup(hook)
-            if isinstance(post, FunctionV) and interp.call_function(post, [inst], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
+            if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def _is_init_var(annotation: ast.expr | None) -> bool:
+    """`scale: InitVar[int] = 1` (or `dataclasses.InitVar`, quoted or not): a dataclass
+    argument that only `__post_init__` receives (probe 31a)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.startswith(("InitVar", "dataclasses.InitVar"))
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    return isinstance(annotation, ast.Name) and annotation.id == "InitVar" or isinstance(annotation, ast.Attribute) and annotation.attr == "InitVar"
 
 
 def _library_sets_fields(cls: ClassV) -> bool:
