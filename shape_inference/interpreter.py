@@ -1342,7 +1342,10 @@ class Interpreter:
             return
         self.branch(fr, [(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)])
 
-    def branch(self, fr: Frame, arms: Sequence[tuple[Sequence[ast.stmt], ast.expr | None, bool]]) -> None:
+    def branch(self, fr: Frame, arms: Sequence[tuple[Sequence[ast.stmt], ast.expr | None, bool]], bound: Sequence[dict[str, Value]] = ()) -> None:
+        """Run each arm (its body, under its test taken with its sense) from the same
+        state and join where they end; `bound`: names each arm starts with (a match case's
+        captures)."""
         start = fr.state
         if start is None:
             return
@@ -1359,13 +1362,15 @@ class Interpreter:
         in_namespace = fr.anchor is not None and fr.anchor is fr.module.namespace and not fr.is_class and start is fr.anchor
         before = dict(start) if in_namespace else start
         try:
-            for body, test, sense in arms:
+            for i, (body, test, sense) in enumerate(arms):
                 if in_namespace and fr.anchor is not None:
                     fr.anchor.clear()
                     fr.anchor.update(before)
                     fr.state = fr.anchor
                 else:
                     fr.state = dict(start)
+                if bound:
+                    fr.state.update(bound[i])
                 if fr.ctx is not start_ctx:
                     changed = True
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
@@ -1752,11 +1757,13 @@ class Interpreter:
     def s_match(self, stmt: ast.stmt, fr: Frame) -> None:
         """The cases that may run: a value or singleton pattern the subject certainly
         does not match is skipped, the first it certainly matches (or a wildcard) ends
-        the choice.  Names the patterns capture are unknown."""
+        the choice.  A name a pattern captures takes the part of the subject it matched
+        (`case Cfg(_, impl):` binds cfg.impl), where the pattern says which; else unknown."""
         subject_node = getattr(stmt, "subject", None)
         subject = self.ev(subject_node, fr) if isinstance(subject_node, ast.expr) else UNKNOWN
         cases = getattr(stmt, "cases", [])
         arms: list[tuple[Sequence[ast.stmt], ast.expr | None, bool]] = []
+        captures: list[dict[str, Value]] = []
         settled = False
         for case in cases:
             verdict = self._pattern_matches(case.pattern, subject, fr)
@@ -1767,20 +1774,24 @@ class Interpreter:
             if verdict is False:
                 continue
             arms.append((list(case.body), None, True))
+            captures.append(self._captured(case.pattern, subject, fr))
             if verdict is True:
                 settled = True
                 break
         if not settled:
             arms.append(([], None, True))
+            captures.append({})
         start = fr.state
         if start is not None:
             for case in cases:
                 for name in _stored_names(case.pattern):
                     start[name] = UNKNOWN
         if len(arms) == 1:
+            if fr.state is not None:
+                fr.state.update(captures[0])
             self.exec_block(arms[0][0], fr)
         else:
-            self.branch(fr, arms)
+            self.branch(fr, arms, captures)
 
     def _pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
         """Does the subject certainly match (True), certainly not (False), or may it?"""
@@ -1798,6 +1809,30 @@ class Interpreter:
         if kind == "MatchClass":
             return self._class_pattern_matches(pattern, subject, fr)
         return None
+
+    def _captured(self, pattern: ast.AST, subject: Value, fr: Frame) -> dict[str, Value]:
+        """The names a pattern binds that we can read, with the values they take: a
+        capture (`case x:`, `as x`) takes what it matched, a class pattern's parts take
+        the attributes they match.  Or-patterns, sequences and mappings: none."""
+        kind = type(pattern).__name__
+        if kind == "MatchAs":
+            inner = getattr(pattern, "pattern", None)
+            found = {} if inner is None else self._captured(inner, subject, fr)
+            name = getattr(pattern, "name", None)
+            if name is not None:
+                found[name] = subject
+            return found
+        if kind != "MatchClass":
+            return {}
+        positional = getattr(pattern, "patterns", [])
+        names = self._match_args(self.ev(getattr(pattern, "cls"), fr)) if positional else []
+        if names is None or len(positional) > len(names):
+            return {}
+        found: dict[str, Value] = {}
+        for attr, part in [*zip(names, positional), *zip(getattr(pattern, "kwd_attrs", []), getattr(pattern, "kwd_patterns", []))]:
+            if _stored_names(part):
+                found |= self._captured(part, self.getattr_(subject, attr, pattern, fr), fr)
+        return found
 
     def _class_pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
         """`case Cudnn():`, `case Backend(name="cudnn"):`: isinstance, then each keyword
