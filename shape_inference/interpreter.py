@@ -310,6 +310,8 @@ class Interpreter:
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
+        # watched JAX APIs an analysed module replaces (mark_patches): their calls are not judged
+        self.patched_apis: set[str] = set()
         from jax_cudnn_lint.shape_inference import jax_api
 
         # the API tables are typed loosely here: they take this interpreter and its
@@ -366,6 +368,8 @@ class Interpreter:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
                 local, full, name = _patch_target(call)
+                if full is not None and self.watch(f"{full}.{name}"):
+                    self.patched_apis.add(f"{full}.{name}")  # `mock.patch("jax.nn.dot_product_attention")`
                 if full is not None:  # "pkg.mod.NAME" given whole
                     found = self.project.find(full)
                     if found is not None and found is not info:
@@ -376,6 +380,9 @@ class Interpreter:
                     patches.append((local, name))
         if not patches:
             return
+        for owner, name in patches:
+            if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(api):
+                self.patched_apis.add(api)  # `jax.nn.dot_product_attention = _xla_only`
         wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
         # local names taken by name from project modules (`from cfg import Config`): their source and name there
@@ -2674,6 +2681,8 @@ class Interpreter:
     ) -> None:
         if catches_every_error(fr.ctx.handled) and not qualname.endswith("reveal_type"):
             return  # inside `with pytest.raises(...)` (the failure is what the test wants) or a fallback
+        if qualname in self.patched_apis:
+            return  # the project replaces it (a test's mock, a library's install()): which calls reach JAX is not known
         self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
@@ -3324,6 +3333,28 @@ def _dotted(node: ast.expr) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+# the last names of the watched JAX APIs: a patch of another name never replaces one
+_WATCHED_NAMES = frozenset({"dot_product_attention", "lstm", "lstm_ref"})
+
+
+def _imported_name(info: ModuleInfo, dotted: str) -> str | None:
+    """`nn.dot_product_attention` after `from jax import nn` -> "jax.nn.dot_product_attention":
+    the full name a dotted local name stands for through the module's absolute imports."""
+    first, _, rest = dotted.partition(".")
+    for stmt in info.facts.imports():
+        for alias in stmt.names:
+            if isinstance(stmt, ast.Import):
+                local = alias.asname or alias.name.split(".")[0]
+                full = alias.name if alias.asname else local
+            elif stmt.level == 0 and stmt.module:
+                local, full = alias.asname or alias.name, f"{stmt.module}.{alias.name}"
+            else:
+                continue
+            if local == first:
+                return f"{full}.{rest}" if rest else full
+    return None
 
 
 def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:

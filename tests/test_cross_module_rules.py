@@ -162,6 +162,16 @@ def test_a_program_launching_the_training_through_another(tmp_path: Path, monkey
     assert found_at == ([["train.py:5:12:", "JCD201"]] if found else [])
 
 
+@pytest.mark.parametrize(("patch", "found"), [("monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)", False), ("monkeypatch.setattr('jax.nn.dot_product_attention', fake)", False), ("monkeypatch.setattr(jax.numpy, 'dot', fake)", True)])
+def test_a_test_replacing_the_jax_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, patch: str, found: bool) -> None:
+    # the test mocks jax.nn.dot_product_attention: the wrapper's float32 call never reaches
+    # JAX (probe 32c, from a real project's tests); another function's patch changes nothing
+    wrapper = "import jax\n\n\ndef attend(q, k, v):\n    return jax.nn.dot_product_attention(q, k, v, implementation='cudnn')\n"
+    test = f"import jax\nimport jax.numpy as jnp\n\nfrom wrapper import attend\n\n\ndef test_it(monkeypatch):\n    fake = lambda *a, **k: a[0]\n    {patch}\n    q = jnp.zeros((2, 16, 4, 8), jnp.float32)\n    attend(q, q, q)\n"
+    found_at = places(tmp_path, monkeypatch, capsys, {"wrapper.py": wrapper, "tests/test_wrapper.py": test})
+    assert found_at == ([["wrapper.py:5:12:", "JCD203"]] if found else [])
+
+
 def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
     test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"
