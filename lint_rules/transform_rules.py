@@ -402,6 +402,8 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     event = call.event
     if info.transform not in VMAPS:
         return None
+    if info.direct is not None and info.function is None:
+        return _direct_batching(call, info, *info.direct)
     tree = event.module.tree
     # the mapped function as the analysis followed it (imported from another module
     # too), else as the vmap's line shows it in the call's own module
@@ -431,6 +433,38 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
         if known:
             out[name] = Batched(name, expr.id, axis, value)
+    return out
+
+
+def _direct_batching(call: AttentionCall, info: VmapInfo, bound_args: int, bound_names: frozenset[str]) -> dict[str, Batched]:
+    """The vmap maps the attention itself (or a `partial` of it: probe 32c, from JAX's own
+    tests): its positional arguments after those the partial binds are the mapped ones, as
+    `in_axes` says; what the partial binds is not batched."""
+    out: dict[str, Batched] = {}
+    positional = SIGNATURES[call.event.qualname].positional
+    mapped = len(call.event.args) - bound_args
+    # the mapped arguments as the call passes them (`jax.eval_shape(jax.vmap(f), q, k, v)`
+    # ends with them), for the message; else the parameter's name
+    given = call.event.node.args
+    sources = [ast.unparse(a) for a in given[len(given) - mapped:]] if mapped > 0 and len(given) >= mapped and not any(isinstance(a, ast.Starred) for a in given) else []
+    for name in ("query", "key", "value", "bias", "mask"):
+        value = call.arg(name)
+        if not isinstance(value, ArrayV) or value.rank is None:
+            continue
+        index = positional.index(name)
+        if index < bound_args or (name in bound_names and index >= len(call.event.args)):
+            out[name] = Batched(name, name, None, value)
+            continue
+        if index >= len(call.event.args):
+            continue  # passed by keyword to the mapped call: not followed
+        known, axis = _axis_of(info.in_axes, index - bound_args)
+        if known and axis is not None:
+            full = value.rank + 1
+            if not -full <= axis < full:
+                continue
+            axis %= full
+        if known:
+            out[name] = Batched(name, sources[index - bound_args] if sources else name, axis, value)
     return out
 
 

@@ -30,6 +30,9 @@ class VmapInfo:
     # the function is an object's `__call__` (`jax.vmap(module)`): its first parameter is
     # the object itself, whose fields the vmap does not map
     bound: bool = False
+    # the vmap maps the watched API itself, or a `partial` of it: the positional arguments
+    # and keyword names the partial binds (never batched); None for anything else
+    direct: tuple[int, frozenset[str]] | None = None
 
 
 # (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)

@@ -509,7 +509,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             size = size or s
     call = tv.func.cls.lookup("__call__") if isinstance(tv.func, InstanceV) else None
     mapped_def = tv.func.node if isinstance(tv.func, FunctionV) else call.node if isinstance(call, FunctionV) else None
-    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV))
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
     vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
@@ -518,6 +518,16 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     if out_axis is None:
         return UnknownV(result.diff)
     return _add_axis(result, size, out_axis)
+
+
+def _direct_api(interp: Interpreter, func: Value) -> tuple[int, frozenset[str]] | None:
+    """`jax.vmap(jax.nn.dot_product_attention)`, `jax.vmap(partial(jax.nn.dot_product_attention,
+    implementation="cudnn"))`: what the partial binds, where the vmap maps a watched API."""
+    if isinstance(func, ExternalV) and interp.watch(func.qualname):
+        return 0, frozenset()
+    if isinstance(func, PartialV) and isinstance(func.func, ExternalV) and interp.watch(func.func.qualname):
+        return len(func.args), frozenset(name for name, _ in func.kwargs)
+    return None
 
 
 EVAL_SHAPE = ("jax.eval_shape", "equinox.filter_eval_shape", "flax.nnx.eval_shape")
