@@ -50,6 +50,7 @@ def lint_project(
     importers: Mapping[str, frozenset[str] | None] | None = None,
     partial: list[str] | None = None,
     drivers: frozenset[str] = frozenset(),
+    imported_by: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Finding]:
     """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
@@ -63,8 +64,9 @@ def lint_project(
     `drivers` (a main.py calling training code it imports) through their functions that
     use those names.  `root` is
     the folder module names are relative to.  `partial`, when given, receives the entry
-    files whose analysis ran out of its work budget.
+    files whose analysis ran out of its work budget.  `imported_by` maps files to the
+    files that import them (callers whose overrides of a default count).
     """
     return analyse_modules(
-        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial, drivers=drivers
+        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial, drivers=drivers, imported_by=imported_by
     )

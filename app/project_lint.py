@@ -74,6 +74,8 @@ class ComponentTask:
     drivers: frozenset[str]
     config: Config
     root: str
+    # each of the component's files -> its importers among them (ProjectSet.imported_by)
+    imported_by: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: {})
 
 
 def lint_components(
@@ -93,6 +95,7 @@ def lint_components(
             chosen.drivers & frozenset(component.entries),
             config,
             root,
+            _imported_within(chosen, component),
         )
         for component in components
     ]
@@ -166,6 +169,16 @@ def gc_paused() -> Generator[None]:
         if enabled:
             gc.freeze()
             gc.enable()
+
+
+def _imported_within(chosen: ProjectSet, component: Component) -> dict[str, tuple[str, ...]]:
+    files = {*component.entries, *component.reachable}
+    found: dict[str, tuple[str, ...]] = {}
+    for path in files:
+        importers = tuple(p for p in chosen.imported_by.get(path, ()) if p in files)
+        if importers:
+            found[path] = importers
+    return found
 
 
 def lint_component(task: ComponentTask) -> LintResult:
@@ -249,7 +262,7 @@ def _lint(
         return []
     try:
         importers = {p: names for p, names in task.importer_names.items() if p in trees}
-        findings = lint_project(trees, task.config, task.root, lazy, importers, partial, task.drivers)
+        findings = lint_project(trees, task.config, task.root, lazy, importers, partial, task.drivers, task.imported_by)
         return _enabled(findings, task.config)
     except Exception as project_exc:
         if raise_internal():

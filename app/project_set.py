@@ -201,6 +201,9 @@ class ProjectSet:
     drivers: frozenset[str] = frozenset()
     # the units of analysis, in order of their first entry
     components: list[Component] = field(default_factory=lambda: [])
+    # each file -> the files that import names from it or it whole: callers of its
+    # functions that the analysis may not enter (a default they override is not reported)
+    imported_by: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
 
 
 def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
@@ -282,7 +285,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += _shards(component, imports, by_path, order)
-    return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components)
+    imported_by = {target: tuple(dict.fromkeys(importer for importer, _ in edges)) for target, edges in importers.items()}
+    return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
 
 
 def _drivers(

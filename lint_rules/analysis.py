@@ -32,10 +32,11 @@ def analyse_modules(
     importers: Mapping[str, frozenset[str] | None] | None = None,
     partial: list[str] | None = None,
     drivers: frozenset[str] = frozenset(),
+    imported_by: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Finding]:
     """The findings of one analysis run; `partial`, when given, receives the entry
     files whose analysis ran out of its work budget (silence there proves less)."""
-    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers, drivers=drivers)
+    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers, drivers=drivers, imported_by=imported_by)
     if partial is not None:
         partial.extend(analysis.exhausted_paths)
     findings: list[Finding] = []

@@ -34,8 +34,9 @@ def analyse(
     lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
     importers: Mapping[str, frozenset[str] | None] | None = None,
     drivers: frozenset[str] = frozenset(),
+    imported_by: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Analysis:
-    project = Project(trees, root, lazy, importers, drivers)
+    project = Project(trees, root, lazy, importers, drivers, imported_by)
     kwargs: dict[str, float] = {}
     if step_budget is not None:
         kwargs["step_budget"] = step_budget

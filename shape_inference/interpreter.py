@@ -312,6 +312,8 @@ class Interpreter:
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
         # watched JAX APIs an analysed module replaces (mark_patches): their calls are not judged
         self.patched_apis: set[str] = set()
+        # a reached module's facts with the lazy definitions that mention some names parsed in
+        self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
 
         # the API tables are typed loosely here: they take this interpreter and its
@@ -922,27 +924,71 @@ class Interpreter:
 
     def _calls_from_other_roots(self, module: ModuleInfo, name: str) -> list[ast.Call] | None:
         """The calls of `module`'s function `name` in the other analysed files that import
-        it by name (`from trainer import train`); None where one uses it otherwise, or
-        imports the module itself (`trainer.train` may be passed anywhere)."""
+        it by name (`from trainer import train`), and in the modules the analysis reached
+        (model.py between layers.py and train.py: probe 32b); None where one uses it
+        otherwise, or imports the module itself (`trainer.train` may be passed anywhere)."""
         calls: list[ast.Call] = []
-        for info in self.project.roots:
+        roots = self.project.roots
+        for info in [*roots, *(info for info in self.project.importers_of(module) if info not in roots)]:
             if info is module:
                 continue
             whole, by_name = self._root_imports(info)
-            if id(module) in whole and name in info.facts.module_names():
-                through = self._attribute_calls(info, name)  # `trainer.train(...)`
-                if through is None:
-                    return None
-                calls.extend(through)
+            attribute = (id(module) in whole or self._package_reexports(info, module, name)) and name in info.facts.module_names()
             bound_names = list(by_name.get((id(module), name), ()))
             if (id(module), "*") in by_name:
                 bound_names.append(name)  # `from trainer import *`: its own name, if it uses it
+            if not attribute and not bound_names:
+                continue
+            facts = info.facts if info in roots else self._facts_with_definitions(info, [name, *bound_names])
+            if facts is None:
+                return None
+            if attribute:
+                through = facts.attribute_calls(name)  # `trainer.train(...)`
+                if through is None:
+                    return None
+                calls.extend(through)
             for bound in bound_names:
-                found = info.facts.direct_calls(bound)
+                found = facts.direct_calls(bound)
                 if found is None:
                     return None
                 calls.extend(found)
         return calls
+
+    def _package_reexports(self, info: ModuleInfo, module: ModuleInfo, name: str) -> bool:
+        """Does `info` import whole a package that re-exports `module`'s `name` under that
+        name (`import mylib` where mylib/__init__.py says `from mylib.ops import attention`:
+        `mylib.attention(...)` calls it; probe 32b)?"""
+        for stmt in info.facts.imports():
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    package = self.project.find(self.project.absolute_import(info, alias.name))
+                    if package is not None and package.is_package and package is not module and self._reexported_from(package, name) == (module, name):
+                        return True
+        return False
+
+    def _facts_with_definitions(self, info: ModuleInfo, names: list[str]) -> ScopeFacts | None:
+        """A reached module's facts with the definitions it has not parsed yet (lazy_defs)
+        that mention any of `names` parsed in: their calls count.  None where one of them
+        does not parse."""
+        lazy = [stmt for stmt in info.tree.body if isinstance(stmt, LazyDef)]
+        if not lazy:
+            return info.facts
+        key = (id(info), tuple(names))
+        found = self.facts_with_definitions.get(key)
+        if found is None and key not in self.facts_with_definitions:
+            body: list[ast.stmt] = []
+            for stmt in info.tree.body:
+                if not isinstance(stmt, LazyDef):
+                    body.append(stmt)
+                elif any(n in stmt.text for n in names):
+                    definition = stmt.parse(info.path)
+                    if definition is None:
+                        break
+                    body.append(definition)
+            else:
+                found = ScopeFacts(ast.Module(body=body, type_ignores=[]))
+            self.facts_with_definitions[key] = found
+        return found
 
     def _attribute_calls(self, info: ModuleInfo, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call of a root; None where `<x>.name` is used another way
@@ -965,6 +1011,8 @@ class Interpreter:
                     source = self.project.find(base)
                     for alias in stmt.names:
                         sub = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                        if sub is not None and source is not None and source.is_package and self._reexported_from(source, alias.name)[0] is not source:
+                            sub = None  # the package's `from .attention import attention` binds the function over the submodule (probe 32b)
                         if sub is not None:
                             whole.add(id(sub))  # `from pkg import trainer`
                         elif source is not None:

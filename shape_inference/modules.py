@@ -58,6 +58,8 @@ class ModuleInfo:
         return self.facts.global_names()
 
 
+
+
 def is_test_path(path: str) -> bool:
     """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
     name = os.path.basename(path)
@@ -168,12 +170,14 @@ class Project:
         lazy: Mapping[str, Callable[[], ast.Module | None]] | None = None,
         importers: Mapping[str, frozenset[str] | None] | None = None,
         drivers: frozenset[str] = frozenset(),
+        imported_by: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         """`trees` are the modules to analyse (entry points); `lazy` are the other files
         of the project, parsed only if an analysed import reaches them.  Entry files in
         `importers` (a train.py importing the analysed code) are entered only through
         their functions that name a differentiation transform; those in `drivers` (a
-        main.py calling training code it imports) through their uses of those names."""
+        main.py calling training code it imports) through their uses of those names.
+        `imported_by`: each file's importers among them, as the project scan found them."""
         self.by_name: dict[str, ModuleInfo] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
@@ -189,6 +193,7 @@ class Project:
         self.by_abs_path: dict[str, ModuleInfo] = {}
         self._siblings: dict[tuple[str, str, str], str | None] = {}
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
+        self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
@@ -233,6 +238,28 @@ class Project:
         found = [info for path, info in self.by_path.items() if os.path.basename(path) == "conftest.py"]
         for info in found:
             self.load(info)
+        return found
+
+    def importers_of(self, module: ModuleInfo) -> list[ModuleInfo]:
+        """The project's modules other than the roots that import `module` (its names or
+        it whole), through up to three package `__init__`s that re-export it (as the
+        project scan found them); parsed.  Callers of a function whose default is in
+        reach: their calls may override it (model.py between layers.py and train.py:
+        probe 32b)."""
+        found: list[ModuleInfo] = []
+        frontier = [module]
+        for _ in range(4):
+            further: list[ModuleInfo] = []
+            for current in frontier:
+                for path in self.imported_by.get(current.path, ()):
+                    info = self.by_path.get(path)
+                    if info is None or info is module or info in found:
+                        continue
+                    self.load(info)
+                    found.append(info)
+                    if info.is_package:
+                        further.append(info)
+            frontier = further
         return found
 
     def load(self, info: ModuleInfo) -> None:

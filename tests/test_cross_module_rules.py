@@ -172,6 +172,42 @@ def test_a_test_replacing_the_jax_function(tmp_path: Path, monkeypatch: pytest.M
     assert found_at == ([["wrapper.py:5:12:", "JCD203"]] if found else [])
 
 
+LAYER_WITH_DEFAULT = "import jax\nimport jax.numpy as jnp\n\n\ndef attention(q, compute_dtype=jnp.float32):\n    q = q.astype(compute_dtype)\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+STEP = "import jax\nimport jax.numpy as jnp\n{imports}\n\n\ndef step(q):\n    return jax.grad(lambda q: {call}.astype(jnp.float32).sum())(q)\n"
+
+
+@pytest.mark.parametrize("dtype", ["jnp.bfloat16", ""])
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "intermediate",  # train.py -> model.py -> layers.py: model.py is only reached (probe 32b)
+        "package attribute",  # `import mylib; mylib.attention(...)`, re-exported by the package
+        "same-named submodule",  # `from mylib import attention`, mylib/attention.py beside it
+    ],
+)
+def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, layout: str, dtype: str) -> None:
+    # float32 by default: reported unless the only caller passes bf16
+    override = f", compute_dtype={dtype}" if dtype else ""
+    if layout == "intermediate":
+        files = {
+            "layers.py": LAYER_WITH_DEFAULT,
+            "model.py": f"import jax.numpy as jnp\nfrom layers import attention\n\n\ndef forward(q):\n    return attention(q{override})\n",
+            "train.py": STEP.format(imports="from model import forward", call="forward(q)"),
+        }
+        place = "layers.py:7:12:"
+    else:
+        module = "ops" if layout == "package attribute" else "attention"
+        imports, call = ("import mylib", "mylib.attention") if layout == "package attribute" else ("from mylib import attention", "attention")
+        files = {
+            f"mylib/{module}.py": LAYER_WITH_DEFAULT,
+            "mylib/__init__.py": f"from mylib.{module} import attention\n",
+            "train.py": STEP.format(imports=imports, call=f"{call}(q{override})"),
+        }
+        place = f"mylib/{module}.py:7:12:"
+    found_at = places(tmp_path, monkeypatch, capsys, files)
+    assert found_at == ([] if dtype else [[place, "JCD203"]])
+
+
 def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
     test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"
