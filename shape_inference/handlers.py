@@ -84,36 +84,83 @@ def ends_path(stmt: ast.stmt) -> bool:
 def falls_back(handler: ast.ExceptHandler) -> bool:
     """Does the handler do other work than reporting: call an attention or LSTM function, a
     reference implementation, a helper, the step again with other options (the fallback
-    path), or set a flag the code after it reads (`use_cudnn = False`)?  One that only
-    logs, prints, collects the error or sleeps is a logger."""
+    path), set a flag the code after it reads (`use_cudnn = False`), or return one to
+    its caller (`return None`: a probe whose caller falls back, probe 32a)?  One that
+    only logs, prints, collects the error or sleeps is a logger."""
     for node in ast.walk(handler):
         if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) not in _REPORTING:
             return True
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
             return True
+        if isinstance(node, ast.Return) and (node.value is None or isinstance(node.value, ast.Constant)):
+            return True
     return False
 
 
-def recovered(names: frozenset[str], handler: ast.ExceptHandler, ends: Callable[[ast.stmt], bool] = ends_path) -> frozenset[str]:
+def recovered(names: frozenset[str], handler: ast.ExceptHandler, ends: Callable[[ast.stmt], bool] = ends_path, retried: bool = False) -> frozenset[str]:
     """The classes a handler naming `names` catches and carries on from (no statement of
     its body `ends` the path: a `raise`, an exit).  A handler of any error (`except
-    Exception:`, bare) counts only where it falls back to other work: around a whole
-    training run one that only logs is a logger, and the run still fails."""
+    Exception:`, bare) counts only where it falls back to other work, or where the code
+    around the `try` does the work again another way (`retried`: tried_again): around a
+    whole training run one that only logs is a logger, and the run still fails."""
     if any(ends(stmt) for stmt in handler.body):
         return frozenset()
     specific = names - _ANY_ERROR
-    if (handler.type is None or names & _ANY_ERROR) and falls_back(handler):
+    if (handler.type is None or names & _ANY_ERROR) and (retried or falls_back(handler)):
         return specific | (EVERY_ERROR if handler.type is None else names & _ANY_ERROR)
     return specific
 
 
-def recovered_by(handlers: Sequence[ast.ExceptHandler], classes: Callable[[ast.ExceptHandler], frozenset[str]] | None = None, ends: Callable[[ast.stmt], bool] = ends_path) -> frozenset[str]:
+def recovered_by(handlers: Sequence[ast.ExceptHandler], classes: Callable[[ast.ExceptHandler], frozenset[str]] | None = None, ends: Callable[[ast.stmt], bool] = ends_path, retried: bool = False) -> frozenset[str]:
     """The classes the handlers of a `try` catch and carry on from (`classes` reads what a
     handler names; by default, by its syntax)."""
     out: frozenset[str] = frozenset()
     for handler in handlers:
-        out |= recovered(classes(handler) if classes is not None else class_names(handler.type), handler, ends)
+        out |= recovered(classes(handler) if classes is not None else class_names(handler.type), handler, ends, retried)
     return out
+
+
+def tried_again(stmt: ast.Try, body: Sequence[ast.stmt]) -> bool:
+    """Does the code around the `try` (found in `body`, the enclosing function's or
+    module's) do its work again another way when a handler only logs (keras' JAX
+    backend, probe 32a)?  The `try` sits in a loop over literal options (`for impl in
+    ("cudnn", "xla"):`), or a statement after it in the same block calls what its body
+    calls (`except Exception: pass` then `return dot_product_attention(..., "xla")`)."""
+    found = _block_of(body, stmt, None)
+    if found is None:
+        return False
+    block, index, loop = found
+    if loop is not None and isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and all(isinstance(item, ast.Constant) for item in loop.iter.elts):
+        return True
+    called = {name_of(node.func) for part in stmt.body for node in ast.walk(part) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))}
+    called -= _REPORTING
+    return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) in called for later in block[index + 1 :] for node in ast.walk(later))
+
+
+def _block_of(body: Sequence[ast.stmt], target: ast.stmt, loop: ast.For | None) -> tuple[Sequence[ast.stmt], int, ast.For | None] | None:
+    """The statement list holding `target`, its index there, and the innermost `for`
+    loop whose body holds it (in this function: nested definitions are not entered)."""
+    for index, stmt in enumerate(body):
+        if stmt is target:
+            return body, index, loop
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        inner_loop = stmt if isinstance(stmt, ast.For) else None if isinstance(stmt, (ast.While, ast.AsyncFor)) else loop
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and block:
+                found = _block_of(block, target, inner_loop if field == "body" else loop)  # pyright: ignore[reportUnknownArgumentType]
+                if found is not None:
+                    return found
+        for handler in getattr(stmt, "handlers", ()):
+            found = _block_of(handler.body, target, loop)
+            if found is not None:
+                return found
+        for case in getattr(stmt, "cases", ()):
+            found = _block_of(case.body, target, loop)
+            if found is not None:
+                return found
+    return None
 
 
 def swallowed_by_finally(stmt: ast.Try) -> bool:

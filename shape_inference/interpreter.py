@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
-from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally
+from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -304,6 +304,7 @@ class Interpreter:
         self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
         self.caught_by_try: IdentityTable[ast.Try, frozenset[str]] = IdentityTable()
+        self.tried_again_at: IdentityTable[ast.Try, bool] = IdentityTable()
         self.try_spans: dict[int, list[tuple[int, int, frozenset[str]]]] = {}  # by id of a module
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
@@ -1750,10 +1751,22 @@ class Interpreter:
             return EVERY_ERROR
         found = self.caught_by_try.get(stmt)
         if found is None:
+            retried = self._tried_again(stmt, fr)
             if all(_plain_handler(handler) for handler in stmt.handlers):
-                found = self.caught_by_try[stmt] = recovered_by(stmt.handlers)
+                found = self.caught_by_try[stmt] = recovered_by(stmt.handlers, retried=retried)
             else:
-                found = recovered_by(stmt.handlers, lambda handler: self._classes(handler.type, fr), lambda end: self._ends_handler(end, fr))
+                found = recovered_by(stmt.handlers, lambda handler: self._classes(handler.type, fr), lambda end: self._ends_handler(end, fr), retried)
+        return found
+
+    def _tried_again(self, stmt: ast.Try, fr: Frame) -> bool:
+        """handlers.tried_again, where a handler of any error only logs (cached)."""
+        if not any(handler.type is None or (isinstance(handler.type, ast.Name) and handler.type.id in ("Exception", "BaseException")) for handler in stmt.handlers):
+            return False
+        found = self.tried_again_at.get(stmt)
+        if found is None:
+            node = fr.func.node if fr.func is not None else None
+            body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fr.module.tree.body if fr.func is None else []
+            found = self.tried_again_at[stmt] = tried_again(stmt, body)
         return found
 
     def _swallowed(self, context: ast.expr, manager: Value | None, fr: Frame) -> frozenset[str]:
