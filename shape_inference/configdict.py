@@ -68,6 +68,7 @@ REF_SET = f"{FIELD_REFERENCE}.set"
 GET_REF = "ml_collections.ConfigDict.get_ref"
 UPDATE = "ml_collections.ConfigDict.update"
 TO_DICT = "ml_collections.ConfigDict.to_dict"
+GET = "ml_collections.ConfigDict.get"  # (OmegaConf's DictConfig.get too: the same reading)
 
 
 def is_ref(v: Value | None) -> bool:

@@ -2154,7 +2154,8 @@ _register(["SimpleNamespace"], ["types"], h_namespace)
 
 
 def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """ml_collections' FieldReference(default), `ref.get()` / `ref.set(v)`, `cfg.get_ref(key)`."""
+    """ml_collections' FieldReference(default), `ref.get()` / `ref.set(v)`, `cfg.get_ref(key)`,
+    `cfg.get(key, default)`, `cfg.update(...)`, `cfg.to_dict()`."""
     if q in configdict.FIELD_REFERENCE_CTORS:
         return configdict.field_reference(interp, list(args), kwargs, node, fr)
     if q == configdict.GET_REF:
@@ -2163,6 +2164,13 @@ def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
         return configdict.update(interp, list(args), kwargs, node, fr)
     if q == configdict.TO_DICT:
         return configdict.to_dict(interp, args[0], node, fr) if len(args) == 1 and isinstance(args[0], InstanceV) and not kwargs else UNKNOWN
+    if q == configdict.GET:
+        # `config.get("seq_len", 64)`: the field, where the config certainly has it; a
+        # missing one may be set where we do not see (as getattr with a default)
+        key = const_value(args[1])[1] if len(args) in (2, 3) and not kwargs else None
+        if isinstance(args[0], InstanceV) and isinstance(key, str) and key in args[0].attrs:
+            return interp.getattr_(args[0], key, node, fr)
+        return UNKNOWN
     return configdict.call_ref_method(interp, q, list(args), kwargs, node, fr)
 
 
@@ -2171,7 +2179,7 @@ def h_config_flag(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return configdict.define_config_dict(interp, q, list(args), kwargs, node, fr)
 
 
-for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.UPDATE, configdict.TO_DICT, configdict.REF_GET, configdict.REF_SET):
+for _q in (*configdict.FIELD_REFERENCE_CTORS, configdict.GET_REF, configdict.UPDATE, configdict.TO_DICT, configdict.GET, configdict.REF_GET, configdict.REF_SET):
     HANDLERS[_q] = h_field_reference
 for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
     HANDLERS[_q] = h_config_flag

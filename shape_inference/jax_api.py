@@ -1368,6 +1368,8 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         return BoundMethodV(ExternalV(configdict.GET_REF), inst)
     if name == "update" and is_mapping_namespace(inst) and inst.cls.qualname.rsplit(".", 1)[-1] == "ConfigDict":
         return BoundMethodV(ExternalV(configdict.UPDATE), inst)  # literal fields are set as assigned
+    if name == "get" and is_mapping_namespace(inst):
+        return BoundMethodV(ExternalV(configdict.GET), inst)  # `config.get("seq_len", 64)` (probe 32a)
     if name == "to_dict" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
         return BoundMethodV(ExternalV(configdict.TO_DICT), inst)
     if name in _NAMESPACE_MUTATORS and is_mapping_namespace(inst):
