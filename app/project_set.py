@@ -349,7 +349,8 @@ def _drivers(
     # a script (or test) that takes the model from one module and the training step from
     # another that differentiates but imports no model (`train_step(model, params, x)` in
     # engine.py): it joins the two, so the values it passes are what the training runs with
-    trains = {importer for target, scanned in by_path.items() if scanned.differentiates for importer, taken in importers.get(target, ()) if taken.module_as is not None or any(name in scanned.functions for name, _ in taken.pairs)}
+    # (`import engine` takes the module whole too: no pairs, no module_as)
+    trains = {importer for target, scanned in by_path.items() if scanned.differentiates for importer, taken in importers.get(target, ()) if taken.module_as is not None or not taken.pairs or any(name in scanned.functions for name, _ in taken.pairs)}
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
             if importer in trains and importer not in found and script(importer) and _names_taken(taken, by_path[target], names) != frozenset():

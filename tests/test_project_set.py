@@ -381,6 +381,7 @@ def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path)
             "model.py": ATTENTION,
             "engine.py": engine,
             "train.py": "from engine import train_step\nfrom model import attend\ntrain_step(attend, 1, 2)\n",  # a driver
+            "run.py": "import engine\nimport model\nengine.train_step(model.attend, 1, 2)\n",  # both modules whole: a driver (probe 32a)
             "eval.py": "from model import attend\nattend(1, 2, 3)\n",  # no training step, no __main__: not one
             "tests/test_engine.py": "import engine\nfrom model import attend\n\ndef test_step():\n    engine.train_step(attend, 1, 2)\n",
             "lib/__init__.py": "",
@@ -388,7 +389,7 @@ def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path)
             "app.py": "import lib.helpers\n",
         },
     )
-    assert rel(chosen.drivers) == ["tests/test_engine.py", "train.py"]
+    assert rel(chosen.drivers) == ["run.py", "tests/test_engine.py", "train.py"]
 
 
 def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path) -> None:
