@@ -150,7 +150,7 @@ def truth(value: Value) -> bool | None:
         return True
     if isinstance(value, (SetV, TupleV, DictV)):
         return bool(value.items)  # a literal's items as they are here (`image or {}`: probe 32a)
-    if isinstance(value, InstanceV) and isinstance(value.cls, ClassV) and not value.cls.external_bases() and value.cls.lookup("__bool__") is None and value.cls.lookup("__len__") is None:
+    if isinstance(value, InstanceV) and not value.cls.external_bases() and value.cls.lookup("__bool__") is None and value.cls.lookup("__len__") is None:
         return True  # an object of a plain class of ours: truthy (`cfg or Config()`)
     return None
 
