@@ -311,8 +311,9 @@ class Interpreter:
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
-        # watched JAX APIs an analysed module replaces (mark_patches): their calls are not judged
-        self.patched_apis: set[str] = set()
+        # watched JAX APIs an analysed module replaces (mark_patches) -> the paths of the
+        # modules that do: their calls on paths through those modules are not judged
+        self.patched_apis: dict[str, set[str]] = {}
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
@@ -372,7 +373,7 @@ class Interpreter:
             for call in _patching_calls(stmt):
                 local, full, name = _patch_target(call)
                 if full is not None and self.watch(f"{full}.{name}"):
-                    self.patched_apis.add(f"{full}.{name}")  # `mock.patch("jax.nn.dot_product_attention")`
+                    self.patched_apis.setdefault(f"{full}.{name}", set()).add(info.path)  # `mock.patch("jax.nn.dot_product_attention")`
                 if full is not None:  # "pkg.mod.NAME" given whole
                     found = self.project.find(full)
                     if found is not None and found is not info:
@@ -385,7 +386,7 @@ class Interpreter:
             return
         for owner, name in patches:
             if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(api):
-                self.patched_apis.add(api)  # `jax.nn.dot_product_attention = _xla_only`
+                self.patched_apis.setdefault(api, set()).add(info.path)  # `jax.nn.dot_product_attention = _xla_only`
         wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
         # local names taken by name from project modules (`from cfg import Config`): their source and name there
@@ -2767,9 +2768,20 @@ class Interpreter:
     ) -> None:
         if catches_every_error(fr.ctx.handled) and not qualname.endswith("reveal_type"):
             return  # inside `with pytest.raises(...)` (the failure is what the test wants) or a fallback
-        if qualname in self.patched_apis:
-            return  # the project replaces it (a test's mock, a library's install()): which calls reach JAX is not known
+        patched_in = self.patched_apis.get(qualname)
+        if patched_in is not None and self._through_a_patch(patched_in, fr):
+            return  # replaced on this path (a test's mock, a library's install()): which calls reach JAX is not known
         self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
+
+    def _through_a_patch(self, patched_in: set[str], fr: Frame) -> bool:
+        """Does the call's path (the module it is in, the modules of its call chain) pass
+        through a module that replaces the API, or one that imports such a module (a test
+        calling `install()`)?  Not the other experiments of a tree (probe 33b)."""
+        on_path = {fr.module.path, *(step.path for step in fr.ctx.chain)}
+        for path in patched_in:
+            if path in on_path or any(importer in on_path for importer in self.project.imported_by.get(path, ())):
+                return True
+        return False
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
         name = callee.qualname if isinstance(callee, FunctionV) else ""

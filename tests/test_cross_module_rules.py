@@ -208,6 +208,17 @@ def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, 
     assert found_at == ([] if dtype else [[place, "JCD203"]])
 
 
+def test_a_mock_in_one_experiment_leaves_the_others_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # a tree of experiments: exp_b's test mocks the JAX function; exp_a's training and
+    # exp_b's own training do not run through that test (probe 33b)
+    model = "import jax\n\n\ndef attn(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    train = "import jax\nimport jax.numpy as jnp\n\nfrom model import attn\n\nif __name__ == '__main__':\n    q = jnp.zeros((2, {T}, 4, 64), jnp.bfloat16)\n    jax.grad(lambda q: attn(q).astype(jnp.float32).sum())(q)\n"
+    test = "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attn\n\n\ndef test_cpu():\n    with mock.patch('jax.nn.dot_product_attention', side_effect=lambda q, k, v, **kw: q):\n        attn(jnp.zeros((2, 7, 4, 64), jnp.float32))\n"
+    files = {"exp_a/model.py": model, "exp_a/train.py": train.format(T=127), "exp_b/model.py": model, "exp_b/train.py": train.format(T=255), "exp_b/test_model.py": test}
+    found_at = places(tmp_path, monkeypatch, capsys, files)
+    assert found_at == [["exp_a/model.py:5:12:", "JCD201"], ["exp_b/model.py:5:12:", "JCD201"]]
+
+
 def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a GQA head mismatch fails forward: the test is the only caller (probe 29b)
     test = "import jax.numpy as jnp\n\nfrom attn import attend\n\n\ndef test_fwd():\n    q = jnp.zeros((2, 16, {nq}, 64), jnp.bfloat16)\n    kv = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)\n    assert attend(q, kv, kv).shape == q.shape\n"
