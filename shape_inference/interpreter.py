@@ -387,6 +387,11 @@ class Interpreter:
         for owner, name in patches:
             if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(api):
                 self.patched_apis.setdefault(api, set()).add(info.path)  # `jax.nn.dot_product_attention = _xla_only`
+            elif name and self.api.canonical(_imported_name(info, owner) or "") == _CUDNN_ATTENTION_MODULE:
+                # JAX's own tests swap the cuDNN module's internals (its primitive wrappers,
+                # `check_cudnn_version`): both attention APIs run through them (probe 32c)
+                for api in (NN_ATTENTION_API, FA_ATTENTION_API):
+                    self.patched_apis.setdefault(api, set()).add(info.path)
         wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
         # local names taken by name from project modules (`from cfg import Config`): their source and name there
@@ -3435,6 +3440,10 @@ def _dotted(node: ast.expr) -> str | None:
 
 # the JAX modules that hold the watched APIs: an import of them cannot fail where the rules apply
 _API_MODULES = frozenset({"jax", "jax.nn", "jax.experimental", "jax.experimental.rnn", "jax._src.cudnn", "jax._src.cudnn.fused_attention_stablehlo"})
+
+_CUDNN_ATTENTION_MODULE = "jax._src.cudnn.fused_attention_stablehlo"
+NN_ATTENTION_API = "jax.nn.dot_product_attention"
+FA_ATTENTION_API = f"{_CUDNN_ATTENTION_MODULE}.dot_product_attention"
 
 # the last names of the watched JAX APIs: a patch of another name never replaces one
 _WATCHED_NAMES = frozenset({"dot_product_attention", "lstm", "lstm_ref"})

@@ -208,6 +208,20 @@ def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, 
     assert found_at == ([] if dtype else [[place, "JCD203"]])
 
 
+@pytest.mark.parametrize("patched", [True, False])
+def test_a_test_swapping_the_cudnn_modules_internals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, patched: bool) -> None:
+    # JAX's own batcher test replaces the cuDNN primitive's wrapper with a mock: the vmap
+    # over axis 1 never reaches the batching rule there (probe 32c, jax-ml/jax PR 38495)
+    swap = "    fused_attention_stablehlo._dot_product_attention_fwd_p_wrapper = object()\n" if patched else ""
+    test = (
+        "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\nfrom jax._src.cudnn import fused_attention_stablehlo\n\n\n"
+        f"def test_vmap():\n{swap}    q = jnp.zeros((2, 5, 4, 16, 32), jnp.float16)\n"
+        "    jax.vmap(partial(jax.nn.dot_product_attention, implementation='cudnn'), in_axes=1)(q, q, q)\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"test_batcher.py": test})
+    assert found_at == ([] if patched else [["test_batcher.py:10:5:", "JCD209"]])
+
+
 def test_a_mock_in_one_experiment_leaves_the_others_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a tree of experiments: exp_b's test mocks the JAX function; exp_a's training and
     # exp_b's own training do not run through that test (probe 33b)
