@@ -223,6 +223,8 @@ _IMPORT_RE = re.compile(
     re.MULTILINE,
 )
 _WORD_RE = re.compile(r"\w+")
+# a statement at column 0 that is a bare call (`main()`, `print(...)`, `trainer.fit(...)`)
+_TOP_LEVEL_CALL = re.compile(r"^(?!(?:def|class|if|elif|else|for|while|with|try|except|finally|return|import|from|async|await|assert|del|pass|raise|global|lambda|not)\b)[A-Za-z_][\w.]*\(", re.MULTILINE)
 _NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
@@ -312,7 +314,9 @@ class ScannedFile:
     error: Problem | None = None
     internal_error: str | None = None
     differentiates: bool = False  # names a JAX differentiation transform (grad, vjp, ...)
-    main_guard: bool = False  # says "__main__" (`if __name__ == "__main__":`): it runs as a script
+    # says "__main__" (`if __name__ == "__main__":`), or calls something at its top level
+    # (`print(attend(q).shape)` in an eval script): it runs as a script
+    main_guard: bool = False
     defines: tuple[str, ...] = ()  # names of its top-level defs and classes
     functions: tuple[str, ...] = ()  # the defs among them
     size: int = 0  # characters of text: what analysing the file may cost
@@ -405,7 +409,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
-            main_guard="__main__" in text,
+            main_guard="__main__" in text or _TOP_LEVEL_CALL.search(text) is not None,
             defines=defines,
             functions=functions,
             size=len(text),

@@ -356,11 +356,12 @@ def _drivers(
             if importer in trains and importer not in found and script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
     # a program beside the code that only runs the model forward (an eval or generate
-    # script): a float32 input, a float mask, a head dim fail without any grad (JCD203,
-    # JCD204, JCD205, JCD212).  Only for code in its own folder or below (`generate.py`
-    # beside `model.py`, over `src/pkg/`), and not in a package: a library's own
-    # converters and servers, which import the library from its root, cost +60 % analysis
-    # on the benchmark corpus for no finding.  Not tests.
+    # script, with a `__main__` guard or its code at the top level: nothing imports it):
+    # a float32 input, a float mask, a head dim fail without any grad (JCD203, JCD204,
+    # JCD205, JCD212).  Only for code in its own folder or below (`generate.py` beside
+    # `model.py`, over `src/pkg/`), and not in a package: a library's own converters and
+    # servers, which import the library from its root, cost +60 % analysis on the
+    # benchmark corpus for no finding.  Not tests.
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
             folder = os.path.dirname(importer)

@@ -327,13 +327,15 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "test_trainer.py": "from trainer import Trainer\nTrainer()\n",  # a test taking a class only: not a driver
             "fit.py": "from trainer import Trainer\nTrainer()\n",  # a script taking a class: a driver
             "lib/__init__.py": "",
-            "lib/sweeps.py": "from trainer import train\ntrain(3)\n",  # a library module nothing imports: used from outside
+            "lib/sweeps.py": "from trainer import train\ntrain(3)\n",  # nothing imports it and it calls at its top level: a program (python -m lib.sweeps)
+            "lib/tools.py": "from trainer import train\n\ndef sweep():\n    train(3)\n",  # a library module nothing imports: used from outside
             "lib/run.py": "from trainer import train\nif __name__ == '__main__':\n    train(3)\n",  # a program in a package
             "run_class.py": "from tools import Trainer\nTrainer()\n",  # through a package too
             "tools/test_tools.py": "from tools import Trainer\nTrainer()\n",  # (not a test)
             "tools/__init__.py": "from trainer import train, Trainer\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
-            "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole: not followed
+            "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole, but it runs code over its folder: a program
+            "other_tools2.py": "import tools\n\ndef go():\n    tools.train(3)\n",  # the package whole: not followed
             "deep/__init__.py": "from deep.sub import train\n",  # two packages, the inner by `*`
             "deep/sub/__init__.py": "from trainer import *\n",
             "run_deep.py": "from deep import train\ntrain(255)\n",
@@ -342,8 +344,8 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "run_stars.py": "from stars import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "main.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "main.py", "model.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
 
 
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
@@ -382,14 +384,15 @@ def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path)
             "engine.py": engine,
             "train.py": "from engine import train_step\nfrom model import attend\ntrain_step(attend, 1, 2)\n",  # a driver
             "run.py": "import engine\nimport model\nengine.train_step(model.attend, 1, 2)\n",  # both modules whole: a driver (probe 32a)
-            "eval.py": "from model import attend\nattend(1, 2, 3)\n",  # no training step, no __main__: not one
+            "eval.py": "from model import attend\nattend(1, 2, 3)\n",  # runs the model forward at its top level: a program (probe 33b)
+            "helpers.py": "from model import attend\n\ndef f():\n    return attend(1, 2, 3)\n",  # no training step, no code of its own: not one
             "tests/test_engine.py": "import engine\nfrom model import attend\n\ndef test_step():\n    engine.train_step(attend, 1, 2)\n",
             "lib/__init__.py": "",
             "lib/helpers.py": "from engine import train_step\nfrom model import attend\n",  # a library module: not one
             "app.py": "import lib.helpers\n",
         },
     )
-    assert rel(chosen.drivers) == ["run.py", "tests/test_engine.py", "train.py"]
+    assert rel(chosen.drivers) == ["eval.py", "run.py", "tests/test_engine.py", "train.py"]
 
 
 def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path) -> None:
@@ -406,7 +409,7 @@ def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path)
             "other.py": "import launch\n",  # takes no function of it
             "pkg/__init__.py": "",
             "pkg/launch.py": "from trainer import train\n\ndef main():\n    train(3)\n",
-            "pkg_cli.py": "from pkg.launch import main\nmain()\n",  # through a package's module: not followed
+            "pkg_cli.py": "from pkg.launch import main\n",  # through a package's module: not followed
         },
     )
     assert rel(chosen.drivers) == ["cli.py"]
