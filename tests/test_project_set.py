@@ -414,3 +414,21 @@ def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path)
     )
     assert rel(chosen.drivers) == ["cli.py"]
 
+
+
+def test_a_projects_tests_of_a_gated_class_are_drivers(tmp_path: Path) -> None:
+    """`Attn()(q)` in tests/test_layer.py outside any package runs the class forward (probe
+    33b); a library's own tests inside its package do not count (keras' layer tests)."""
+    layer = "import jax\n\nclass Attn:\n    def __call__(self, q):\n        return jax.nn.dot_product_attention(q, q, q)\n"
+    test = "from {module} import Attn\n\ndef test_attn():\n    Attn()(1)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "m/__init__.py": "",
+            "m/layer.py": layer,
+            "tests/test_layer.py": test.format(module="m.layer"),  # a driver
+            "m/tests/__init__.py": "",
+            "m/tests/test_inside.py": test.format(module="m.layer"),  # the package's own test: not one
+        },
+    )
+    assert rel(chosen.drivers) == ["tests/test_layer.py"]
