@@ -375,6 +375,17 @@ def _drivers(
                 continue
             if script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
+    # a project's test (outside any package) that takes a function from a helper module
+    # leading to the attention (`from helpers import run_small`, tests/helpers.py calling
+    # the model with tiny shapes): it runs the model forward as one calling it directly does
+    for target, names in leads.items():
+        if target in entries:
+            continue
+        for importer, taken in importers.get(target, ()):
+            if importer in found or not is_test_path(importer) or _under_package(importer) or not script(importer):
+                continue
+            if any(name in by_path[target].functions for name, _ in taken.pairs) and _names_taken(taken, by_path[target], names) != frozenset():
+                found.add(importer)
     return found
 
 

@@ -432,3 +432,19 @@ def test_a_projects_tests_of_a_gated_class_are_drivers(tmp_path: Path) -> None:
         },
     )
     assert rel(chosen.drivers) == ["tests/test_layer.py"]
+
+
+def test_a_projects_test_through_a_helper_module_is_a_driver(tmp_path: Path) -> None:
+    """tests/test_x.py takes `run_small` from tests/helpers.py, which calls the gated
+    function with tiny shapes (probe 33b)."""
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "m/__init__.py": "",
+            "m/attn.py": ATTENTION,
+            "tests/helpers.py": "from m.attn import attend\n\ndef run_small():\n    return attend(1, 2, 3)\n",
+            "tests/test_x.py": "from helpers import run_small\n\ndef test_run():\n    run_small()\n",  # a driver
+            "tests/test_y.py": "import helpers\n",  # takes no function: not one
+        },
+    )
+    assert rel(chosen.drivers) == ["tests/test_x.py"]
