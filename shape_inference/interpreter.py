@@ -540,7 +540,22 @@ class Interpreter:
                 self.generic_call(func, cls)
                 continue
             inst = self.generic_instance(cls)
+            if attr.startswith("test"):
+                self._set_up(cls, inst)
             self.generic_call(func, inst)
+
+    def _set_up(self, cls: ClassV, inst: InstanceV) -> None:
+        """Run the hook a test framework runs on the test's instance before each test:
+        unittest's `setUp`, pytest's `setup_method` (probe 33b: `self.q = jnp.zeros(...)`)."""
+        hook_name = "setUp" if any(base.endswith("TestCase") for base in cls.external_bases()) else "setup_method" if cls.node.name.startswith("Test") else None
+        hook = cls.lookup(hook_name) if hook_name is not None else None
+        if not isinstance(hook, FunctionV) or isinstance(hook.node, ast.Lambda) or hook.node.decorator_list:
+            return
+        extra = [UNKNOWN for _ in hook.node.args.args[1:]]  # (setup_method's `method`)
+        try:
+            self.call_function(hook, [inst, *extra], {}, False, Ctx(), None, generic=True)
+        except RecursionError:
+            return
 
     def generic_instance(self, cls: ClassV) -> InstanceV:
         """A `self` for a method analysed as any caller's: each method gets its own, so
