@@ -130,11 +130,38 @@ def tried_again(stmt: ast.Try, body: Sequence[ast.stmt]) -> bool:
     if found is None:
         return False
     block, index, loop = found
-    if loop is not None and isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and all(isinstance(item, ast.Constant) for item in loop.iter.elts):
+    if loop is not None and _retries_options(loop, stmt, block, index):
         return True
     called = {name_of(node.func) for part in stmt.body for node in ast.walk(part) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))}
-    called -= _REPORTING
+    called -= _REPORTING | _GENERIC_CALLS
     return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) in called for later in block[index + 1 :] for node in ast.walk(later))
+
+
+def _retries_options(loop: ast.For, stmt: ast.Try, block: Sequence[ast.stmt], index: int) -> bool:
+    """`for impl in ("cudnn", "xla"):` around the `try`: distinct literal options, the loop
+    variable read in the `try` body, and no handler nor later statement of the loop body
+    that leaves the loop on the first pass (`break`, `return`)."""
+    options = loop.iter.elts if isinstance(loop.iter, (ast.List, ast.Tuple)) else []
+    if len(options) < 2 or not all(isinstance(item, ast.Constant) for item in options):
+        return False
+    if len({repr(item.value) for item in options if isinstance(item, ast.Constant)}) < 2:
+        return False
+    variables = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
+    if not any(isinstance(node, ast.Name) and node.id in variables for part in stmt.body for node in ast.walk(part)):
+        return False
+    leaving = (ast.Break, ast.Return, ast.Raise)
+    if any(isinstance(part, leaving) for handler in stmt.handlers for part in handler.body):
+        return False
+    return block is not loop.body or not any(isinstance(later, leaving) for later in block[index + 1 :])
+
+
+# calls too common to say that the code after a `try` does its work again (`jax.grad`,
+# `x.astype`, `jnp.asarray` appear in both a step and whatever follows it)
+_GENERIC_CALLS = frozenset(
+    {"grad", "value_and_grad", "jit", "vmap", "pmap", "eval_shape", "partial", "asarray", "array", "astype", "sum", "mean",
+     "zeros", "ones", "zeros_like", "ones_like", "reshape", "transpose", "len", "float", "int", "str", "bool", "list", "dict",
+     "tuple", "range", "isinstance", "getattr", "block_until_ready", "device_get", "device_put", "tree_map", "map", "format"}
+)
 
 
 def _block_of(body: Sequence[ast.stmt], target: ast.stmt, loop: ast.For | None) -> tuple[Sequence[ast.stmt], int, ast.For | None] | None:
