@@ -12,12 +12,13 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import os
 import math
 import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
@@ -311,9 +312,9 @@ class Interpreter:
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
         self.exhausted = False
         self.exhausted_paths: list[str] = []  # entry modules whose budget ran out
-        # watched JAX APIs an analysed module replaces (mark_patches) -> the paths of the
-        # modules that do: their calls on paths through those modules are not judged
-        self.patched_apis: dict[str, set[str]] = {}
+        # watched JAX APIs an analysed module replaces (_mark_api_patches) -> where: their
+        # calls on paths through those places are not judged
+        self.patched_apis: dict[str, list[PatchScope]] = {}
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
@@ -360,7 +361,11 @@ class Interpreter:
         CapWords is taken for an object).  Statements only (a patch is one, or decorates
         or opens one); imports are resolved only for the names patched."""
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
+        spans: list[tuple[int, int, bool]] = []  # the functions seen so far (outer before inner), fixtures or not
         for stmt in _statements_with_patching_defs(info):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                spans.append((stmt.lineno, stmt.end_lineno or stmt.lineno, any((_dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in stmt.decorator_list)))
+            self._mark_api_patches(info, stmt, spans)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None and owner not in ("self", "cls"):
@@ -372,8 +377,6 @@ class Interpreter:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
                 local, full, name = _patch_target(call)
-                if full is not None and self.watch(f"{full}.{name}"):
-                    self.patched_apis.setdefault(f"{full}.{name}", set()).add(info.path)  # `mock.patch("jax.nn.dot_product_attention")`
                 if full is not None:  # "pkg.mod.NAME" given whole
                     found = self.project.find(full)
                     if found is not None and found is not info:
@@ -384,14 +387,6 @@ class Interpreter:
                     patches.append((local, name))
         if not patches:
             return
-        for owner, name in patches:
-            if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(api):
-                self.patched_apis.setdefault(api, set()).add(info.path)  # `jax.nn.dot_product_attention = _xla_only`
-            elif name and self.api.canonical(_imported_name(info, owner) or "") == _CUDNN_ATTENTION_MODULE:
-                # JAX's own tests swap the cuDNN module's internals (its primitive wrappers,
-                # `check_cudnn_version`): both attention APIs run through them (probe 32c)
-                for api in (NN_ATTENTION_API, FA_ATTENTION_API):
-                    self.patched_apis.setdefault(api, set()).add(info.path)
         wanted = {owner.split(".")[0] for owner, _ in patches}
         modules: dict[str, ModuleInfo] = {}
         # local names taken by name from project modules (`from cfg import Config`): their source and name there
@@ -432,6 +427,37 @@ class Interpreter:
                     self._patch_object(source, original, info)  # `CFG.seq_len = v`: an object, not a class (by its name)
             if target is not None and target is not info:
                 target.patched.add(name)
+
+    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[tuple[int, int, bool]]) -> None:
+        """The watched JAX APIs the statement replaces, and where (patch_scope): `jax.nn.
+        dot_product_attention = f`, `setattr(jax.nn, "dot_product_attention", f)`,
+        `monkeypatch.setattr(...)`, `mock.patch("jax.nn.dot_product_attention", ...)` /
+        `patch.object(jax.nn, ...)` (a call, a decorator, a with item; not `wraps=`, which
+        calls JAX still), and any attribute of the cuDNN attention module (JAX's own tests
+        swap its primitive wrappers: both attention APIs run through them)."""
+
+        def note(api: str, internals: bool = False) -> None:
+            self.patched_apis.setdefault(api, []).append(patch_scope(info.path, stmt, spans, internals))
+
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
+        found = [(owner, target.attr) for target in targets if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None]
+        for call in _patching_calls(stmt):
+            if any(keyword.arg == "wraps" for keyword in call.keywords):
+                continue  # a mock that calls the real function
+            local, full, name = _patch_target(call)
+            if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
+                note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
+            elif full is not None and self.api.canonical(full) == _CUDNN_ATTENTION_MODULE:
+                note(NN_ATTENTION_API, True)
+                note(FA_ATTENTION_API, True)
+            elif local is not None:
+                found.append((local, name))
+        for owner, name in found:
+            if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(self.api.canonical(api)):
+                note(self.api.canonical(api))  # `jax.nn.dot_product_attention = _xla_only`
+            elif name and self.api.canonical(_imported_name(info, owner) or "") == _CUDNN_ATTENTION_MODULE:
+                note(NN_ATTENTION_API, True)
+                note(FA_ATTENTION_API, True)
 
     def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
         """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
@@ -2789,17 +2815,26 @@ class Interpreter:
         if catches_every_error(fr.ctx.handled) and not qualname.endswith("reveal_type"):
             return  # inside `with pytest.raises(...)` (the failure is what the test wants) or a fallback
         patched_in = self.patched_apis.get(qualname)
-        if patched_in is not None and self._through_a_patch(patched_in, fr):
+        if patched_in is not None and self._through_a_patch(patched_in, node, fr):
             return  # replaced on this path (a test's mock, a library's install()): which calls reach JAX is not known
         self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
 
-    def _through_a_patch(self, patched_in: set[str], fr: Frame) -> bool:
-        """Does the call's path (the module it is in, the modules of its call chain) pass
-        through a module that replaces the API, or one that imports such a module (a test
-        calling `install()`)?  Not the other experiments of a tree (probe 33b)."""
-        on_path = {fr.module.path, *(step.path for step in fr.ctx.chain)}
-        for path in patched_in:
-            if path in on_path or any(importer in on_path for importer in self.project.imported_by.get(path, ())):
+    def _through_a_patch(self, patched_in: list[PatchScope], node: ast.Call, fr: Frame) -> bool:
+        """Does the call's path (its own line, the call sites of its chain) pass where a
+        patch holds, or through a module that imports one whose patch holds past its own
+        code (a test calling the project's `install()`)?  Only a call that looks the API
+        up when it runs (`jax.nn.dot_product_attention(...)`): a name imported before
+        the patch is JAX's still; a patch of the module's internals holds for every call.
+        Not the other experiments of a tree (probe 33b), nor code after a `with
+        mock.patch(...)` block (probe 33a)."""
+        looked_up = isinstance(node.func, ast.Attribute) and node.func.attr in _WATCHED_NAMES
+        places = [(fr.module.path, node.lineno), *((step.path, step.line) for step in fr.ctx.chain)]
+        for scope in patched_in:
+            if not (looked_up or scope.internals):
+                continue
+            if any(scope.holds_at(path, line) for path, line in places):
+                return True
+            if scope.lasting and any(path in self.project.imported_by.get(scope.path, ()) for path, _ in places):
                 return True
         return False
 
@@ -3459,6 +3494,42 @@ _API_MODULES = frozenset({"jax", "jax.nn", "jax.experimental", "jax.experimental
 _CUDNN_ATTENTION_MODULE = "jax._src.cudnn.fused_attention_stablehlo"
 NN_ATTENTION_API = "jax.nn.dot_product_attention"
 FA_ATTENTION_API = f"{_CUDNN_ATTENTION_MODULE}.dot_product_attention"
+
+class PatchScope(NamedTuple):
+    """Where a replacement of a watched API holds: lines `first`..`last` of `path` (of
+    every module in its folder for a conftest.py: its fixtures run for those tests);
+    `lasting`: in the whole module and the modules that import it, for whatever runs
+    after the function that made it (an assignment, `setattr` in an `install()`: not a
+    `with` block or a decorated function's own mock); `internals`: the cuDNN module's
+    internals, which every call runs through."""
+
+    path: str
+    first: int
+    last: int
+    lasting: bool
+    internals: bool
+
+    def holds_at(self, path: str, line: int) -> bool:
+        if os.path.basename(self.path) == "conftest.py":
+            return path.startswith(os.path.join(os.path.dirname(self.path), ""))
+        return path == self.path and (self.lasting or self.first <= line <= self.last)
+
+
+def patch_scope(path: str, stmt: ast.stmt, spans: list[tuple[int, int, bool]], internals: bool) -> PatchScope:
+    """A `with mock.patch(...)` holds in its body, a decorator in its function, a
+    statement in a pytest fixture in the whole module (the fixture runs before the tests
+    that ask for it), another statement from itself to the end of the function around
+    it (of the module at its top level)."""
+    end = 1 << 30
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return PatchScope(path, stmt.lineno, stmt.end_lineno or end, False, internals)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return PatchScope(path, stmt.lineno, stmt.end_lineno or end, False, internals)
+    around = [span for span in spans if span[0] <= stmt.lineno <= span[1]]
+    if any(fixture for _, _, fixture in around):
+        return PatchScope(path, 0, end, False, internals)
+    return PatchScope(path, stmt.lineno, around[-1][1] if around else end, True, internals)
+
 
 # the last names of the watched JAX APIs: a patch of another name never replaces one
 _WATCHED_NAMES = frozenset({"dot_product_attention", "lstm", "lstm_ref"})

@@ -222,6 +222,31 @@ def test_a_test_swapping_the_cudnn_modules_internals(tmp_path: Path, monkeypatch
     assert found_at == ([] if patched else [["test_batcher.py:10:5:", "JCD209"]])
 
 
+@pytest.mark.parametrize(
+    ("model_import", "test_body", "found"),
+    [
+        ("import jax", "    with mock.patch('jax.nn.dot_product_attention', fake):\n        attend(q)", False),
+        ("import jax", "    with mock.patch('jax.nn.dot_product_attention', fake):\n        pass\n    attend(q)", True),  # after the block
+        ("import jax", "    with mock.patch('jax.nn.dot_product_attention', wraps=jax.nn.dot_product_attention):\n        attend(q)", True),  # calls JAX
+        ("from jax.nn import dot_product_attention", "    with mock.patch('jax.nn.dot_product_attention', fake):\n        attend(q)", True),  # bound before
+        ("import jax", "    monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)\n    attend(q)", False),
+        ("import jax", "    attend(q)", False),  # the autouse-style fixture below patches for the module
+    ],
+)
+def test_where_a_replacement_of_the_jax_function_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, model_import: str, test_body: str, found: bool) -> None:
+    # probe 33a: a patch holds inside its `with` block, not after it; a `wraps=` mock and a
+    # name imported before the patch still call JAX; a fixture's patch holds for the module
+    call = "jax.nn.dot_product_attention" if model_import == "import jax" else "dot_product_attention"
+    model = f"{model_import}\n\n\ndef attend(q):\n    return {call}(q, q, q, implementation='cudnn')\n"
+    fixture = "\n\n@pytest.fixture\ndef cpu(monkeypatch):\n    monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)\n" if test_body == "    attend(q)" else ""
+    test = (
+        "from unittest import mock\n\nimport jax\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\nfake = lambda q, k, v, **kw: q\n"
+        f"{fixture}\n\ndef test_it(monkeypatch):\n    q = jnp.zeros((2, 16, 4, 64), jnp.float32)\n{test_body}\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
 def test_a_mock_in_one_experiment_leaves_the_others_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     # a tree of experiments: exp_b's test mocks the JAX function; exp_a's training and
     # exp_b's own training do not run through that test (probe 33b)
