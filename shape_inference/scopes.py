@@ -571,13 +571,20 @@ class ScopeFacts:
         if _ANY_FUNCTION in calls:
             found = [*found, CALLED_LATER]
         rebound = self._aliases.get(_REBOUND, ())
-        for alias in self._aliases.get(name, ()):
+        seen = {name}
+        pending = list(self._aliases.get(name, ()))
+        while pending:  # aliases of aliases (`run = attend; fast = jax.jit(run)`)
+            alias = pending.pop()
+            if alias in seen:
+                continue
+            seen.add(alias)
             if alias in rebound or alias in self._other_uses:
                 # bound again, or passed on: which calls reach `name` is not told apart,
                 # as if `name` itself were handed on (a call may pass anything)
                 found = [*found, CALLED_LATER]
             else:
                 found = [*found, *calls.get(alias, [])]
+                pending.extend(self._aliases.get(alias, ()))
         return found
 
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
@@ -677,13 +684,14 @@ def _index_calls(
                 extend(call.args)
                 extend(call.keywords)
                 continue
-        elif kind is assign_type and len(node.targets) == 1 and type(target := node.targets[0]) is name_type and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
-            # `step = jax.jit(train_step)`, or plainly `run = train_step`
-            if target.id in alias_names:  # type: ignore[attr-defined]
-                aliases.setdefault(_REBOUND, []).append(target.id)  # type: ignore[attr-defined]  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
-            alias_names.add(target.id)  # type: ignore[attr-defined]
-            aliases.setdefault(inner.id, []).append(target.id)  # type: ignore[attr-defined,union-attr]
-            handed_on.add(id(target))
+        elif kind is assign_type and all(type(t) is name_type for t in node.targets) and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
+            # `step = jax.jit(train_step)`, or plainly `run = train_step` (`a = b = f` too)
+            for target in node.targets:  # type: ignore[attr-defined]
+                if target.id in alias_names:
+                    aliases.setdefault(_REBOUND, []).append(target.id)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
+                alias_names.add(target.id)
+                aliases.setdefault(inner.id, []).append(target.id)  # type: ignore[union-attr]
+                handed_on.add(id(target))
             handed_on.add(id(inner))
         elif kind in _HOLDERS:
             hand_on(_handed_on(node))
