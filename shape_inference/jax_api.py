@@ -1160,8 +1160,9 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         return raised
     if _no_generated_init(cls):
         return False  # `@dataclass(init=False)`: object.__init__, no fields set, no __post_init__
-    if is_dataclass_like(cls) or is_nnx_class(cls):
-        fields = cls.all_fields()
+    source = cls if is_dataclass_like(cls) or is_nnx_class(cls) else _dataclass_ancestor(cls)
+    if source is not None:
+        fields = source.all_fields()  # a plain subclass runs its dataclass base's __init__ (probe 33a)
         linen = is_linen_class(cls)
         kw = dict(kwargs)
         if linen:
@@ -1191,6 +1192,12 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def _dataclass_ancestor(cls: ClassV) -> ClassV | None:
+    """A base that is a dataclass (the first class_chain meets): its generated
+    `__init__` is the one a plain subclass's instances run."""
+    return next((base for base in class_chain(cls) if base is not cls and is_dataclass_like(base)), None)
 
 
 def _is_init_var(annotation: ast.expr | None) -> bool:
