@@ -350,7 +350,10 @@ def _drivers(
                 # a program's launcher (cli.py -> launch.main() -> train_step(x)): the
                 # scripts that call its functions are where the values come from
                 for outer, outer_taken in importers.get(importer, ()):
-                    if any(name in by_path[importer].functions for name, _ in outer_taken.pairs) and script(outer):
+                    # its functions by name, or the module whole by a program that runs it
+                    # (`import launch; launch.main()`: probe 33a)
+                    whole = not outer_taken.pairs and by_path[outer].main_guard
+                    if (whole or any(name in by_path[importer].functions for name, _ in outer_taken.pairs)) and script(outer):
                         found.add(outer)
     # a script (or test) that takes the model from one module and the training step from
     # another that differentiates but imports no model (`train_step(model, params, x)` in

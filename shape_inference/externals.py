@@ -2167,7 +2167,7 @@ def h_field_reference(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     if q == configdict.GET:
         # `config.get("seq_len", 64)`: the field, where the config certainly has it; a
         # missing one may be set where we do not see (as getattr with a default)
-        key = const_value(args[1])[1] if len(args) in (2, 3) and not kwargs else None
+        key = const_value(args[1])[1] if len(args) in (2, 3) and set(kwargs) <= {"default", "default_value"} else None
         if isinstance(args[0], InstanceV) and isinstance(key, str) and key in args[0].attrs:
             return interp.getattr_(args[0], key, node, fr)
         return UNKNOWN

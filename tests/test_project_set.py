@@ -406,13 +406,14 @@ def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path)
             "trainer.py": trainer,
             "launch.py": "from trainer import train\n\ndef main():\n    train(255)\n",
             "cli.py": "from launch import main\nmain()\n",  # a driver one hop further
+            "cli_whole.py": "import launch\nlaunch.main()\n",  # the launcher whole, run at the top level: a driver (probe 33a)
             "other.py": "import launch\n",  # takes no function of it
             "pkg/__init__.py": "",
             "pkg/launch.py": "from trainer import train\n\ndef main():\n    train(3)\n",
             "pkg_cli.py": "from pkg.launch import main\n",  # through a package's module: not followed
         },
     )
-    assert rel(chosen.drivers) == ["cli.py"]
+    assert rel(chosen.drivers) == ["cli.py", "cli_whole.py"]
 
 
 
