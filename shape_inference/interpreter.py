@@ -361,10 +361,10 @@ class Interpreter:
         CapWords is taken for an object).  Statements only (a patch is one, or decorates
         or opens one); imports are resolved only for the names patched."""
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
-        spans: list[tuple[int, int, bool]] = []  # the functions seen so far (outer before inner), fixtures or not
+        spans: list[FunctionSpan] = []  # the functions seen so far (outer before inner)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                spans.append((stmt.lineno, stmt.end_lineno or stmt.lineno, any((_dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in stmt.decorator_list)))
+                spans.append(function_span(stmt))
             self._mark_api_patches(info, stmt, spans)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -428,7 +428,7 @@ class Interpreter:
             if target is not None and target is not info:
                 target.patched.add(name)
 
-    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[tuple[int, int, bool]]) -> None:
+    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan]) -> None:
         """The watched JAX APIs the statement replaces, and where (patch_scope): `jax.nn.
         dot_product_attention = f`, `setattr(jax.nn, "dot_product_attention", f)`,
         `monkeypatch.setattr(...)`, `mock.patch("jax.nn.dot_product_attention", ...)` /
@@ -574,7 +574,7 @@ class Interpreter:
         """Run the hook a test framework runs on the test's instance before each test:
         unittest's `setUp`, pytest's `setup_method` (probe 33b: `self.q = jnp.zeros(...)`)."""
         hook_name = "setUp" if any(base.endswith("TestCase") for base in cls.external_bases()) else "setup_method" if cls.node.name.startswith("Test") else None
-        hook = cls.lookup(hook_name) if hook_name is not None else None
+        hook = _lookup_before_libraries(cls, hook_name) if hook_name is not None else None
         if not isinstance(hook, FunctionV) or isinstance(hook.node, ast.Lambda) or hook.node.decorator_list:
             return
         extra = [UNKNOWN for _ in hook.node.args.args[1:]]  # (setup_method's `method`)
@@ -2821,21 +2821,51 @@ class Interpreter:
 
     def _through_a_patch(self, patched_in: list[PatchScope], node: ast.Call, fr: Frame) -> bool:
         """Does the call's path (its own line, the call sites of its chain) pass where a
-        patch holds, or through a module that imports one whose patch holds past its own
-        code (a test calling the project's `install()`)?  Only a call that looks the API
-        up when it runs (`jax.nn.dot_product_attention(...)`): a name imported before
-        the patch is JAX's still; a patch of the module's internals holds for every call.
-        Not the other experiments of a tree (probe 33b), nor code after a `with
-        mock.patch(...)` block (probe 33a)."""
+        patch holds (PatchScope)?  Only a call that looks the API up when it runs
+        (`jax.nn.dot_product_attention(...)`): a name imported before the patch is JAX's
+        still; a patch of the module's internals holds for every call.  Not the other
+        experiments of a tree (probe 33b), nor code after a `with mock.patch(...)` block,
+        nor a program importing a module whose `install()` it never calls (probe 34a)."""
         looked_up = isinstance(node.func, ast.Attribute) and node.func.attr in _WATCHED_NAMES
         places = [(fr.module.path, node.lineno), *((step.path, step.line) for step in fr.ctx.chain)]
         for scope in patched_in:
-            if not (looked_up or scope.internals):
-                continue
-            if any(scope.holds_at(path, line) for path, line in places):
+            if (looked_up or scope.internals) and any(self._patch_holds(scope, path, line) for path, line in places):
                 return True
-            if scope.lasting and any(path in self.project.imported_by.get(scope.path, ()) for path, _ in places):
-                return True
+        return False
+
+    def _patch_holds(self, scope: PatchScope, path: str, line: int) -> bool:
+        conftest = os.path.basename(scope.path) == "conftest.py"
+        if conftest and not path.startswith(os.path.join(os.path.dirname(scope.path), "")):
+            return False
+        if scope.fixture is not None:
+            return scope.autouse or self._requests_fixture(path, line, scope.fixture)
+        if conftest:
+            return True
+        if path == scope.path and scope.first <= line <= scope.last:
+            return True  # the rest of the with block, test or function that patches
+        if not scope.lasting:
+            return False
+        if path != scope.path and path not in self.project.imported_by.get(scope.path, ()):
+            return False
+        if scope.installer is None:
+            return True
+        info = self.project.by_path.get(path)
+        # the patching function runs where the module calls it (`testing_utils.install()`)
+        return info is not None and bool(info.facts.direct_calls(scope.installer) or info.facts.attribute_calls(scope.installer))
+
+    def _requests_fixture(self, path: str, line: int, fixture: str) -> bool:
+        """Is the line in a function (a test, or a fixture) that names `fixture` among
+        its parameters, or under `@pytest.mark.usefixtures("fixture")`?"""
+        info = self.project.by_path.get(path)
+        if info is None:
+            return False
+        for stmt in every_statement(info.tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                if any(arg.arg == fixture for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
+                    return True
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                if any(isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("usefixtures") and any(isinstance(a, ast.Constant) and a.value == fixture for a in d.args) for d in stmt.decorator_list):
+                    return True
         return False
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
@@ -2943,8 +2973,15 @@ class Interpreter:
             return value.key()
 
         keyed: Callable[[Value], object] = key if shared else _value_key
+        # where a patch of a watched API holds on the call's path, its events differ (a
+        # test asking for a mocking fixture beside one that does not: probe 34a)
+        patched = self._patched_on_chain(ctx) if self.patched_apis else ()
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        return (func.key(), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes)
+        return (func.key(), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched)
+
+    def _patched_on_chain(self, ctx: Ctx) -> tuple[str, ...]:
+        """The watched APIs some patch holds for at a call site of the chain."""
+        return tuple(sorted(api for api, scopes in self.patched_apis.items() if any(self._patch_holds(scope, step.path, step.line) for scope in scopes for step in ctx.chain)))
 
     def analyse_nested(self, fr: Frame) -> None:
         """The generic analysis of the functions a generic body defined, each with its
@@ -3495,40 +3532,74 @@ _CUDNN_ATTENTION_MODULE = "jax._src.cudnn.fused_attention_stablehlo"
 NN_ATTENTION_API = "jax.nn.dot_product_attention"
 FA_ATTENTION_API = f"{_CUDNN_ATTENTION_MODULE}.dot_product_attention"
 
+def _lookup_before_libraries(cls: ClassV, name: str, depth: int = 0) -> Value | None:
+    """`name` as the class's bases give it, left to right and depth first, stopping at the
+    first library base (`unittest.TestCase` has its own `setUp`, which shadows a mixin's
+    listed after it: probe 34a)."""
+    if name in cls.attrs:
+        return cls.attrs[name]
+    for base in cls.bases:
+        if not isinstance(base, ClassV) or depth > 20:
+            return None
+        found = _lookup_before_libraries(base, name, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+class FunctionSpan(NamedTuple):
+    """A function a patch may sit in: its lines, its name, whether it is a pytest
+    fixture, and an autouse one."""
+
+    first: int
+    last: int
+    name: str
+    fixture: bool
+    autouse: bool
+
+
+def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionSpan:
+    fixture = autouse = False
+    for decorator in node.decorator_list:
+        if (_dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or "").endswith("fixture"):
+            fixture = True
+            autouse = isinstance(decorator, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in decorator.keywords)
+    return FunctionSpan(node.lineno, node.end_lineno or node.lineno, node.name, fixture, autouse)
+
+
 class PatchScope(NamedTuple):
     """Where a replacement of a watched API holds: lines `first`..`last` of `path` (of
     every module in its folder for a conftest.py: its fixtures run for those tests);
-    `lasting`: in the whole module and the modules that import it, for whatever runs
-    after the function that made it (an assignment, `setattr` in an `install()`: not a
-    `with` block or a decorated function's own mock); `internals`: the cuDNN module's
-    internals, which every call runs through."""
+    `fixture`: a fixture that patches, for the tests that ask for it (every test of the
+    module or folder where `autouse`); `installer`: a plain function that patches (an
+    `install()`), on paths through a module of `path` or its importers that calls it
+    (None at a module's top level: the whole module and its importers); `internals`:
+    the cuDNN module's internals, which every call runs through."""
 
     path: str
     first: int
     last: int
-    lasting: bool
     internals: bool
+    fixture: str | None = None
+    autouse: bool = False
+    installer: str | None = None
+    lasting: bool = False
 
-    def holds_at(self, path: str, line: int) -> bool:
-        if os.path.basename(self.path) == "conftest.py":
-            return path.startswith(os.path.join(os.path.dirname(self.path), ""))
-        return path == self.path and (self.lasting or self.first <= line <= self.last)
 
-
-def patch_scope(path: str, stmt: ast.stmt, spans: list[tuple[int, int, bool]], internals: bool) -> PatchScope:
+def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals: bool) -> PatchScope:
     """A `with mock.patch(...)` holds in its body, a decorator in its function, a
-    statement in a pytest fixture in the whole module (the fixture runs before the tests
-    that ask for it), another statement from itself to the end of the function around
-    it (of the module at its top level)."""
+    statement in a pytest fixture for the tests that ask for it, one in another function
+    wherever that function is called, one at the top level in the whole module."""
     end = 1 << 30
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return PatchScope(path, stmt.lineno, stmt.end_lineno or end, False, internals)
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return PatchScope(path, stmt.lineno, stmt.end_lineno or end, False, internals)
-    around = [span for span in spans if span[0] <= stmt.lineno <= span[1]]
-    if any(fixture for _, _, fixture in around):
-        return PatchScope(path, 0, end, False, internals)
-    return PatchScope(path, stmt.lineno, around[-1][1] if around else end, True, internals)
+    if isinstance(stmt, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return PatchScope(path, stmt.lineno, stmt.end_lineno or end, internals)
+    around = [span for span in spans if span.first <= stmt.lineno <= span.last]
+    fixture = next((span for span in reversed(around) if span.fixture), None)
+    if fixture is not None:
+        return PatchScope(path, 0, end, internals, fixture=fixture.name, autouse=fixture.autouse)
+    if around:
+        return PatchScope(path, stmt.lineno, around[-1].last, internals, installer=around[0].name, lasting=True)
+    return PatchScope(path, stmt.lineno, end, internals, lasting=True)
 
 
 # the last names of the watched JAX APIs: a patch of another name never replaces one

@@ -230,7 +230,9 @@ def test_a_test_swapping_the_cudnn_modules_internals(tmp_path: Path, monkeypatch
         ("import jax", "    with mock.patch('jax.nn.dot_product_attention', wraps=jax.nn.dot_product_attention):\n        attend(q)", True),  # calls JAX
         ("from jax.nn import dot_product_attention", "    with mock.patch('jax.nn.dot_product_attention', fake):\n        attend(q)", True),  # bound before
         ("import jax", "    monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)\n    attend(q)", False),
-        ("import jax", "    attend(q)", False),  # the autouse-style fixture below patches for the module
+        ("import jax", "    attend(q)", False),  # the autouse fixture below patches for the module
+        ("import jax", "    attend(q)  # no autouse", True),  # a fixture the test does not ask for (probe 34a)
+        ("import jax", "    attend(q)  # asks", False),  # ...and one it asks for
     ],
 )
 def test_where_a_replacement_of_the_jax_function_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, model_import: str, test_body: str, found: bool) -> None:
@@ -238,10 +240,12 @@ def test_where_a_replacement_of_the_jax_function_holds(tmp_path: Path, monkeypat
     # name imported before the patch still call JAX; a fixture's patch holds for the module
     call = "jax.nn.dot_product_attention" if model_import == "import jax" else "dot_product_attention"
     model = f"{model_import}\n\n\ndef attend(q):\n    return {call}(q, q, q, implementation='cudnn')\n"
-    fixture = "\n\n@pytest.fixture\ndef cpu(monkeypatch):\n    monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)\n" if test_body == "    attend(q)" else ""
+    marker = "(autouse=True)" if test_body == "    attend(q)" else ""
+    fixture = f"\n\n@pytest.fixture{marker}\ndef cpu(monkeypatch):\n    monkeypatch.setattr(jax.nn, 'dot_product_attention', fake)\n" if test_body.startswith("    attend(q)") else ""
+    asks = ", cpu" if test_body.endswith("# asks") else ""
     test = (
         "from unittest import mock\n\nimport jax\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\nfake = lambda q, k, v, **kw: q\n"
-        f"{fixture}\n\ndef test_it(monkeypatch):\n    q = jnp.zeros((2, 16, 4, 64), jnp.float32)\n{test_body}\n"
+        f"{fixture}\n\ndef test_it(monkeypatch{asks}):\n    q = jnp.zeros((2, 16, 4, 64), jnp.float32)\n{test_body}\n"
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
