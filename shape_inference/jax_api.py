@@ -1185,13 +1185,23 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 value = UNKNOWN
             if _is_init_var(annotation):
                 init_only.append(value)
-            else:
+            elif source is cls or not _redefined_below(cls, source, name):
                 inst.attrs[name] = value
+            else:
+                inst.attrs[name] = UNKNOWN  # a subclass's property or method over the field (probe 34a)
         for hook in ("__post_init__", "__attrs_post_init__"):
-            post = cls.lookup(hook)
+            # the generated __init__ calls the hook only where the dataclass had one
+            post = cls.lookup(hook) if source is cls or source.lookup(hook) is not None else None
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def _redefined_below(cls: ClassV, source: ClassV, name: str) -> bool:
+    """Does a class between `cls` (included) and its dataclass base `source` bind `name`
+    itself (a property or method over the field)?"""
+    below = [current for current in class_chain(cls) if current is not source and any(base is source for base in class_chain(current))]
+    return any(name in current.attrs for current in below)
 
 
 def _dataclass_ancestor(cls: ClassV) -> ClassV | None:
