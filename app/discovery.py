@@ -224,7 +224,8 @@ _IMPORT_RE = re.compile(
 )
 _WORD_RE = re.compile(r"\w+")
 # a statement at column 0 that is a bare call (`main()`, `print(...)`, `trainer.fit(...)`)
-_TOP_LEVEL_CALL = re.compile(r"^(?!(?:def|class|if|elif|else|for|while|with|try|except|finally|return|import|from|async|await|assert|del|pass|raise|global|lambda|not)\b)[A-Za-z_][\w.]*\(", re.MULTILINE)
+_TOP_LEVEL_CALL = re.compile(r"^[A-Za-z_][\w.]*\(", re.MULTILINE)
+_NOT_CALLS = frozenset({"if", "elif", "while", "for", "with", "return", "assert", "del", "not", "lambda", "await", "yield", "raise", "except"})
 _NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
@@ -393,6 +394,11 @@ def top_level_definitions(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (*found["def "], *found["class "], *found["async def "]), functions
 
 
+def _calls_at_top_level(text: str) -> bool:
+    """Does a line at column 0 call something (not `if(`, `return(`...)?"""
+    return any(found.group().split(".")[0].rstrip("(") not in _NOT_CALLS for found in _TOP_LEVEL_CALL.finditer(text))
+
+
 def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
     """Read, hash, gate and list imports of one file.  Never raises.
 
@@ -409,7 +415,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
         return ScannedFile(
             path, digest, gated, scan_imports(text), text if gated else None,
             differentiates=mentions_differentiation(text),
-            main_guard="__main__" in text or _TOP_LEVEL_CALL.search(text) is not None,
+            main_guard="__main__" in text or _calls_at_top_level(text),
             defines=defines,
             functions=functions,
             size=len(text),

@@ -315,6 +315,7 @@ class Interpreter:
         # watched JAX APIs an analysed module replaces (_mark_api_patches) -> where: their
         # calls on paths through those places are not judged
         self.patched_apis: dict[str, list[PatchScope]] = {}
+        self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
@@ -981,7 +982,7 @@ class Interpreter:
             if info is module:
                 continue
             whole, by_name = self._root_imports(info)
-            attribute = (id(module) in whole or self._package_reexports(info, module, name)) and name in info.facts.module_names()
+            attribute = (id(module) in whole or (info in roots and self._package_reexports(info, module, name))) and name in info.facts.module_names()
             bound_names = list(by_name.get((id(module), name), ()))
             if (id(module), "*") in by_name:
                 bound_names.append(name)  # `from trainer import *`: its own name, if it uses it
@@ -1006,13 +1007,18 @@ class Interpreter:
         """Does `info` import whole a package that re-exports `module`'s `name` under that
         name (`import mylib` where mylib/__init__.py says `from mylib.ops import attention`:
         `mylib.attention(...)` calls it; probe 32b)?"""
-        for stmt in info.facts.imports():
-            if isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    package = self.project.find(self.project.absolute_import(info, alias.name))
-                    if package is not None and package.is_package and package is not module and self._reexported_from(package, name) == (module, name):
-                        return True
-        return False
+        key = (id(info), id(module), name)
+        found = self.package_reexports.get(key)
+        if found is None:
+            found = False
+            for stmt in info.facts.imports():
+                if isinstance(stmt, ast.Import):
+                    for alias in stmt.names:
+                        package = self.project.find(self.project.absolute_import(info, alias.name))
+                        if package is not None and package.is_package and package is not module and self._reexported_from(package, name) == (module, name):
+                            found = True
+            self.package_reexports[key] = found
+        return found
 
     def _facts_with_definitions(self, info: ModuleInfo, names: list[str]) -> ScopeFacts | None:
         """A reached module's facts with the definitions it has not parsed yet (lazy_defs)
