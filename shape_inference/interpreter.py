@@ -437,6 +437,9 @@ class Interpreter:
         calls JAX still), and any attribute of the cuDNN attention module (JAX's own tests
         swap its primitive wrappers: both attention APIs run through them)."""
 
+        if not isinstance(stmt, _MAY_PATCH_STATEMENTS):
+            return
+
         def note(api: str, internals: bool = False) -> None:
             self.patched_apis.setdefault(api, []).append(patch_scope(info.path, stmt, spans, internals))
 
@@ -3551,6 +3554,10 @@ def _lookup_before_libraries(cls: ClassV, name: str, depth: int = 0) -> Value | 
         if found is not None:
             return found
     return None
+
+
+# the statements that may replace an API: assignments, calls, decorated definitions, with
+_MAY_PATCH_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)
 
 
 class FunctionSpan(NamedTuple):
