@@ -686,11 +686,12 @@ def _index_calls(
                 continue
         elif kind is assign_type and all(type(t) is name_type for t in node.targets) and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
             # `step = jax.jit(train_step)`, or plainly `run = train_step` (`a = b = f` too)
-            for target in node.targets:  # type: ignore[attr-defined]
+            source = inner.id
+            for target in cast(list[ast.Name], cast(ast.Assign, node).targets):
                 if target.id in alias_names:
                     aliases.setdefault(_REBOUND, []).append(target.id)  # bound twice (`fn = jax.jit(a)` here, `fn = jax.jit(b)` there)
                 alias_names.add(target.id)
-                aliases.setdefault(inner.id, []).append(target.id)  # type: ignore[union-attr]
+                aliases.setdefault(source, []).append(target.id)
                 handed_on.add(id(target))
             handed_on.add(id(inner))
         elif kind in _HOLDERS:
