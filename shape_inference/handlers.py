@@ -120,31 +120,34 @@ def recovered_by(handlers: Sequence[ast.ExceptHandler], classes: Callable[[ast.E
     return out
 
 
-def tried_again(stmt: ast.Try, body: Sequence[ast.stmt]) -> bool:
+def tried_again(stmt: ast.Try, body: Sequence[ast.stmt], options: Callable[[ast.expr], list[object] | None] = lambda _: None) -> bool:
     """Does the code around the `try` (found in `body`, the enclosing function's or
     module's) do its work again another way when a handler only logs (keras' JAX
     backend, probe 32a)?  The `try` sits in a loop over literal options (`for impl in
     ("cudnn", "xla"):`), or a statement after it in the same block calls what its body
-    calls (`except Exception: pass` then `return dot_product_attention(..., "xla")`)."""
+    calls (`except Exception: pass` then `return dot_product_attention(..., "xla")`).
+    `options` reads a loop's iterable where it is not a literal (`for impl in IMPLS:`)."""
     found = _block_of(body, stmt, None)
     if found is None:
         return False
     block, index, loop = found
-    if loop is not None and _retries_options(loop, stmt, block, index):
+    if loop is not None and _retries_options(loop, stmt, block, index, options):
         return True
     called = {name_of(node.func) for part in stmt.body for node in ast.walk(part) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))}
     called -= _REPORTING | _GENERIC_CALLS
     return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and name_of(node.func) in called for later in block[index + 1 :] for node in ast.walk(later))
 
 
-def _retries_options(loop: ast.For, stmt: ast.Try, block: Sequence[ast.stmt], index: int) -> bool:
-    """`for impl in ("cudnn", "xla"):` around the `try`: distinct literal options, the loop
-    variable read in the `try` body, and no handler nor later statement of the loop body
-    that leaves the loop on the first pass (`break`, `return`)."""
-    options = loop.iter.elts if isinstance(loop.iter, (ast.List, ast.Tuple)) else []
-    if len(options) < 2 or not all(isinstance(item, ast.Constant) for item in options):
-        return False
-    if len({repr(item.value) for item in options if isinstance(item, ast.Constant)}) < 2:
+def _retries_options(loop: ast.For, stmt: ast.Try, block: Sequence[ast.stmt], index: int, options: Callable[[ast.expr], list[object] | None]) -> bool:
+    """`for impl in ("cudnn", "xla"):` around the `try`: distinct constant options (a
+    literal, or what `options` reads: a module's list), the loop variable read in the `try`
+    body, and no handler nor later statement of the loop body that leaves the loop on the
+    first pass (`break`, `return`)."""
+    if isinstance(loop.iter, (ast.List, ast.Tuple)) and all(isinstance(item, ast.Constant) for item in loop.iter.elts):
+        values: list[object] | None = [item.value for item in loop.iter.elts if isinstance(item, ast.Constant)]
+    else:
+        values = options(loop.iter)
+    if values is None or len(values) < 2 or len({repr(value) for value in values}) < 2:
         return False
     variables = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
     if not any(isinstance(node, ast.Name) and node.id in variables for part in stmt.body for node in ast.walk(part)):

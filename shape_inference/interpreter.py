@@ -1847,7 +1847,23 @@ class Interpreter:
         if found is None:
             node = fr.func.node if fr.func is not None else None
             body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fr.module.tree.body if fr.func is None else []
-            found = self.tried_again_at[stmt] = tried_again(stmt, body)
+            found = self.tried_again_at[stmt] = tried_again(stmt, body, lambda expr: self._constant_options(expr, fr))
+        return found
+
+    def _constant_options(self, expr: ast.expr, fr: Frame) -> list[object] | None:
+        """The constants a loop's iterable holds, where it is a name or attribute the
+        analysis reads as a tuple or list of constants here (`IMPLS = ("cudnn", "xla")`)."""
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return None
+        value = self.ev(expr, fr)
+        if not isinstance(value, TupleV):
+            return None
+        found: list[object] = []
+        for item in value.items:
+            ok, constant = const_value(item)
+            if not ok:
+                return None
+            found.append(constant)
         return found
 
     def _swallowed(self, context: ast.expr, manager: Value | None, fr: Frame) -> frozenset[str]:
