@@ -123,10 +123,10 @@ def recovered_by(handlers: Sequence[ast.ExceptHandler], classes: Callable[[ast.E
 def tried_again(stmt: ast.Try, body: Sequence[ast.stmt], options: Callable[[ast.expr], list[object] | None] = lambda _: None) -> bool:
     """Does the code around the `try` (found in `body`, the enclosing function's or
     module's) do its work again another way when a handler only logs (keras' JAX
-    backend, probe 32a)?  The `try` sits in a loop over literal options (`for impl in
-    ("cudnn", "xla"):`), or a statement after it in the same block calls what its body
-    calls (`except Exception: pass` then `return dot_product_attention(..., "xla")`).
-    `options` reads a loop's iterable where it is not a literal (`for impl in IMPLS:`)."""
+    backend, probe 32a)?  The `try` sits in a loop over constant options (`for impl in
+    ("cudnn", "xla"):`; `options` reads an iterable that is not a literal, `for impl in
+    IMPLS:`), or a statement after it in the same block calls what its body calls
+    (`except Exception: pass` then `return dot_product_attention(..., "xla")`)."""
     found = _block_of(body, stmt, None)
     if found is None:
         return False
