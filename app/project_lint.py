@@ -74,7 +74,8 @@ class ComponentTask:
     drivers: frozenset[str]
     config: Config
     root: str
-    # each of the component's files -> its importers among them (ProjectSet.imported_by)
+    # each of the component's files -> its importers among them and its callers
+    # (ProjectSet.imported_by)
     imported_by: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: {})
 
 
@@ -172,7 +173,7 @@ def gc_paused() -> Generator[None]:
 
 
 def _imported_within(chosen: ProjectSet, component: Component) -> dict[str, tuple[str, ...]]:
-    files = {*component.entries, *component.reachable}
+    files = {*component.entries, *component.reachable, *component.callers}
     found: dict[str, tuple[str, ...]] = {}
     for path in files:
         importers = tuple(p for p in chosen.imported_by.get(path, ()) if p in files)
@@ -191,7 +192,10 @@ def lint_component(task: ComponentTask) -> LintResult:
         tree = _parse_entry(engine.parse, path, task.texts.get(path), result.parse_errors)
         if tree is not None:
             trees[path] = tree
-    lazy = {path: functools.partial(_parse_quietly, engine.parse_reached, path) for path in task.component.reachable}
+    lazy = {
+        path: functools.partial(_parse_quietly, engine.parse_reached, path)
+        for path in (*task.component.reachable, *task.component.callers)
+    }
     result.findings = _lint(
         engine.lint_project, engine.lint_tree, trees, task, result.internal, lazy, result.partial
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, import_root, is_test_path
@@ -186,6 +186,10 @@ class Component:
     entries: tuple[str, ...]
     reachable: tuple[str, ...]
     size: int  # characters of source in all its files: how long it may take
+    # files outside it that import one of its files (a model.py that imports layers.py
+    # and is neither gated nor reached): parsed only where the analysis asks who calls
+    # a function whose default it would report (probe 34a: every call overrides it)
+    callers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -282,10 +286,10 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     order = {s.path: i for i, s in enumerate(readable)}
     entry_list = sorted(entries, key=order.__getitem__)
     reachable_list = sorted(reachable, key=order.__getitem__)
+    imported_by = {target: tuple(dict.fromkeys(importer for importer, _ in edges)) for target, edges in importers.items()}
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
-        components += _shards(component, imports, by_path, order)
-    imported_by = {target: tuple(dict.fromkeys(importer for importer, _ in edges)) for target, edges in importers.items()}
+        components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
 
 
@@ -497,6 +501,13 @@ def _components(
         Component(tuple(members), tuple(reachable_of.get(group, ())), size_of[group])
         for group, members in entries_of.items()
     ]
+
+
+def _with_callers(component: Component, imported_by: dict[str, tuple[str, ...]], order: dict[str, int]) -> Component:
+    """`component` with the files outside it that import its files (Component.callers)."""
+    files = {*component.entries, *component.reachable}
+    callers = {importer for path in files for importer in imported_by.get(path, ()) if importer not in files}
+    return replace(component, callers=tuple(sorted(callers, key=order.__getitem__))) if callers else component
 
 
 def _shards(
