@@ -364,7 +364,7 @@ class Interpreter:
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
         spans: list[FunctionSpan] = []  # the functions seen so far (outer before inner)
         for stmt in _statements_with_patching_defs(info):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
             self._mark_api_patches(info, stmt, spans)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -377,15 +377,15 @@ class Interpreter:
                 if stmt.value.func.attr in _IN_PLACE and (owner := _dotted(_container(stmt.value.func.value))) is not None:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
-                local, full, name = _patch_target(call)
-                if full is not None:  # "pkg.mod.NAME" given whole
-                    found = self.project.find(full)
-                    if found is not None and found is not info:
-                        found.patched.add(name)
-                    elif found is None and "." in full and (holder := self.project.find(full.rpartition(".")[0])) is not None:
-                        self._patch_class_attribute(holder, full.rpartition(".")[2], name)  # "pkg.mod.Config.SEQ"
-                elif local is not None:
-                    patches.append((local, name))
+                for local, full, name in _patch_targets(call):
+                    if full is not None:  # "pkg.mod.NAME" given whole
+                        found = self.project.find(full)
+                        if found is not None and found is not info:
+                            found.patched.add(name)
+                        elif found is None and "." in full and (holder := self.project.find(full.rpartition(".")[0])) is not None:
+                            self._patch_class_attribute(holder, full.rpartition(".")[2], name)  # "pkg.mod.Config.SEQ"
+                    elif local is not None:
+                        patches.append((local, name))
         if not patches:
             return
         wanted = {owner.split(".")[0] for owner, _ in patches}
@@ -448,14 +448,14 @@ class Interpreter:
         for call in _patching_calls(stmt):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
-            local, full, name = _patch_target(call)
-            if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
-                note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
-            elif full is not None and self.api.canonical(full) == _CUDNN_ATTENTION_MODULE:
-                note(NN_ATTENTION_API, True)
-                note(FA_ATTENTION_API, True)
-            elif local is not None:
-                found.append((local, name))
+            for local, full, name in _patch_targets(call):
+                if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
+                    note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
+                elif full is not None and self.api.canonical(full) == _CUDNN_ATTENTION_MODULE:
+                    note(NN_ATTENTION_API, True)
+                    note(FA_ATTENTION_API, True)
+                elif local is not None:
+                    found.append((local, name))
         for owner, name in found:
             if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(self.api.canonical(api)):
                 note(self.api.canonical(api))  # `jax.nn.dot_product_attention = _xla_only`
@@ -2859,6 +2859,8 @@ class Interpreter:
         return False
 
     def _patch_holds(self, scope: PatchScope, path: str, line: int) -> bool:
+        if scope.context and scope.installer is not None:
+            return self._in_with_of(path, line, scope.installer)
         conftest = os.path.basename(scope.path) == "conftest.py"
         if conftest and not path.startswith(os.path.join(os.path.dirname(scope.path), "")):
             return False
@@ -2877,6 +2879,19 @@ class Interpreter:
         info = self.project.by_path.get(path)
         # the patching function runs where the module calls it (`testing_utils.install()`)
         return info is not None and bool(info.facts.direct_calls(scope.installer) or info.facts.attribute_calls(scope.installer))
+
+    def _in_with_of(self, path: str, line: int, manager: str) -> bool:
+        """Is the line in the body of a `with manager(...)` block (by name or attribute)?"""
+        info = self.project.by_path.get(path)
+        if info is None:
+            return False
+        for stmt in every_statement(info.tree.body):
+            if isinstance(stmt, (ast.With, ast.AsyncWith)) and stmt.body and stmt.body[0].lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                for item in stmt.items:
+                    called = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
+                    if (isinstance(called, ast.Name) and called.id == manager) or (isinstance(called, ast.Attribute) and called.attr == manager):
+                        return True
+        return False
 
     def _requests_fixture(self, path: str, line: int, fixture: str) -> bool:
         """Is the line in a function (a test, or a fixture) that names `fixture` among
@@ -3577,23 +3592,30 @@ _MAY_PATCH_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast
 
 
 class FunctionSpan(NamedTuple):
-    """A function a patch may sit in: its lines, its name, whether it is a pytest
-    fixture, and an autouse one."""
+    """A function or class a patch may sit in: its lines, its name, whether it is a
+    pytest fixture, an autouse one, a `@contextmanager`, or a class."""
 
     first: int
     last: int
     name: str
     fixture: bool
     autouse: bool
+    context: bool = False
+    is_class: bool = False
 
 
-def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionSpan:
-    fixture = autouse = False
+def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> FunctionSpan:
+    last = node.end_lineno or node.lineno
+    if isinstance(node, ast.ClassDef):
+        return FunctionSpan(node.lineno, last, node.name, False, False, is_class=True)
+    fixture = autouse = context = False
     for decorator in node.decorator_list:
-        if (_dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or "").endswith("fixture"):
+        named = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+        if named.endswith("fixture"):
             fixture = True
             autouse = isinstance(decorator, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in decorator.keywords)
-    return FunctionSpan(node.lineno, node.end_lineno or node.lineno, node.name, fixture, autouse)
+        context = context or named.endswith("contextmanager")
+    return FunctionSpan(node.lineno, last, node.name, fixture, autouse, context)
 
 
 class PatchScope(NamedTuple):
@@ -3602,8 +3624,10 @@ class PatchScope(NamedTuple):
     `fixture`: a fixture that patches, for the tests that ask for it (every test of the
     module or folder where `autouse`); `installer`: a plain function that patches (an
     `install()`), on paths through a module of `path` or its importers that calls it
-    (None at a module's top level: the whole module and its importers); `internals`:
-    the cuDNN module's internals, which every call runs through."""
+    (None at a module's top level: the whole module and its importers), or, where
+    `context`, a `@contextmanager` that yields under the patch, in the body of each
+    `with installer(...)` block; `internals`: the cuDNN module's internals, which every
+    call runs through."""
 
     path: str
     first: int
@@ -3613,22 +3637,55 @@ class PatchScope(NamedTuple):
     autouse: bool = False
     installer: str | None = None
     lasting: bool = False
+    context: bool = False
+
+
+# methods that run before each test of their class (a patch they start holds in it)
+_SET_UP_METHODS = frozenset({"setUp", "setup_method", "setUpClass", "setup_class", "asyncSetUp"})
 
 
 def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals: bool) -> PatchScope:
     """A `with mock.patch(...)` holds in its body, a decorator in its function, a
-    statement in a pytest fixture for the tests that ask for it, one in another function
-    wherever that function is called, one at the top level in the whole module."""
+    statement in a pytest fixture for the tests that ask for it (a `with` block that
+    yields too), in a test class's setUp for the class, in a `@contextmanager` that
+    yields under it for the `with` blocks that use it, one in another function wherever
+    that function is called, one at the top level in the whole module (probe 34a)."""
     end = 1 << 30
+    around = [span for span in spans if span.first <= stmt.lineno <= span.last]
+    functions = [span for span in around if not span.is_class]
+    inner = functions[-1] if functions else None
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and inner is not None and _yields_inside(stmt):
+        if inner.fixture:
+            return PatchScope(path, 0, end, internals, fixture=inner.name, autouse=inner.autouse)
+        if inner.context:
+            return PatchScope(path, 0, end, internals, installer=inner.name, context=True)
     if isinstance(stmt, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return PatchScope(path, stmt.lineno, stmt.end_lineno or end, internals)
-    around = [span for span in spans if span.first <= stmt.lineno <= span.last]
-    fixture = next((span for span in reversed(around) if span.fixture), None)
+    fixture = next((span for span in reversed(functions) if span.fixture), None)
     if fixture is not None:
         return PatchScope(path, 0, end, internals, fixture=fixture.name, autouse=fixture.autouse)
-    if around:
-        return PatchScope(path, stmt.lineno, around[-1].last, internals, installer=around[0].name, lasting=True)
+    if inner is not None and inner.name in _SET_UP_METHODS:
+        owner = next((span for span in reversed(around) if span.is_class and span.first < inner.first), None)
+        if owner is not None:
+            return PatchScope(path, owner.first, owner.last, internals)
+    if inner is not None and inner.name in ("setUpModule", "setup_module") and len(around) == 1:
+        return PatchScope(path, 0, end, internals)
+    if functions:
+        return PatchScope(path, stmt.lineno, functions[-1].last, internals, installer=functions[0].name, lasting=True)
     return PatchScope(path, stmt.lineno, end, internals, lasting=True)
+
+
+def _yields_inside(stmt: ast.With | ast.AsyncWith) -> bool:
+    """Does the with block yield (outside nested definitions): a generator suspended
+    with the patch in force?"""
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 # the last names of the watched JAX APIs: a patch of another name never replaces one
@@ -3657,11 +3714,41 @@ def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
     """The calls a statement makes that may patch: its own call, its decorators, its
     with items, or the value it assigns (`p = mock.patch.object(...)`)."""
     if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call):
-        yield stmt.value
+        call = stmt.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _ENTERS_CONTEXT and call.args and isinstance(call.args[0], ast.Call):
+            call = call.args[0]  # `stack.enter_context(mock.patch(...))`, `self.enterContext(...)` (probe 34a)
+        yield call
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield from (d for d in stmt.decorator_list if isinstance(d, ast.Call))
     elif isinstance(stmt, (ast.With, ast.AsyncWith)):
         yield from (item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call))
+
+
+# methods that enter a context manager for their object's lifetime: a patch passed in holds
+_ENTERS_CONTEXT = frozenset({"enter_context", "enterContext", "enterClassContext", "enter_async_context"})
+
+
+def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
+    """What `call` replaces: _patch_target's one name, or each name that
+    `mock.patch.multiple(obj, NAME=v, ...)` and `mock.patch.dict(obj.__dict__, {"NAME":
+    v})` set (probe 34a); [] where none is known."""
+    named = _dotted(call.func) or ""
+    args = call.args
+    if named.endswith("patch.multiple") and args:
+        names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
+        target = args[0]
+    elif named.endswith("patch.dict") and args and isinstance(args[0], ast.Attribute) and args[0].attr == "__dict__":
+        names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
+        if len(args) > 1 and isinstance(args[1], ast.Dict):
+            names += [key.value for key in args[1].keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        target = args[0].value
+    else:
+        found = _patch_target(call)
+        return [found] if found[0] is not None or found[1] is not None else []
+    if isinstance(target, ast.Constant) and isinstance(target.value, str):
+        return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
+    local = _dotted(target)
+    return [(local, None, name) for name in names] if local is not None else []
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
@@ -3683,7 +3770,7 @@ def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
     return None, None, ""
 
 
-_MAY_PATCH = re.compile(r"setattr\(|patch(?:\.object)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)|\]\s*[-+*/|&]?=(?!=)|\.(?:update|setdefault)\(")
+_MAY_PATCH = re.compile(r"setattr\(|patch(?:\.\w+)?\(|\b(?!self\b|cls\b)[A-Za-z_]\w*\.\w+\s*[-+*/|&]?=(?!=)|\]\s*[-+*/|&]?=(?!=)|\.(?:update|setdefault)\(")
 # methods that change their object in place: called on another module's object, a patch
 _IN_PLACE = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "append", "extend", "insert", "remove"})
 

@@ -280,3 +280,34 @@ def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, m
     for dtype, found in (("float32", True), ("bfloat16", False)):
         found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "test_layers.py": tests.format(dtype=dtype)})
         assert found_at == ([["layers.py:6:12:", "JCD203"]] if found else [])
+
+
+PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
+
+
+@pytest.mark.parametrize(
+    ("test_code", "found"),
+    [
+        (f"def test_it():\n    with contextlib.ExitStack() as stack:\n        stack.enter_context({PATCH})\n        attend(Q)\n", False),
+        ("def test_it():\n    with mock.patch.multiple(jax.nn, dot_product_attention=fake):\n        attend(Q)\n", False),
+        ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'dot_product_attention': fake}):\n        attend(Q)\n", False),
+        ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'relu': fake}):\n        attend(Q)\n", True),  # another name
+        (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", False),
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", True),  # not asked for
+        (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        attend(Q)\n", False),
+        (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        pass\n    attend(Q)\n", True),
+        (f"class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n    def test_it(self):\n        attend(Q)\n", False),
+        (f"class T(unittest.TestCase):\n    def setUp(self):\n        p = {PATCH}\n        p.start()\n        self.addCleanup(p.stop)\n\n    def test_it(self):\n        attend(Q)\n", False),
+        (f"class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass U(unittest.TestCase):\n    def test_it(self):\n        attend(Q)\n", True),  # another class
+    ],
+)
+def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
+    # probe 34a: an ExitStack, patch.multiple, patch.dict of the module's namespace, a
+    # fixture or @contextmanager that yields inside the patch, a unittest setUp
+    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    test = (
+        "import contextlib\nimport unittest\nfrom unittest import mock\n\nimport jax\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\n"
+        f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
