@@ -2746,7 +2746,11 @@ class Interpreter:
                     star_unknown = True
             else:
                 kwargs[kw.arg] = value
-        result = self.call(callee, args, kwargs, star_unknown, node, fr)
+        result = None
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" and not star_unknown:
+            result = self.api.generated_init(self, self.ev(node.func.value, fr), args, kwargs, node, fr)
+        if result is None:
+            result = self.call(callee, args, kwargs, star_unknown, node, fr)
         if result is NEVER and not fr.conditional:
             fr.raised = True  # `Model(Config(seq_len=511))`: the statement raises here
         return result

@@ -30,6 +30,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ClassV,
     class_chain,
     ConstV,
+    SuperV,
     DictV,
     DTypeV,
     ExternalV,
@@ -1195,6 +1196,31 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def generated_init(interp: Interpreter, owner: Value, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:
+    """`super().__init__(...)` or `Base.__init__(self, ...)` that reaches a dataclass's
+    generated `__init__` (no class before it in the order defines one): run it on the
+    instance (a subclass's own `__init__` that passes bfloat16 on: probe 34a).  None
+    where the call is something else."""
+    if isinstance(owner, SuperV) and isinstance(owner.self_value, InstanceV):
+        inst = owner.self_value
+        order = inst.cls.mro()
+        if not any(current is owner.owner for current in order):
+            return None
+        after = order[[id(current) for current in order].index(id(owner.owner)) + 1:]
+    elif isinstance(owner, ClassV) and args and isinstance(args[0], InstanceV):
+        inst, args = args[0], args[1:]
+        after = owner.mro()
+    else:
+        return None
+    for current in after:
+        if "__init__" in current.attrs:
+            return None  # an __init__ written in the code: called as such
+        if is_dataclass_like(current):
+            raised = _construct(interp, inst, current, args, kwargs, node, fr)
+            return NEVER if raised else ConstV(None)
+    return None
 
 
 def _redefined_below(cls: ClassV, source: ClassV, name: str) -> bool:
