@@ -140,21 +140,29 @@ def tried_again(stmt: ast.Try, body: Sequence[ast.stmt], options: Callable[[ast.
 
 def _retries_options(loop: ast.For, stmt: ast.Try, block: Sequence[ast.stmt], index: int, options: Callable[[ast.expr], list[object] | None]) -> bool:
     """`for impl in ("cudnn", "xla"):` around the `try`: distinct constant options (a
-    literal, or what `options` reads: a module's list), the loop variable read in the `try`
-    body, and no handler nor later statement of the loop body that leaves the loop on the
-    first pass (`break`, `return`)."""
-    if isinstance(loop.iter, (ast.List, ast.Tuple)) and all(isinstance(item, ast.Constant) for item in loop.iter.elts):
-        values: list[object] | None = [item.value for item in loop.iter.elts if isinstance(item, ast.Constant)]
+    literal, or what `options` reads: a module's list or dict, dtypes, through
+    `enumerate`), the loop variable read in the `try` body or before it in the loop
+    (`cfg.impl = impl`), and no handler nor later statement of the loop body that
+    leaves the loop on the first pass (`break`, `return`; a handler that ends in
+    `continue` skips them: probe 34a)."""
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and name_of(iterable.func) == "enumerate" and len(iterable.args) == 1:
+        iterable = iterable.args[0]
+    if isinstance(iterable, (ast.List, ast.Tuple)) and all(isinstance(item, ast.Constant) for item in iterable.elts):
+        values: list[object] | None = [item.value for item in iterable.elts if isinstance(item, ast.Constant)]
     else:
-        values = options(loop.iter)
+        values = options(iterable)
     if values is None or len(values) < 2 or len({repr(value) for value in values}) < 2:
         return False
     variables = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
-    if not any(isinstance(node, ast.Name) and node.id in variables for part in stmt.body for node in ast.walk(part)):
+    readers = [*stmt.body, *(part for part in loop.body if part.lineno < stmt.lineno)]
+    if not any(isinstance(node, ast.Name) and node.id in variables and isinstance(node.ctx, ast.Load) for part in readers for node in ast.walk(part)):
         return False
     leaving = (ast.Break, ast.Return, ast.Raise)
     if any(isinstance(part, leaving) for handler in stmt.handlers for part in handler.body):
         return False
+    if all(handler.body and isinstance(handler.body[-1], ast.Continue) for handler in stmt.handlers):
+        return True  # the next option is tried before anything after the `try` runs
     return block is not loop.body or not any(isinstance(later, leaving) for later in block[index + 1 :])
 
 

@@ -1832,39 +1832,47 @@ class Interpreter:
             return EVERY_ERROR
         found = self.caught_by_try.get(stmt)
         if found is None:
-            retried = self._tried_again(stmt, fr)
-            if all(_plain_handler(handler) for handler in stmt.handlers):
+            retried, every_frame = self._tried_again(stmt, fr)
+            if every_frame and all(_plain_handler(handler) for handler in stmt.handlers):
                 found = self.caught_by_try[stmt] = recovered_by(stmt.handlers, retried=retried)
             else:
                 found = recovered_by(stmt.handlers, lambda handler: self._classes(handler.type, fr), lambda end: self._ends_handler(end, fr), retried)
         return found
 
-    def _tried_again(self, stmt: ast.Try, fr: Frame) -> bool:
-        """handlers.tried_again, where a handler of any error only logs (cached)."""
+    def _tried_again(self, stmt: ast.Try, fr: Frame) -> tuple[bool, bool]:
+        """handlers.tried_again, where a handler of any error only logs, and whether
+        that holds in every frame (cached then): not where the loop's options were read
+        here (`for name in table:` over a parameter)."""
         if not any(handler.type is None or (isinstance(handler.type, ast.Name) and handler.type.id in ("Exception", "BaseException")) for handler in stmt.handlers):
-            return False
+            return False, True
         found = self.tried_again_at.get(stmt)
-        if found is None:
-            node = fr.func.node if fr.func is not None else None
-            body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fr.module.tree.body if fr.func is None else []
-            found = self.tried_again_at[stmt] = tried_again(stmt, body, lambda expr: self._constant_options(expr, fr))
-        return found
+        if found is not None:
+            return found, True
+        node = fr.func.node if fr.func is not None else None
+        body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fr.module.tree.body if fr.func is None else []
+        consulted: list[ast.expr] = []
+
+        def options(expr: ast.expr) -> list[object] | None:
+            consulted.append(expr)
+            return self._constant_options(expr, fr)
+
+        found = tried_again(stmt, body, options)
+        if not consulted:
+            self.tried_again_at[stmt] = found
+        return found, not consulted
 
     def _constant_options(self, expr: ast.expr, fr: Frame) -> list[object] | None:
-        """The constants a loop's iterable holds, where it is a name or attribute the
-        analysis reads as a tuple or list of constants here (`IMPLS = ("cudnn", "xla")`)."""
-        if not isinstance(expr, (ast.Name, ast.Attribute)):
+        """The options a loop's iterable holds, where the analysis reads it here as a tuple
+        or list of constants, dtypes or functions (`IMPLS = ("cudnn", "xla")`, `(jnp.
+        float32, jnp.bfloat16)`), or a dict (its values where they are constants, else
+        its keys: `{"fast": "cudnn", "safe": "xla"}`)."""
+        if not isinstance(expr, (ast.Name, ast.Attribute, ast.Tuple, ast.List)):
             return None
         value = self.ev(expr, fr)
-        if not isinstance(value, TupleV):
-            return None
-        found: list[object] = []
-        for item in value.items:
-            ok, constant = const_value(item)
-            if not ok:
-                return None
-            found.append(constant)
-        return found
+        if isinstance(value, DictV):
+            values = _options_of([item for _, item in value.items])
+            return values if values is not None else [key for key, _ in value.items]
+        return _options_of(value.items) if isinstance(value, TupleV) else None
 
     def _swallowed(self, context: ast.expr, manager: Value | None, fr: Frame) -> frozenset[str]:
         """What a `with` item that may swallow catches: `pytest.raises(X)` / `assertRaises(X)`
@@ -3726,6 +3734,25 @@ def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
         yield from (d for d in stmt.decorator_list if isinstance(d, ast.Call))
     elif isinstance(stmt, (ast.With, ast.AsyncWith)):
         yield from (item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call))
+
+
+def _options_of(items: Sequence[Value]) -> list[object] | None:
+    """Comparable stand-ins for a loop's options: constants, dtypes and library names
+    (by name), functions (by definition); None where one is none of these."""
+    found: list[object] = []
+    for item in items:
+        ok, constant = const_value(item)
+        if ok:
+            found.append(constant)
+        elif isinstance(item, DTypeV):
+            found.append(("dtype", item.name))
+        elif isinstance(item, ExternalV):
+            found.append(("external", item.qualname))  # `jnp.float32` before it is read as a dtype
+        elif isinstance(item, FunctionV):
+            found.append(("function", id(item.node)))
+        else:
+            return None
+    return found
 
 
 # methods that enter a context manager for their object's lifetime: a patch passed in holds
