@@ -10,13 +10,11 @@ from dataclasses import dataclass
 
 from jax_cudnn_lint.shape_inference.context import CallEvent
 from jax_cudnn_lint.shape_inference.values import ConstV, Value
-
-LSTM_REF = "jax.experimental.rnn.lstm_ref"
-LSTM = "jax.experimental.rnn.lstm"
-NN_ATTENTION = "jax.nn.dot_product_attention"
-FA_ATTENTION = "jax._src.cudnn.fused_attention_stablehlo.dot_product_attention"
-
-WATCHED = frozenset({LSTM_REF, LSTM, NN_ATTENTION, FA_ATTENTION})
+from jax_cudnn_lint.shape_inference.watched_apis import FA_ATTENTION as FA_ATTENTION
+from jax_cudnn_lint.shape_inference.watched_apis import LSTM as LSTM
+from jax_cudnn_lint.shape_inference.watched_apis import LSTM_REF as LSTM_REF
+from jax_cudnn_lint.shape_inference.watched_apis import NN_ATTENTION as NN_ATTENTION
+from jax_cudnn_lint.shape_inference.watched_apis import WATCHED
 
 
 def watch(qualname: str) -> bool:

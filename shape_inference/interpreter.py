@@ -69,6 +69,7 @@ from jax_cudnn_lint.shape_inference.values import (
     with_key,
     without_key,
 )
+from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
@@ -451,17 +452,17 @@ class Interpreter:
             for local, full, name in _patch_targets(call):
                 if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
                     note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
-                elif full is not None and self.api.canonical(full) == _CUDNN_ATTENTION_MODULE:
-                    note(NN_ATTENTION_API, True)
-                    note(FA_ATTENTION_API, True)
+                elif full is not None and self.api.canonical(full) == CUDNN_ATTENTION_MODULE:
+                    note(NN_ATTENTION, True)
+                    note(FA_ATTENTION, True)
                 elif local is not None:
                     found.append((local, name))
         for owner, name in found:
-            if name in _WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(self.api.canonical(api)):
+            if name in WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(self.api.canonical(api)):
                 note(self.api.canonical(api))  # `jax.nn.dot_product_attention = _xla_only`
-            elif name and self.api.canonical(_imported_name(info, owner) or "") == _CUDNN_ATTENTION_MODULE:
-                note(NN_ATTENTION_API, True)
-                note(FA_ATTENTION_API, True)
+            elif name and self.api.canonical(_imported_name(info, owner) or "") == CUDNN_ATTENTION_MODULE:
+                note(NN_ATTENTION, True)
+                note(FA_ATTENTION, True)
 
     def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
         """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
@@ -2863,7 +2864,7 @@ class Interpreter:
         still; a patch of the module's internals holds for every call.  Not the other
         experiments of a tree (probe 33b), nor code after a `with mock.patch(...)` block,
         nor a program importing a module whose `install()` it never calls (probe 34a)."""
-        looked_up = isinstance(node.func, ast.Attribute) and node.func.attr in _WATCHED_NAMES
+        looked_up = isinstance(node.func, ast.Attribute) and node.func.attr in WATCHED_NAMES
         places = [(fr.module.path, node.lineno), *((step.path, step.line) for step in fr.ctx.chain)]
         for scope in patched_in:
             if (looked_up or scope.internals) and any(self._patch_holds(scope, path, line) for path, line in places):
@@ -3580,9 +3581,6 @@ def _dotted(node: ast.expr) -> str | None:
 # the JAX modules that hold the watched APIs: an import of them cannot fail where the rules apply
 _API_MODULES = frozenset({"jax", "jax.nn", "jax.experimental", "jax.experimental.rnn", "jax._src.cudnn", "jax._src.cudnn.fused_attention_stablehlo"})
 
-_CUDNN_ATTENTION_MODULE = "jax._src.cudnn.fused_attention_stablehlo"
-NN_ATTENTION_API = "jax.nn.dot_product_attention"
-FA_ATTENTION_API = f"{_CUDNN_ATTENTION_MODULE}.dot_product_attention"
 
 def _lookup_before_libraries(cls: ClassV, name: str, depth: int = 0) -> Value | None:
     """`name` as the class's bases give it, left to right and depth first, stopping at the
@@ -3700,8 +3698,6 @@ def _yields_inside(stmt: ast.With | ast.AsyncWith) -> bool:
     return False
 
 
-# the last names of the watched JAX APIs: a patch of another name never replaces one
-_WATCHED_NAMES = frozenset({"dot_product_attention", "lstm", "lstm_ref"})
 
 
 def _imported_name(info: ModuleInfo, dotted: str) -> str | None:

@@ -1206,13 +1206,15 @@ def generated_init(interp: Interpreter, owner: Value, args: Args, kwargs: Kwargs
     if isinstance(owner, SuperV) and isinstance(owner.self_value, InstanceV):
         inst = owner.self_value
         order = inst.cls.mro()
-        if not any(current is owner.owner for current in order):
+        if order is None or not any(current is owner.owner for current in order):
             return None
         after = order[[id(current) for current in order].index(id(owner.owner)) + 1:]
     elif isinstance(owner, ClassV) and args and isinstance(args[0], InstanceV):
         inst, args = args[0], args[1:]
         after = owner.mro()
     else:
+        return None
+    if after is None:
         return None
     for current in after:
         if "__init__" in current.attrs:
