@@ -733,6 +733,22 @@ def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return ArrayV(arr.shape, _result_dtype(short, arr.dtype, fr), arr.diff, arr.why, arr.name, weak=arr.weak)
 
 
+def h_associative_scan(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.lax.associative_scan(fn, elems)`: arrays of the shapes and dtypes of `elems`
+    (a pytree of them; an associative `fn` keeps both), carrying their tangents (the
+    positions a RoPE broadcasts against: probe 35a)."""
+    elems = args[1] if len(args) > 1 else kwargs.get("elems")
+    return _scanned_like(elems) if elems is not None else UNKNOWN
+
+
+def _scanned_like(value: Value) -> Value:
+    if isinstance(value, ArrayV):
+        return ArrayV(value.shape, value.dtype, value.diff, value.why)
+    if isinstance(value, TupleV):
+        return TupleV(tuple(_scanned_like(item) for item in value.items), value.is_list, value.why, value.diff)
+    return UnknownV(value.diff)
+
+
 # JAX defines these with a zero JVP (ad.defjvp_zero): what they give carries no tangent,
 # as a stop_gradient's result, so an attention fed only by them is not differentiated
 _ZERO_TANGENT = frozenset("sign floor ceil round rint trunc fix".split())
@@ -1887,6 +1903,7 @@ _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
 _register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
+_register(["associative_scan"], ["jax.lax"], h_associative_scan)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)
 _register(["isnan", "isfinite", "isinf", "logical_not"], _NP, h_bool_preserve)
@@ -2056,7 +2073,7 @@ _register(
 )
 _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
-_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d"], ["equinox.nn"], h_layer)
+_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity"], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
 # hk.layer_stack(n) is an object that, called on f, gives the stacked function

@@ -105,6 +105,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
+    if short == "Identity" and q.startswith("equinox") and x_value is not None:
+        return x_value  # `jax.vmap(jax.vmap(eqx.nn.Identity()))(q)` (probe 35a, map_pfn)
     diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or (x_value.diff if x_value is not None else False)
     x = _arr(x_value)
     step = interp.step(fr, node, f"{short} {A.src(node)}")
