@@ -2318,6 +2318,8 @@ class Interpreter:
     def lookup(self, name: str, fr: Frame) -> Value:
         state = fr.state
         if state is not None and name in state:
+            if fr.func is None and state is fr.module.namespace and name in fr.module.global_names:
+                return UNKNOWN  # rebound by a function's `global` or through globals() (probe 35b)
             return self.resolved(state, name)
         if fr.func is not None and name in fr.local_names:
             return UNKNOWN
@@ -2326,7 +2328,7 @@ class Interpreter:
                 return self.resolved(scope, name)
         namespace = fr.module.namespace
         if name in namespace:
-            if fr.func is not None and (name in fr.module.global_names or name in fr.module.patched):
+            if fr.func is not None and (name in fr.module.global_names or name in fr.module.patched or fr.generic and name in fr.module.facts.rebound_around_calls()):
                 return UNKNOWN
             return self.resolved(namespace, name)
         return self.api.builtin(name)

@@ -143,6 +143,7 @@ class ScopeFacts:
         self._global_names: frozenset[str] | None = None
         self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
+        self._rebound_around_calls: frozenset[str] | None = None
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
@@ -519,6 +520,28 @@ class ScopeFacts:
         self.global_names()
         return self._written_by_code
 
+    def rebound_around_calls(self) -> frozenset[str]:
+        """Module globals the top level binds again after code ran with an earlier value
+        (`LEN = 128; train(); LEN = 127`, a loop over lengths that calls, then `CUR =
+        255`): a function analysed on its own cannot tell which value it reads (probe
+        35b: notebook cells that reassign a length)."""
+        if self._rebound_around_calls is None:
+            bound_at: dict[str, list[int]] = {}
+            call_lines: list[int] = []
+            for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
+                names: set[str] = set()
+                _bound_by(stmt, names)
+                for name in names:
+                    bound_at.setdefault(name, []).append(stmt.lineno)
+                if isinstance(stmt, _CALLING_STATEMENTS) and any(isinstance(node, ast.Call) for node in _own_expressions(stmt)):
+                    call_lines.append(stmt.lineno)
+            found: set[str] = set()
+            for name, lines in bound_at.items():
+                if len(lines) > 1 and any(min(lines) <= line < max(lines) for line in call_lines):
+                    found.add(name)
+            self._rebound_around_calls = frozenset(found)
+        return self._rebound_around_calls
+
     def string_constants(self) -> frozenset[str]:
         """Every string literal of the module (names `setattr(cls, "check", ...)` and
         `mock.patch.object(cls, "check")` replace), read once."""
@@ -865,6 +888,20 @@ def _bound_names_of(node: ast.AST) -> list[str]:
 
 
 _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
+# statements whose own expressions run code (a call) where they stand
+_CALLING_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Return)
+
+
+def _own_expressions(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The expression nodes of a statement itself (not of its nested blocks, not inside
+    a lambda)."""
+    todo: list[ast.AST] = [value for field in ("value", "iter", "test", "targets", "target") if isinstance(value := getattr(stmt, field, None), ast.AST)]
+    todo += [item.context_expr for item in getattr(stmt, "items", ())]
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
 _FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 
 
@@ -904,6 +941,13 @@ def _namespace_call(node: ast.expr, top_level: bool) -> bool:
     return node.func.id == "globals" or (top_level and node.func.id in ("vars", "locals"))
 
 
+def _this_module(node: ast.expr) -> bool:
+    """`sys.modules[__name__]`, or `__main__` (a script's own module)."""
+    if isinstance(node, ast.Name):
+        return node.id == "__main__"
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == "__name__" and isinstance(node.value, ast.Attribute) and node.value.attr == "modules"
+
+
 def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
     """The module globals a statement writes by name at run time: those a constant
     names (`globals()["SEQ"] = 512`, `globals().update(SEQ=512)`), or None for any
@@ -919,10 +963,15 @@ def _writes_globals(stmt: ast.stmt, top_level: bool) -> set[str] | None:
                 names.add(key.value)
             elif (rewritten := _rewritten_function(target)) is not None:
                 names.add(rewritten)  # `seq_len.__defaults__ = (512,)`: the function is not its def any more
+            elif isinstance(target, ast.Attribute) and _this_module(target.value):
+                names.add(target.attr)  # `sys.modules[__name__].SEQ = 512`
         return names
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return set()
     call = stmt.value
+    if isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) >= 2 and _this_module(call.args[0]):
+        name = call.args[1]
+        return {name.value} if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
     if isinstance(call.func, ast.Name) and call.func.id == "exec":
         if len(call.args) >= 2 and not _namespace_call(call.args[1], top_level):
             return set()

@@ -27,6 +27,33 @@ def test_module_global_rebound_by_a_function() -> None:
     assert one(src).int is None
 
 
+def test_module_global_rebound_at_run_time_is_unknown_at_the_top_level_too() -> None:
+    # notebook and script idioms (probe 35b): the top level reads the global after a
+    # function's `global` statement or a write through the module's namespace set it
+    for rebind in (
+        "def set_len():\n    global T\n    T = 512\nset_len()\n",
+        "globals()['T'] = 512\n",
+        "globals().update({'T': 512})\n",
+        "vars()['T'] = 512\n",
+        "exec('T = 512')\n",
+        "import sys\nsys.modules[__name__].T = 512\n",
+        "import sys\nsetattr(sys.modules[__name__], 'T', 512)\n",
+        "import __main__\n__main__.T = 512\n",
+    ):
+        assert one(P + f"T = 511\n{rebind}reveal_type(T)\n").int is None, rebind
+    assert one(P + "T = 511\nU = 2\nglobals()['U'] = 3\nreveal_type(T)\n").int == 511
+
+
+def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() -> None:
+    # `LEN = 128; train(); LEN = 127`: train() ran with 128; on its own it may read either
+    src = P + "LEN = 512\ndef train():\n    reveal_type(LEN)\ntrain()\nLEN = 511\n"
+    assert [found.int for found in reveal(src, contextual_only=False)] == [512, None]
+    src = P + "def train():\n    reveal_type(CUR)\nfor CUR in [128, 256]:\n    train()\nCUR = 255\n"
+    assert 255 not in [found.int for found in reveal(src, contextual_only=False)]
+    src = P + "LEN = 512\nLEN = LEN - 1\ndef train():\n    reveal_type(LEN)\n"  # no code ran in between
+    assert [found.int for found in reveal(src)] == [511]
+
+
 def test_mutation_through_a_method() -> None:
     src = P + (
         "class Cfg:\n    def __init__(self):\n        self.n = 511\n    def grow(self):\n        self.n += 1\n"
