@@ -605,6 +605,88 @@ def h_split(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     return S.split(interp, arr, sections, axis, node, fr)
 
 
+def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.append(x, values, axis=1)`: the two joined along the axis (an EOS token:
+    probe 35c); without an axis both are flattened first (not followed)."""
+    arr, values = arg(args, kwargs, 0, "arr"), arg(args, kwargs, 1, "values")
+    axis = _axis(arg(args, kwargs, 2, "axis"), None)
+    if arr is None or values is None or axis is None:
+        return UnknownV(any(v is not None and v.diff for v in (arr, values)))
+    return S.concatenate(interp, [arr, values], axis, node, fr)
+
+
+def h_stack_along(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.hstack(xs)` (axis 1, or 0 for vectors) and `jnp.vstack(xs)` (axis 0, for
+    arrays of two or more axes): a concatenation (a CLS token in front: probe 35c)."""
+    parts = arg(args, kwargs, 0, "tup")
+    if not isinstance(parts, TupleV) or not parts.items:
+        return UnknownV(parts.diff if parts is not None else False)
+    ranks = {item.rank for item in parts.items if isinstance(item, ArrayV)}
+    rank = ranks.pop() if len(ranks) == 1 else None
+    if rank is None or (q.endswith("vstack") and rank < 2):
+        return ArrayV(None, None, any(item.diff for item in parts.items))
+    axis = 0 if q.endswith("vstack") or rank == 1 else 1
+    return S.concatenate(interp, parts.items, axis, node, fr)
+
+
+def h_insert_delete(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.insert(x, 0, v, axis=1)` / `jnp.delete(x, 0, axis=1)`: the axis one longer or
+    shorter per index given (an int, or a list of distinct ints); a slice or an array
+    of indices is not followed (probe 35c)."""
+    arr = _array(arg(args, kwargs, 0, "arr"))
+    where = arg(args, kwargs, 1, "obj")
+    axis = _axis(arg(args, kwargs, 3 if q.endswith("insert") else 2, "axis"), None)
+    if arr is None or arr.shape is None or axis is None or where is None:
+        return UnknownV(arr.diff if arr is not None else False)
+    ax = S.norm_axis(axis, len(arr.shape))
+    if isinstance(where, IntV) or (isinstance(where, ConstV) and type(where.value) is int):
+        count = 1
+    elif isinstance(where, TupleV) and where.items and all(int_value(item) is not None for item in where.items):
+        indices = [int_value(item) for item in where.items]
+        count = len(set(indices)) if q.endswith("delete") else len(indices)
+    else:
+        count = None
+    if ax is None or count is None:
+        return ArrayV(None, arr.dtype, arr.diff)
+    step = interp.step(fr, node, A.src(node))
+    length = D.add(arr.shape[ax], D.const(count if q.endswith("insert") else -count, (step,)))
+    return arr.with_shape(arr.shape[:ax] + (length,) + arr.shape[ax + 1 :], step)
+
+
+def h_shape_of(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`np.shape(x)`, `jnp.ndim(x)`, `jnp.size(x)` / `jnp.size(x, 1)`: as the attributes
+    read them (probe 35c)."""
+    first = arg(args, kwargs, 0, "a")
+    arr = _array(first)
+    if arr is None or first is None:
+        return UNKNOWN
+    short = q.rsplit(".", 1)[-1]
+    if short == "shape":
+        return S.shape_tuple(interp, arr, first, node, fr)
+    if short == "ndim":
+        return make_int(arr.rank) if arr.rank is not None else UNKNOWN
+    axis = _axis(arg(args, kwargs, 1, "axis"), None)
+    if arr.shape is None:
+        return UNKNOWN
+    if axis is not None:
+        ax = S.norm_axis(axis, len(arr.shape))
+        return IntV(arr.shape[ax]) if ax is not None else UNKNOWN
+    if arg(args, kwargs, 1, "axis") is not None:
+        return UNKNOWN
+    total = D.const(1)
+    for dim in arr.shape:
+        total = D.mul(total, dim)
+    return IntV(total)
+
+
+def h_window(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.hanning(M)` and the other window functions: a vector of M floats (a window
+    over audio frames: probe 35c)."""
+    size = arg(args, kwargs, 0, "M")
+    length = size.dim if isinstance(size, IntV) else D.unknown()
+    return ArrayV((length,), _default_float(q), False, (interp.step(fr, node, A.src(node)),))
+
+
 def h_unstack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.unstack(x, axis): one array per index of the axis, without it."""
     arr = _array(arg(args, kwargs, 0, "x"))
@@ -713,6 +795,36 @@ def h_einops(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return UnknownV(any_diff(*args))
     sizes = {k: v for k, v in kwargs.items() if k not in ("tensor", "pattern")}
     return S.einops(interp, q.rsplit(".", 1)[-1], arr, text, sizes, node, fr)
+
+
+def h_einops_pack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`packed, ps = einops.pack([cls, x], "b * d")`: the axes the `*` stands for, flattened
+    per tensor and joined (a CLS token in front: probe 35c); the packed shapes unknown."""
+    parts = arg(args, kwargs, 0, "tensors")
+    pattern = arg(args, kwargs, 1, "pattern")
+    ok, text = const_value(pattern) if pattern is not None else (False, None)
+    diff = parts.diff or any(item.diff for item in parts.items) if isinstance(parts, TupleV) else parts is not None and parts.diff
+    if not isinstance(parts, TupleV) or not parts.items or not ok or not isinstance(text, str) or text.split().count("*") != 1:
+        return TupleV((UnknownV(diff), UNKNOWN))
+    names = text.split()
+    before, after = names.index("*"), len(names) - names.index("*") - 1
+    arrays = [item for item in parts.items if isinstance(item, ArrayV) and item.shape is not None and len(item.shape) >= before + after]
+    if len(arrays) != len(parts.items):
+        return TupleV((ArrayV(None, None, diff), UNKNOWN))
+    step = interp.step(fr, node, A.src(node))
+    packed = D.const(0)
+    for item in arrays:
+        shape = item.shape or ()
+        flat = D.const(1)
+        for dim in shape[before : len(shape) - after]:
+            flat = D.mul(flat, dim)
+        packed = D.add(packed, flat, (step,))
+    first = arrays[0].shape or ()
+    dtype = arrays[0].dtype
+    for item in arrays[1:]:
+        dtype = promote(dtype, item.dtype)
+    shape = (*first[:before], packed, *first[len(first) - after :])
+    return TupleV((ArrayV(shape, dtype, diff, (step,)), UNKNOWN))
 
 
 # -- shape-preserving, broadcasting, reducing ----------------------------------------------------
@@ -1889,6 +2001,11 @@ _register(["squeeze"], _NP + ["jax.lax", "jax.Array"], h_squeeze)
 _register(["broadcast_to"], _NP, h_broadcast_to)
 _register(["concatenate", "concat"], _NP + ["jax.lax"], h_concatenate)
 _register(["stack"], _NP, h_stack)
+_register(["append"], _NP, h_append)
+_register(["hstack", "vstack"], _NP, h_stack_along)
+_register(["insert", "delete"], _NP, h_insert_delete)
+_register(["shape", "ndim", "size"], _NP, h_shape_of)
+_register(["hanning", "hamming", "blackman", "bartlett"], _NP, h_window)
 _register(["split", "array_split"], _NP, h_split)
 _register(["pad"], _NP, h_pad)
 _register(["repeat"], _NP + ["jax.Array"], h_repeat)
@@ -1899,6 +2016,7 @@ _register(["einsum"], _NP, h_einsum)
 _register(["matmul", "dot"], _NP, h_matmul)
 _register(["dot_general"], ["jax.lax"], h_dot_general)
 _register(["rearrange", "repeat"], ["einops"], h_einops)
+_register(["pack"], ["einops"], h_einops_pack)
 _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special", "jax.sharding"], h_preserve)
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
 _register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
@@ -2073,8 +2191,8 @@ _register(
 )
 _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
-_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity"], ["equinox.nn"], h_layer)
-_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D"], ["haiku"], h_layer)
+_register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential"], ["equinox.nn"], h_layer)
+_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D", "Sequential"], ["haiku"], h_layer)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
 # hk.layer_stack(n) is an object that, called on f, gives the stacked function
 _register(["layer_stack"], ["haiku"], h_layer)

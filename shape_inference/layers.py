@@ -101,7 +101,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _lifted(interp, obj, args, kwargs, node, fr)
     if q == "haiku.layer_stack":
         return _layer_stack(interp, obj, args, kwargs, node, fr)
-    if q in ("flax.linen.Sequential", "flax.nnx.Sequential"):
+    if q in ("flax.linen.Sequential", "flax.nnx.Sequential", "equinox.nn.Sequential", "haiku.Sequential"):
         return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
     x_value = args[0] if args else next(iter(kwargs.values()), None)
@@ -271,12 +271,17 @@ def _layer_stack(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwarg
     return TransformV(kind, func, (), (interp.step(fr, node, f"{A.src(node)} (one layer of the stack)"),))
 
 
+# the Sequentials that take one list of layers (nnx's takes them as arguments)
+_LIST_SEQUENTIALS = frozenset({"flax.linen.Sequential", "equinox.nn.Sequential", "haiku.Sequential"})
+
+
 def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
-    """`nn.Sequential([f, g])(x)` / `nnx.Sequential(f, g)(x)`: g(f(x)), as flax chains
-    them: a tuple output is spread over the next layer's arguments, a dict's items become
-    its keywords.  An output whose kind we cannot see stops the chain (unknown), as does
+    """`nn.Sequential([f, g])(x)` / `nnx.Sequential(f, g)(x)` / `eqx.nn.Sequential([f,
+    g])(x)` / `hk.Sequential([f, g])(x)`: g(f(x)); flax spreads a tuple output over the
+    next layer's arguments and a dict's items over its keywords.  An output whose kind we cannot see stops the chain (unknown), as does
     an nnx `rngs=` (handed only to layers that take it)."""
-    if obj.qualname == "flax.linen.Sequential":
+    spreads = obj.qualname.startswith("flax")  # equinox and haiku hand the output on whole
+    if obj.qualname in _LIST_SEQUENTIALS:
         given = _get(obj, 0, "layers")
         if not isinstance(given, TupleV) or len(obj.args) + len(obj.kwargs) != 1:
             return UNKNOWN
@@ -294,7 +299,9 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
         if obj.diff:
             layer = layer.tainted(True)
         if i > 0:
-            if isinstance(out, TupleV) and not out.is_list:
+            if not spreads:
+                call_args, call_kwargs = [out], {}
+            elif isinstance(out, TupleV) and not out.is_list:
                 call_args, call_kwargs = list(out.items), {}
             elif isinstance(out, DictV) and all(isinstance(k, str) for k, _ in out.items):
                 call_args = []
