@@ -311,3 +311,16 @@ def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
+@pytest.mark.parametrize("configure", ["helper.configure(128)\n", ""])
+def test_a_global_another_module_rebinds_with_a_global_statement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, configure: str) -> None:
+    # probe 35b: `helper.configure(128)` sets helper.SEQ through `global`; the read after
+    # it is unknown (before: the odd placeholder was reported), as `from helper import SEQ` is
+    helper = "SEQ = 127\n\n\ndef configure(n):\n    global SEQ\n    SEQ = n\n"
+    run = (
+        "import jax\nimport jax.numpy as jnp\n\nimport helper\n\n"
+        f"{configure}q = jnp.zeros((1, helper.SEQ, 2, 64), jnp.bfloat16)\n"
+        "jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum())(q)\n"
+    )
+    assert places(tmp_path, monkeypatch, capsys, {"helper.py": helper, "run.py": run}) == []
