@@ -2413,9 +2413,11 @@ class Interpreter:
                     return flag
             return self.external(f"{base.qualname}.{name}")
         if isinstance(base, ModuleV):
-            if name in base.info.patched or (base.info is not fr.module and name in base.info.global_names):
-                return UNKNOWN  # `helper.SEQ` after `helper.configure(128)` rebinds it with `global` (probe 35b)
+            if name in base.info.patched:
+                return UNKNOWN
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
+            if base.info is not fr.module and name in base.info.global_names:
+                return UNKNOWN  # `helper.SEQ` after `helper.configure(128)` rebinds it with `global` (probe 35b)
             if name in namespace:
                 return self.resolved(namespace, name)
             sub = self.project.find(f"{base.info.name}.{name}")

@@ -487,6 +487,9 @@ class ScopeFacts:
                         mutated.add(changed)  # (mutated_globals)
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
+                    elif isinstance(stmt, LazyDef) and "global" in stmt.text:
+                        for declared in _GLOBAL_STATEMENT.findall(stmt.text):
+                            names.update(name.strip() for name in declared.split(","))  # (a reached module's def, unparsed)
                     elif not dynamic and type(stmt) in _MAY_WRITE_GLOBALS:
                         written = _writes_globals(stmt, id(stmt) in top)
                         if written is None:
@@ -888,6 +891,7 @@ def _bound_names_of(node: ast.AST) -> list[str]:
 
 
 _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
+_GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)$", re.MULTILINE)
 # statements whose own expressions run code (a call) where they stand
 _CALLING_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Return)
 
