@@ -665,9 +665,16 @@ def test_a_statement_too_deep_to_follow_leaves_the_rest_of_the_module() -> None:
     assert [f.code for f in engine.lint_source(DEEP_THEN_ODD, "deep.py")] == ["JCD201"]
 
 
+ODD_GRAD_OF = (
+    "import jax\nimport jax.numpy as jnp\n\nT = {length}\nq = jnp.zeros((1, T, 2, 64), jnp.bfloat16)\n"
+    "jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum())(q)\n"
+)
+
+
 def test_deep_files_give_the_same_output_whatever_the_parallelism(tmp_path: Path) -> None:
     """Parsing and analysis get the same recursion headroom in the main process (-j1)
-    and in pool workers: a file near the limit used to parse in one and fail in the other."""
+    and in pool workers: a file near the limit used to parse in one and fail in the other
+    (a parse that runs out is tried again on a fresh thread)."""
     root = tmp_path / "proj"
     root.mkdir()
     (root / "deep.py").write_text(DEEP_THEN_ODD, encoding="utf-8")
@@ -676,6 +683,12 @@ def test_deep_files_give_the_same_output_whatever_the_parallelism(tmp_path: Path
     outputs = [run_command("-j", jobs, ".", cwd=root).stdout for jobs in ("1", "2")]
     assert outputs[0] == outputs[1]
     assert "deep.py:6:12: JCD201" in outputs[0], outputs[0]
+    sums = tmp_path / "sums"
+    sums.mkdir()
+    for terms in (2990, 3001, 3020, 3100):  # around where a worker's parse ran out first (probe 35b)
+        (sums / f"sum_{terms}.py").write_text(ODD_GRAD_OF.format(length="+".join(["1"] * terms)), encoding="utf-8")
+    outputs = [run_command("-j", jobs, ".", cwd=sums).stdout for jobs in ("1", "2")]
+    assert outputs[0] == outputs[1]
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses its own syntax")
