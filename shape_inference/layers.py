@@ -171,11 +171,46 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
         return ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
+    if short in _EQUINOX_POOLS and q.startswith("equinox"):
+        return _equinox_pool(obj, short, x, step, diff)
     if short == "Dropout":
         return ArrayV(x.shape, x.dtype, diff, x.why, x.name)
     if short == "MultiheadAttention" and q.startswith("equinox"):
         return ArrayV(x.shape, x.dtype, diff)
     return UnknownV(diff)
+
+
+_EQUINOX_POOLS = frozenset(
+    f"{kind}Pool{n}d" for kind in ("Max", "Avg", "AdaptiveMax", "AdaptiveAvg") for n in (1, 2, 3)
+)
+
+
+def _equinox_pool(obj: ExtObjectV, short: str, x: ArrayV, step: Step, diff: bool) -> Value:
+    """equinox's pools over one unbatched channels-first example (C, *spatial):
+    `MaxPool1d(kernel_size, stride=1, padding=0, use_ceil=False)` makes each spatial
+    axis (n + 2p - k) // s + 1, `AdaptiveAvgPool1d(target_shape)` the target (probe
+    35c); `use_ceil=True` or an uneven padding leaves the shape unknown."""
+    ndim = int(short[-2])
+    if x.shape is None or len(x.shape) != ndim + 1:
+        return ArrayV(None, x.dtype, diff)
+
+    def per_axis(v: Value | None, default: int | None) -> list[int] | None:
+        if absent(v):
+            return None if default is None else [default] * ndim
+        single = int_value(v) if isinstance(v, (IntV, ConstV)) else None
+        return [single] * ndim if single is not None else W.known_ints(v, ndim)
+
+    if short.startswith("Adaptive"):
+        target = per_axis(_get(obj, 0, "target_shape"), None)
+        if target is None:
+            return ArrayV(None, x.dtype, diff)
+        return x.with_shape((x.shape[0], *(D.const(size, (step,)) for size in target)), step).tainted(diff)
+    kernel, stride, padding = per_axis(_get(obj, 0, "kernel_size"), None), per_axis(_get(obj, 1, "stride"), 1), per_axis(_get(obj, 2, "padding"), 0)
+    ceil = _get(obj, 3, "use_ceil")
+    if kernel is None or stride is None or padding is None or not (absent(ceil) or (isinstance(ceil, ConstV) and ceil.value is False)):
+        return ArrayV(None, x.dtype, diff)
+    spatial = tuple(W.strided_axis(n, k, st, (p, p), step) for n, k, st, p in zip(x.shape[1:], kernel, stride, padding))
+    return x.with_shape((x.shape[0], *spatial), step).tainted(diff)
 
 
 def _lora(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:

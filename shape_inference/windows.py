@@ -82,7 +82,7 @@ def _with_arithmetic(out: Dim, formula: str, step: Step) -> Dim:
     return out.with_why(Step(step.path, step.line, f"{out.render()} = {formula}, {step.text}"))
 
 
-def _ints(v: Value | None, count: int) -> list[int] | None:
+def known_ints(v: Value | None, count: int) -> list[int] | None:
     """A tuple or list of `count` known ints (None otherwise)."""
     if not isinstance(v, TupleV) or len(v.items) != count:
         return None
@@ -97,13 +97,13 @@ def _sizes(v: Value | None, count: int) -> list[int] | None:
     which leaves that axis unknown (strided_axis takes no size below 1) and the others
     known; anything but ints leaves them all unknown."""
     if not isinstance(v, TupleV) or len(v.items) != count or not all(isinstance(i, IntV) for i in v.items):
-        return _ints(v, count)
+        return known_ints(v, count)
     return [n if (n := int_value(i)) is not None else 0 for i in v.items]
 
 
 def _ints_or_ones(v: Value | None, count: int) -> list[int] | None:
     """`v` as `count` ints, all 1s when left out or None."""
-    return [1] * count if absent(v) else _ints(v, count)
+    return [1] * count if absent(v) else known_ints(v, count)
 
 
 def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Padding | None] | None:
@@ -119,7 +119,7 @@ def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Paddi
         return None
     pairs: list[Padding | None] = []
     for item in v.items:
-        pair = _ints(item, 2)
+        pair = known_ints(item, 2)
         if pair is None and isinstance(item, TupleV) and len(item.items) == 2 and all(isinstance(i, IntV) for i in item.items):
             pairs.append(None)
             continue
@@ -349,7 +349,7 @@ def h_haiku_pool(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
             axis = channel + ndim if channel and channel < 0 else channel
             sizes.append([1] + [1 if d == axis else single for d in range(1, ndim)])
         elif isinstance(v, TupleV) and len(v.items) <= ndim:
-            given = _ints(v, len(v.items))
+            given = known_ints(v, len(v.items))
             if given is None:
                 return unknown
             sizes.append([1] * (ndim - len(given)) + given)
