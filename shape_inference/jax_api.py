@@ -1492,9 +1492,10 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV("jax.stages.trace"), base)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
-    if isinstance(base, UnknownV) and name == "reshape":
-        # `mystery(x).reshape(b, t, 8, 64)`: whatever the receiver, the target fixes the shape
-        return BoundMethodV(ExternalV("jax.Array.reshape"), ArrayV(None, None, base.diff, base.why))
+    if isinstance(base, UnknownV) and name in ("reshape", "astype"):
+        # `mystery(x).reshape(b, t, 8, 64)`: whatever the receiver, the target fixes the
+        # shape; `.astype(bf16)` the dtype, and both keep its tangents (probe 35c)
+        return BoundMethodV(ExternalV(f"jax.Array.{name}"), ArrayV(None, None, base.diff, base.why))
     if isinstance(base, UnknownV) and base.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN
