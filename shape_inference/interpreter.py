@@ -1881,6 +1881,9 @@ class Interpreter:
         failures), a `suppress(...)` the classes its arguments name (`suppress(*ERRORS)`),
         a `@contextmanager` of ours what the handlers around its `yield` recover from, and
         an object whose `__exit__` may return true everything (we cannot tell which)."""
+        if manager is not None and _raises_object(manager):
+            payload = getattr(manager, "payload", None)
+            return (_builtin_classes(payload) if isinstance(payload, Value) else frozenset()) or EVERY_ERROR  # `with expectation:`
         if _expects_failure(context) or isinstance(manager, ExternalV) and manager.qualname in self.api.EXPECTS_RAISE:
             expected = context.args[0] if isinstance(context, ast.Call) and context.args and not isinstance(context.args[0], ast.Starred) else None
             return self._classes(expected, fr) or EVERY_ERROR
@@ -3258,10 +3261,19 @@ def _never_swallows(value: Value, maker: Value | None) -> bool:
     return isinstance(qualname, str) and qualname.startswith(_NON_SWALLOWING_LIBRARIES) and "ExitStack" not in qualname
 
 
+def _raises_object(value: Value | None) -> bool:
+    """`pytest.raises(X)` made earlier and entered now (`with expectation:`)."""
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV  # (jax_api imports this module)
+
+    return isinstance(value, CallResultV) and value.qualname == "pytest.raises"
+
+
 def _may_swallow(value: Value) -> bool:
     """Might a context manager of the analysed code swallow what its body raises?  A class
     whose `__exit__` returns something other than None or False, or a
     `@contextlib.contextmanager` generator that catches around its `yield`."""
+    if _raises_object(value):
+        return True
     if isinstance(value, InstanceV):
         exit_ = value.cls.lookup("__exit__")
         return isinstance(exit_, FunctionV) and any(
