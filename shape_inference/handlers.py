@@ -119,7 +119,8 @@ def recovered(names: frozenset[str], handler: ast.ExceptHandler, ends: Callable[
     around the `try` does the work again another way (`retried`: tried_again): around a
     whole training run one that only logs is a logger, and the run still fails."""
     if any(skips_the_test(stmt) for stmt in handler.body):
-        return names - _ANY_ERROR | (EVERY_ERROR if handler.type is None or names & _ANY_ERROR else frozenset())
+        every: frozenset[str] = EVERY_ERROR if handler.type is None or names & _ANY_ERROR else frozenset()
+        return names - _ANY_ERROR | every
     if any(ends(stmt) for stmt in handler.body):
         return frozenset()
     specific = names - _ANY_ERROR
