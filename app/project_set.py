@@ -272,7 +272,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     entries = {p for p in leads if by_path[p].gated or by_path[p].differentiates}
     drivers = _drivers(leads, entries, importers, by_path)
     entries |= drivers
-    importer_names = {p: through[p] for p in entries if not by_path[p].gated}
+    # a module's `__getattr__` (PEP 562) serves names it does not bind: any attribute of it may lead
+    importer_names = {p: None if through[p] is not None and "__getattr__" in through[p] else through[p] for p in entries if not by_path[p].gated}
     reachable: set[str] = set()
     groups = _UnionFind()
     frontier = list(entries)

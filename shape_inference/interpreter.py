@@ -2424,7 +2424,14 @@ class Interpreter:
             if name in namespace:
                 return self.resolved(namespace, name)
             sub = self.project.find(f"{base.info.name}.{name}")
-            return ModuleV(sub) if sub is not None else UNKNOWN
+            if sub is not None:
+                return ModuleV(sub)
+            hook = self.resolved(namespace, "__getattr__") if "__getattr__" in namespace else None
+            if isinstance(hook, FunctionV) and len(hook.node.args.args) == 1:
+                # a package's lazy attributes (PEP 562): `pkg.attention` served by its
+                # module-level `__getattr__(name)` (probe 36b)
+                return self.call(hook, [ConstV(name)], {}, False, node, fr)
+            return UNKNOWN
         if isinstance(base, InstanceV):
             if name in base.attrs:
                 found = base.attrs[name]

@@ -324,3 +324,17 @@ def test_a_global_another_module_rebinds_with_a_global_statement(tmp_path: Path,
         "jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum())(q)\n"
     )
     assert places(tmp_path, monkeypatch, capsys, {"helper.py": helper, "run.py": run}) == []
+
+
+@pytest.mark.parametrize(("length", "found"), [(33, True), (32, False)])
+def test_a_package_attribute_served_by_its_module_getattr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, length: int, found: bool) -> None:
+    # PEP 562: `pkg.attention` comes from pkg/__init__.py's `__getattr__` (probe 36b)
+    init = "def __getattr__(name):\n    if name == 'attention':\n        from pkg.ops import attention\n        return attention\n    raise AttributeError(name)\n"
+    ops = "import jax\n\n\ndef attention(q, k, v):\n    return jax.nn.dot_product_attention(q, k, v, implementation='cudnn')\n"
+    train = (
+        "import jax\nimport jax.numpy as jnp\n\nimport pkg\n\n\ndef main():\n"
+        f"    q = jnp.zeros((2, {length}, 4, 64), jnp.bfloat16)\n"
+        "    jax.grad(lambda q: pkg.attention(q, q, q).astype(jnp.float32).sum())(q)\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"pkg/__init__.py": init, "pkg/ops.py": ops, "train.py": train})
+    assert found_at == ([["pkg/ops.py:5:12:", "JCD201"]] if found else [])
