@@ -273,7 +273,7 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     drivers = _drivers(leads, entries, importers, by_path)
     entries |= drivers
     # a module's `__getattr__` (PEP 562) serves names it does not bind: any attribute of it may lead
-    importer_names = {p: None if through[p] is not None and "__getattr__" in through[p] else through[p] for p in entries if not by_path[p].gated}
+    importer_names = {p: _lazy_as_all(through[p]) for p in entries if not by_path[p].gated}
     reachable: set[str] = set()
     groups = _UnionFind()
     frontier = list(entries)
@@ -292,6 +292,12 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
+
+
+def _lazy_as_all(names: Names) -> Names:
+    """Every name (None) where a module's `__getattr__` (PEP 562) leads: it serves names it
+    does not bind, so any attribute an importer reads may lead (probe 36b)."""
+    return None if names is None or "__getattr__" in names else names
 
 
 def _drivers(
