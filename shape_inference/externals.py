@@ -640,7 +640,7 @@ def h_insert_delete(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         return UnknownV(arr.diff if arr is not None else False)
     ax = S.norm_axis(axis, len(arr.shape))
     if isinstance(where, IntV) or (isinstance(where, ConstV) and type(where.value) is int):
-        count = 1
+        count = 1 if q.endswith("delete") else _inserted_at_one_index(arg(args, kwargs, 2, "values"), len(arr.shape))
     elif isinstance(where, TupleV) and where.items and all(int_value(item) is not None for item in where.items):
         indices = [int_value(item) for item in where.items]
         count = len(set(indices)) if q.endswith("delete") else len(indices)
@@ -651,6 +651,21 @@ def h_insert_delete(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     step = interp.step(fr, node, A.src(node))
     length = D.add(arr.shape[ax], D.const(count if q.endswith("insert") else -count, (step,)))
     return arr.with_shape(arr.shape[:ax] + (length,) + arr.shape[ax + 1 :], step)
+
+
+def _inserted_at_one_index(values: Value | None, rank: int) -> int | None:
+    """How many slices `jnp.insert(x, i, values, axis)` adds at one index: NumPy's rule,
+    which JAX follows: `values` padded to x's rank with leading 1s, then its axis 0 moved
+    to `axis`, so its first axis counts (a per-row CLS block (B, 1, D) inserts B: probe
+    36a); one for a scalar."""
+    if values is None or isinstance(values, (IntV, FloatV)) or (isinstance(values, ConstV) and isinstance(values.value, (int, float))):
+        return 1
+    shape = values.shape if isinstance(values, ArrayV) else None
+    if shape is None or len(shape) > rank:
+        return None
+    if not shape:
+        return 1
+    return ((D.const(1),) * (rank - len(shape)) + shape)[0].value
 
 
 def h_shape_of(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
