@@ -986,15 +986,19 @@ class Interpreter:
             if info is module:
                 continue
             whole, by_name = self._root_imports(info)
-            attribute = (id(module) in whole or (info in roots and self._package_reexports(info, module, name))) and name in info.facts.module_names()
+            imports_whole = id(module) in whole or (info in roots and self._package_reexports(info, module, name))
             bound_names = list(by_name.get((id(module), name), ()))
             if (id(module), "*") in by_name:
                 bound_names.append(name)  # `from trainer import *`: its own name, if it uses it
-            if not attribute and not bound_names:
+            if not imports_whole and not bound_names:
                 continue
+            # (a reached module's definitions parsed first: `layers.attention(...)` in one, probe 36a)
             facts = info.facts if info in roots else self._facts_with_definitions(info, [name, *bound_names])
             if facts is None:
                 return None
+            attribute = imports_whole and name in facts.module_names()
+            if not attribute and not bound_names:
+                continue
             if attribute:
                 through = facts.attribute_calls(name)  # `trainer.train(...)`
                 if through is None:

@@ -182,6 +182,7 @@ STEP = "import jax\nimport jax.numpy as jnp\n{imports}\n\n\ndef step(q):\n    re
     [
         "intermediate",  # train.py -> model.py -> layers.py: model.py is only reached (probe 32b)
         "library",  # model.py -> layers.py, no train.py: model.py is neither analysed nor reached (34a)
+        "library attribute",  # ...calling `layers.attention(...)` after `import layers` (36a)
         "package attribute",  # `import mylib; mylib.attention(...)`, re-exported by the package
         "same-named submodule",  # `from mylib import attention`, mylib/attention.py beside it
     ],
@@ -189,11 +190,13 @@ STEP = "import jax\nimport jax.numpy as jnp\n{imports}\n\n\ndef step(q):\n    re
 def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, layout: str, dtype: str) -> None:
     # float32 by default: reported unless the only caller passes bf16
     override = f", compute_dtype={dtype}" if dtype else ""
-    if layout in ("intermediate", "library"):
+    if layout in ("intermediate", "library", "library attribute"):
         files = {
             "layers.py": LAYER_WITH_DEFAULT,
             "model.py": f"import jax.numpy as jnp\nfrom layers import attention\n\n\ndef forward(q):\n    return attention(q{override})\n",
         }
+        if layout == "library attribute":
+            files["model.py"] = f"import jax.numpy as jnp\n\nimport layers\n\n\ndef forward(q):\n    return layers.attention(q{override})\n"
         if layout == "intermediate":
             files["train.py"] = STEP.format(imports="from model import forward", call="forward(q)")
         place = "layers.py:7:12:"
