@@ -2320,12 +2320,12 @@ class Interpreter:
         return made
 
     def e_name(self, node: ast.Name, fr: Frame) -> Value:
-        return self.lookup(node.id, fr)
+        return self.lookup(node.id, fr, node.lineno)
 
-    def lookup(self, name: str, fr: Frame) -> Value:
+    def lookup(self, name: str, fr: Frame, line: int = 0) -> Value:
         state = fr.state
         if state is not None and name in state:
-            if fr.func is None and state is fr.module.namespace and name in fr.module.global_names:
+            if fr.func is None and state is fr.module.namespace and name in fr.module.global_names and self._rebound_by_now(fr.module, name, line):
                 return UNKNOWN  # rebound by a function's `global` or through globals() (probe 35b)
             return self.resolved(state, name)
         if fr.func is not None and name in fr.local_names:
@@ -2339,6 +2339,14 @@ class Interpreter:
                 return UNKNOWN
             return self.resolved(namespace, name)
         return self.api.builtin(name)
+
+    def _rebound_by_now(self, module: ModuleInfo, name: str, line: int) -> bool:
+        """At the top level, may a write through globals() or exec, or a function's
+        `global` statement that the module's code has run by `line`, have rebound `name`?
+        (Before any call of the module's own functions, the `global` cannot have run.)"""
+        if name in module.facts.written_by_code() or not line:
+            return True
+        return any(ran < line for ran in module.facts.module_code_runs())
 
     def resolved(self, scope: State, name: str, depth: int = 0) -> Value:
         """A name's value, running the module a lazy import points to, or the lazy

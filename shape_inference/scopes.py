@@ -144,6 +144,8 @@ class ScopeFacts:
         self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
+        self._module_code_runs: tuple[int, ...] | None = None
+        self._declared_globals: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
@@ -479,17 +481,23 @@ class ScopeFacts:
             names: set[str] = set()
             written_by_code: set[str] = set()  # (through globals() or exec, not a `global` statement)
             mutated: set[str] = set()  # changed in place in a function (a module-level one, if bound at the top)
+            bound_inside: set[str] = set()  # bound by a statement in a function (a `global` one's target, if declared)
             dynamic = False
             if self.tree is not None:
                 top = {id(stmt) for stmt in self.tree.body}
                 for stmt in every_statement(self.tree.body):
                     if id(stmt) not in top and (changed := _changed_in_place(stmt)) is not None:
                         mutated.add(changed)  # (mutated_globals)
+                    if id(stmt) not in top and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        _bound_by(stmt, bound_inside)
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
                     elif isinstance(stmt, LazyDef) and "global" in stmt.text:
                         for declared in _GLOBAL_STATEMENT.findall(stmt.text):
-                            names.update(name.strip() for name in declared.split(","))  # (a reached module's def, unparsed)
+                            for name in (part.strip() for part in declared.split(",")):  # (a reached module's def, unparsed)
+                                names.add(name)
+                                if re.search(rf"^[ \t]*(?:for[ \t]+)?{re.escape(name)}[ \t]*(?:[-+*/%|&^]|//|\*\*)?=(?!=)|^[ \t]*for[ \t]+{re.escape(name)}\b", stmt.text, re.MULTILINE):
+                                    bound_inside.add(name)
                     elif not dynamic and type(stmt) in _MAY_WRITE_GLOBALS:
                         written = _writes_globals(stmt, id(stmt) in top)
                         if written is None:
@@ -504,7 +512,9 @@ class ScopeFacts:
             for stmt in self.tree.body if self.tree is not None else []:
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     _bound_by(stmt, bound_at_top)
-            self._global_names = frozenset(names | written_by_code)
+            # a `global` statement whose function only reads the name changes nothing (probe 36a)
+            self._declared_globals = frozenset(names & bound_inside)
+            self._global_names = self._declared_globals | written_by_code
             self._mutated_globals = frozenset(mutated & bound_at_top)
             self._written_by_code = frozenset(written_by_code)
         return self._global_names
@@ -524,26 +534,47 @@ class ScopeFacts:
         return self._written_by_code
 
     def rebound_around_calls(self) -> frozenset[str]:
-        """Module globals the top level binds again after code ran with an earlier value
-        (`LEN = 128; train(); LEN = 127`, a loop over lengths that calls, then `CUR =
-        255`): a function analysed on its own cannot tell which value it reads (probe
-        35b: notebook cells that reassign a length)."""
+        """Module globals the top level binds again after the module's own code ran with
+        an earlier value (`LEN = 128; train(); LEN = 127`, a loop over lengths that calls,
+        then `CUR = 255`): a function analysed on its own cannot tell which value it
+        reads (probe 35b: notebook cells that reassign a length).  A call of other code
+        in between (`print(...)`) runs none of the module's functions (probe 36a)."""
         if self._rebound_around_calls is None:
             bound_at: dict[str, list[int]] = {}
-            call_lines: list[int] = []
             for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
                 names: set[str] = set()
                 _bound_by(stmt, names)
                 for name in names:
                     bound_at.setdefault(name, []).append(stmt.lineno)
-                if isinstance(stmt, _CALLING_STATEMENTS) and any(isinstance(node, ast.Call) for node in _own_expressions(stmt)):
-                    call_lines.append(stmt.lineno)
+            call_lines = self.module_code_runs()
             found: set[str] = set()
             for name, lines in bound_at.items():
                 if len(lines) > 1 and any(min(lines) <= line < max(lines) for line in call_lines):
                     found.add(name)
             self._rebound_around_calls = frozenset(found)
         return self._rebound_around_calls
+
+    def module_code_runs(self) -> tuple[int, ...]:
+        """The lines of top-level statements (in their blocks too) whose calls may run a
+        function or class of the module: a call that names one (`train()`,
+        `jax.grad(loss)(x)`, `Model().fit()`)."""
+        if self._module_code_runs is None:
+            body = self.tree.body if isinstance(self.tree, ast.Module) else []
+            defined = {stmt.name for stmt in body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, LazyDef))}
+            lines: list[int] = []
+            for stmt in statements(body):
+                if isinstance(stmt, _CALLING_STATEMENTS) and any(
+                    isinstance(node, ast.Call) and any(isinstance(part, ast.Name) and part.id in defined for part in ast.walk(node))
+                    for node in _own_expressions(stmt)
+                ):
+                    lines.append(stmt.lineno)
+            self._module_code_runs = tuple(lines)
+        return self._module_code_runs
+
+    def declared_globals(self) -> frozenset[str]:
+        """The names functions of the module rebind with a `global` statement."""
+        self.global_names()
+        return self._declared_globals
 
     def string_constants(self) -> frozenset[str]:
         """Every string literal of the module (names `setattr(cls, "check", ...)` and

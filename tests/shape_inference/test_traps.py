@@ -42,6 +42,9 @@ def test_module_global_rebound_at_run_time_is_unknown_at_the_top_level_too() -> 
     ):
         assert one(P + f"T = 511\n{rebind}reveal_type(T)\n").int is None, rebind
     assert one(P + "T = 511\nU = 2\nglobals()['U'] = 3\nreveal_type(T)\n").int == 511
+    # a `global` that cannot have run yet, or that only reads the name, changes nothing (probe 36a)
+    assert one(P + "T = 511\nreveal_type(T)\ndef set_len():\n    global T\n    T = 512\nset_len()\n").int == 511
+    assert one(P + "T = 511\ndef get():\n    global T\n    return T\nget()\nreveal_type(T)\n").int == 511
 
 
 def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() -> None:
@@ -51,6 +54,8 @@ def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() 
     src = P + "def train():\n    reveal_type(CUR)\nfor CUR in [128, 256]:\n    train()\nCUR = 255\n"
     assert 255 not in [found.int for found in reveal(src, contextual_only=False)]
     src = P + "LEN = 512\nLEN = LEN - 1\ndef train():\n    reveal_type(LEN)\n"  # no code ran in between
+    assert [found.int for found in reveal(src)] == [511]
+    src = P + "LEN = 512\nprint('cell 2')\nLEN = 511\ndef train():\n    reveal_type(LEN)\n"  # nor any of the module's
     assert [found.int for found in reveal(src)] == [511]
 
 
