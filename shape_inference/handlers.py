@@ -164,7 +164,7 @@ def _retries_options(loop: ast.For, stmt: ast.Try, block: Sequence[ast.stmt], in
     leaves the loop on the first pass (`break`, `return`; a handler that ends in
     `continue` skips them: probe 34a)."""
     iterable = loop.iter
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and len(iterable.args) == 1:
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("enumerate", "list", "tuple") and len(iterable.args) == 1:
         iterable = iterable.args[0]
     if isinstance(iterable, (ast.List, ast.Tuple)) and all(isinstance(item, ast.Constant) for item in iterable.elts):
         values: list[object] | None = [item.value for item in iterable.elts if isinstance(item, ast.Constant)]

@@ -1871,6 +1871,18 @@ class Interpreter:
         or list of constants, dtypes or functions (`IMPLS = ("cudnn", "xla")`, `(jnp.
         float32, jnp.bfloat16)`), or a dict (its values where they are constants, else
         its keys: `{"fast": "cudnn", "safe": "xla"}`)."""
+        if isinstance(expr, ast.Call) and not expr.keywords and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("values", "keys", "items") and not expr.args:
+            table = self.ev(expr.func.value, fr)  # `DTYPES.values()` (probe 36a)
+            if not isinstance(table, DictV):
+                return None
+            if expr.func.attr == "keys":
+                return [key for key, _ in table.items]
+            return _options_of([item if expr.func.attr == "values" else TupleV((ConstV(key), item)) for key, item in table.items])
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "zip" and expr.args and not expr.keywords:
+            columns = [self._constant_options(part, fr) for part in expr.args]  # `zip(IMPLS, NAMES)`
+            if any(column is None for column in columns):
+                return None
+            return [tuple(row) for row in zip(*(column for column in columns if column is not None))]
         if not isinstance(expr, (ast.Name, ast.Attribute, ast.Tuple, ast.List)):
             return None
         value = self.ev(expr, fr)
@@ -2750,8 +2762,11 @@ class Interpreter:
         return UNKNOWN
 
     def e_call(self, node: ast.Call, fr: Frame) -> Value:
-        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords:
-            return self._super(fr)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.keywords:
+            if not node.args:
+                return self._super(fr)
+            if len(node.args) == 2 and isinstance(owner := self.ev(node.args[0], fr), ClassV) and isinstance(bound := self.ev(node.args[1], fr), InstanceV):
+                return SuperV(owner, bound)  # `super(Sub, self)`, the old spelling (probe 36a)
         callee = self.ev(node.func, fr)
         if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_WRITES and (view := dict_of(node.func.value)) is not None:
             self._stores_unspelled(view, fr)  # `self.__dict__.update(kw)`
@@ -3760,6 +3775,8 @@ def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
         call = stmt.value
         if isinstance(call.func, ast.Attribute) and call.func.attr in _ENTERS_CONTEXT and call.args and isinstance(call.args[0], ast.Call):
             call = call.args[0]  # `stack.enter_context(mock.patch(...))`, `self.enterContext(...)` (probe 34a)
+        elif isinstance(call.func, ast.Attribute) and call.func.attr == "start" and isinstance(call.func.value, ast.Call):
+            call = call.func.value  # `mock.patch(...).start()` (probe 36a)
         yield call
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield from (d for d in stmt.decorator_list if isinstance(d, ast.Call))
@@ -3781,6 +3798,8 @@ def _options_of(items: Sequence[Value]) -> list[object] | None:
             found.append(("external", item.qualname))  # `jnp.float32` before it is read as a dtype
         elif isinstance(item, FunctionV):
             found.append(("function", id(item.node)))
+        elif isinstance(item, TupleV) and (inner := _options_of(item.items)) is not None:
+            found.append(tuple(inner))  # a pair of `.items()`
         else:
             return None
     return found
@@ -3799,11 +3818,11 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
     if named.endswith("patch.multiple") and args:
         names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
         target = args[0]
-    elif named.endswith("patch.dict") and args and isinstance(args[0], ast.Attribute) and args[0].attr == "__dict__":
+    elif named.endswith("patch.dict") and args and (namespace := _namespace_of(args[0])) is not None:
         names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
         if len(args) > 1 and isinstance(args[1], ast.Dict):
             names += [key.value for key in args[1].keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
-        target = args[0].value
+        target = namespace
     else:
         found = _patch_target(call)
         return [found] if found[0] is not None or found[1] is not None else []
@@ -3811,6 +3830,15 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+def _namespace_of(node: ast.expr) -> ast.expr | None:
+    """`jax.nn` in `jax.nn.__dict__` or `vars(jax.nn)`: the module whose namespace it is."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and len(node.args) == 1:
+        return node.args[0]
+    return None
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
