@@ -367,6 +367,8 @@ class Interpreter:
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (_dotted(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
+                spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
             self._mark_api_patches(info, stmt, spans)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -3662,6 +3664,7 @@ class FunctionSpan(NamedTuple):
     autouse: bool
     context: bool = False
     is_class: bool = False
+    is_stack: bool = False  # a `with ExitStack() as stack:` block (what it enters ends with it)
 
 
 def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> FunctionSpan:
@@ -3712,8 +3715,11 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
     that function is called, one at the top level in the whole module (probe 34a)."""
     end = 1 << 30
     around = [span for span in spans if span.first <= stmt.lineno <= span.last]
-    functions = [span for span in around if not span.is_class]
+    functions = [span for span in around if not span.is_class and not span.is_stack]
     inner = functions[-1] if functions else None
+    stack = next((span for span in reversed(around) if span.is_stack), None)
+    if stack is not None and (inner is None or stack.first > inner.first) and _enters_a_context(stmt):
+        return PatchScope(path, stmt.lineno, stack.last, internals)  # `stack.enter_context(mock.patch(...))` (probe 36a)
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and inner is not None and _yields_inside(stmt):
         if inner.fixture:
             return PatchScope(path, 0, end, internals, fixture=inner.name, autouse=inner.autouse)
@@ -3733,6 +3739,12 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
     if functions:
         return PatchScope(path, stmt.lineno, functions[-1].last, internals, installer=functions[0].name, lasting=True)
     return PatchScope(path, stmt.lineno, end, internals, lasting=True)
+
+
+def _enters_a_context(stmt: ast.stmt) -> bool:
+    """`stack.enter_context(...)` (or `x = stack.enter_context(...)`)."""
+    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _ENTERS_CONTEXT
 
 
 def _yields_inside(stmt: ast.With | ast.AsyncWith) -> bool:

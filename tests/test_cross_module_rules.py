@@ -292,6 +292,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
     ("test_code", "found"),
     [
         (f"def test_it():\n    with contextlib.ExitStack() as stack:\n        stack.enter_context({PATCH})\n        attend(Q)\n", False),
+        (f"def test_it():\n    with contextlib.ExitStack() as stack:\n        stack.enter_context({PATCH})\n    attend(Q)\n", True),  # after it (36a)
         ("def test_it():\n    with mock.patch.multiple(jax.nn, dot_product_attention=fake):\n        attend(Q)\n", False),
         ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'dot_product_attention': fake}):\n        attend(Q)\n", False),
         ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'relu': fake}):\n        attend(Q)\n", True),  # another name
