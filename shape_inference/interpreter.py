@@ -2917,6 +2917,8 @@ class Interpreter:
     def _patch_holds(self, scope: PatchScope, path: str, line: int) -> bool:
         if scope.context and scope.installer is not None:
             return self._in_with_of(path, line, scope.installer)
+        if scope.set_up_class is not None and not (path == scope.path and scope.first <= line <= scope.last):
+            return self._in_subclass_keeping_set_up(path, line, scope.set_up_class)
         conftest = os.path.basename(scope.path) == "conftest.py"
         if conftest and not path.startswith(os.path.join(os.path.dirname(scope.path), "")):
             return False
@@ -2935,6 +2937,50 @@ class Interpreter:
         info = self.project.by_path.get(path)
         # the patching function runs where the module calls it (`testing_utils.install()`)
         return info is not None and bool(info.facts.direct_calls(scope.installer) or info.facts.attribute_calls(scope.installer))
+
+    def _fixtures_requesting(self, info: ModuleInfo, fixture: str) -> frozenset[str]:
+        """`fixture` and the module's fixtures that ask for it, directly or through each
+        other (`def model(xla): ...`: a test asking for `model` gets the patch: probe 36a)."""
+        fixtures = [
+            stmt for stmt in every_statement(info.tree.body)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any((_dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in stmt.decorator_list)
+        ]
+        found = {fixture}
+        grew = True
+        while grew:
+            grew = False
+            for stmt in fixtures:
+                if stmt.name not in found and any(arg.arg in found for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
+                    found.add(stmt.name)
+                    grew = True
+        return frozenset(found)
+
+    def _in_subclass_keeping_set_up(self, path: str, line: int, base: str) -> bool:
+        """Is the line in a class of that module that inherits `base` (by name, through
+        the module's classes) and its setUp (none of the classes between overrides
+        `setUp` without calling super: probe 36a, a patch a base or mixin starts)?"""
+        info = self.project.by_path.get(path)
+        if info is None:
+            return False
+        classes = {stmt.name: stmt for stmt in every_statement(info.tree.body) if isinstance(stmt, ast.ClassDef)}
+        around = [cls for cls in classes.values() if cls.lineno <= line <= (cls.end_lineno or cls.lineno)]
+        todo = [max(around, key=lambda cls: cls.lineno)] if around else []
+        seen: set[str] = set()
+        while todo:
+            cls = todo.pop()
+            if cls.name in seen or len(seen) > 20:
+                continue
+            seen.add(cls.name)
+            own = next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _SET_UP_METHODS), None)
+            if own is not None and not any(isinstance(node, ast.Attribute) and node.attr == own.name and isinstance(node.ctx, ast.Load) for node in ast.walk(own)):
+                continue  # its own setUp, not calling the base's
+            for named in (_dotted(b) for b in cls.bases):
+                short = (named or "").rpartition(".")[2]
+                if short == base:
+                    return True
+                if short in classes:
+                    todo.append(classes[short])
+        return False
 
     def _in_with_of(self, path: str, line: int, manager: str) -> bool:
         """Is the line in the body of a `with manager(...)` block (by name or attribute)?"""
@@ -2955,9 +3001,10 @@ class Interpreter:
         info = self.project.by_path.get(path)
         if info is None:
             return False
+        wanted = self._fixtures_requesting(info, fixture)
         for stmt in every_statement(info.tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
-                if any(arg.arg == fixture for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
+                if any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
                     return True
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
                 if any(isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("usefixtures") and any(isinstance(a, ast.Constant) and a.value == fixture for a in d.args) for d in stmt.decorator_list):
@@ -3701,6 +3748,7 @@ class PatchScope(NamedTuple):
     installer: str | None = None
     lasting: bool = False
     context: bool = False
+    set_up_class: str | None = None  # the test class whose setUp starts it (its subclasses inherit it)
 
 
 # methods that run before each test of their class (a patch they start holds in it)
@@ -3733,7 +3781,7 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
     if inner is not None and inner.name in _SET_UP_METHODS:
         owner = next((span for span in reversed(around) if span.is_class and span.first < inner.first), None)
         if owner is not None:
-            return PatchScope(path, owner.first, owner.last, internals)
+            return PatchScope(path, owner.first, owner.last, internals, set_up_class=owner.name)
     if inner is not None and inner.name in ("setUpModule", "setup_module") and len(around) == 1:
         return PatchScope(path, 0, end, internals)
     if functions:

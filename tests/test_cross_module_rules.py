@@ -305,6 +305,9 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         (f"class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n    def test_it(self):\n        attend(Q)\n", False),
         (f"class T(unittest.TestCase):\n    def setUp(self):\n        p = {PATCH}\n        p.start()\n        self.addCleanup(p.stop)\n\n    def test_it(self):\n        attend(Q)\n", False),
         (f"class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass U(unittest.TestCase):\n    def test_it(self):\n        attend(Q)\n", True),  # another class
+        (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def test_it(self):\n        attend(Q)\n", False),  # inherited (36a)
+        (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def setUp(self):\n        pass\n\n    def test_it(self):\n        attend(Q)\n", True),  # overridden
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\n@pytest.fixture\ndef model(xla):\n    return attend\n\n\ndef test_it(model):\n    model(Q)\n", False),  # through a fixture
     ],
 )
 def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
