@@ -452,6 +452,8 @@ class Interpreter:
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
             for local, full, name in _patch_targets(call):
+                if full is not None and not full.startswith("jax.") and ".jax." in f"{full}.":
+                    full = full[full.index(".jax.") + 1 :] if ".jax." in full else "jax"  # "model.jax.nn": the module's `jax` (probe 36a)
                 if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
                     note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
                 elif full is not None and self.api.canonical(full) == CUDNN_ATTENTION_MODULE:

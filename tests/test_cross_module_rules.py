@@ -298,6 +298,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'relu': fake}):\n        attend(Q)\n", True),  # another name
         ("def test_it():\n    with mock.patch.dict(vars(jax.nn), {'dot_product_attention': fake}):\n        attend(Q)\n", False),
         (f"{PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", False),  # started at the module's top (36a)
+        ("def test_it():\n    with mock.patch('model.jax.nn.dot_product_attention', fake):\n        attend(Q)\n", False),  # through model's `jax`
         (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", True),  # not asked for
         (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        attend(Q)\n", False),
