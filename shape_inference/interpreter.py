@@ -896,13 +896,16 @@ class Interpreter:
         """The calls of the instances of `module`'s class `name` (its `__call__`), in
         its module and the other analysed files, under the names they import it by."""
         calls: list[ast.Call] = []
-        for info in [module, *(root for root in self.project.roots if root is not module)]:
+        roots = self.project.roots
+        # the analysed files, and the project modules outside them that import it (probe 36a)
+        for info in [module, *(root for root in roots if root is not module), *(i for i in self.project.importers_of(module) if i not in roots)]:
             names = {name} if info is module else set(self._root_imports(info)[1].get((id(module), name), ()))
             if info is not module and id(module) in self._root_imports(info)[0]:
                 names.add(name)  # `layers.Block(...)`
             if not names:
                 continue
-            found = info.facts.instance_calls(frozenset(names))
+            facts = info.facts if info in roots else self._facts_with_definitions(info, sorted(names))
+            found = facts.instance_calls(frozenset(names)) if facts is not None else None
             if found is None:
                 return None
             calls.extend(found)

@@ -348,3 +348,13 @@ def test_a_package_attribute_served_by_its_module_getattr(tmp_path: Path, monkey
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"pkg/__init__.py": init, "pkg/ops.py": ops, "train.py": train})
     assert found_at == ([["pkg/ops.py:5:12:", "JCD201"]] if found else [])
+
+
+@pytest.mark.parametrize("dtype", ["jnp.bfloat16", ""])
+def test_a_call_default_every_outside_caller_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, dtype: str) -> None:
+    # probe 36a: `Attn()(x, dtype=bf16)` in a model.py that is neither analysed nor reached
+    layers = "import jax\nimport jax.numpy as jnp\n\n\nclass Attn:\n    def __call__(self, x, dtype=jnp.float32):\n        q = x.astype(dtype)\n        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    override = f", dtype={dtype}" if dtype else ""
+    model = f"import jax.numpy as jnp\n\nfrom layers import Attn\n\n\ndef forward(x):\n    return Attn()(x{override})\n"
+    found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "model.py": model})
+    assert found_at == ([] if dtype else [["layers.py:8:16:", "JCD203"]])
