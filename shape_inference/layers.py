@@ -166,7 +166,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short.startswith("Conv") and not short.startswith("ConvTranspose"):
         return _conv(obj, x, step, diff)
     if short.startswith("ConvTranspose") and q.startswith(("flax.linen", "flax.nnx")):
-        return ArrayV(None, _out_dtype(obj, x), diff)  # its dtype as any flax layer's; the shape is not followed
+        return _flax_conv_transpose(obj, x, step, diff)
     if short == "Einsum" and q.startswith(("flax.linen", "flax.nnx")):
         return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
@@ -424,6 +424,30 @@ def _conv(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
     if channels_first:
         return ArrayV((channels, *out_axes), x.dtype, diff, x.why)
     return ArrayV((*shape[: -spatial - 1], *out_axes, channels), _out_dtype(obj, x), diff, x.why)
+
+
+def _flax_conv_transpose(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
+    """flax's ConvTranspose over channels-last inputs (linen: features, kernel_size,
+    strides, padding, kernel_dilation; nnx: in_features first): each spatial axis as
+    lax.conv_transpose makes it for "SAME" (the default) or "VALID" padding (an upsampling
+    decoder: 100 -> 201 frames, probe 35c); other paddings leave the shape unknown."""
+    library = "flax.nnx" if obj.qualname.startswith("flax.nnx") else "flax.linen"
+    shift = 1 if library == "flax.nnx" else 0
+    unknown = ArrayV(None, _out_dtype(obj, x), diff)
+    spatial = _conv_rank(library, "ConvTranspose", obj, 1 + shift, "kernel_size")
+    if spatial is None or x.shape is None or len(x.shape) < spatial + 1:
+        return unknown
+    kernel = _per_axis(_get(obj, 1 + shift, "kernel_size"), spatial, False)
+    strides = _per_axis(_get(obj, 2 + shift, "strides"), spatial, True, default=1)
+    dilation = _per_axis(_get(obj, 4 + shift, "kernel_dilation"), spatial, True, default=1)
+    padding = _get(obj, 3 + shift, "padding")
+    mode = "SAME" if absent(padding) else padding.value.upper() if isinstance(padding, ConstV) and isinstance(padding.value, str) else None
+    features = _get(obj, shift, "out_features" if shift else "features")
+    if kernel is None or strides is None or dilation is None or mode not in ("SAME", "VALID") or not isinstance(features, IntV):
+        return unknown
+    axes = x.shape[-spatial - 1 : -1]
+    out = [W.transposed_axis(n, (k - 1) * d + 1, s, mode, step) for n, k, s, d in zip(axes, kernel, strides, dilation)]
+    return ArrayV((*x.shape[: -spatial - 1], *out, features.dim.with_why(step)), _out_dtype(obj, x), diff, x.why)
 
 
 def _conv_get(obj: ExtObjectV, at: int, name: str) -> Value | None:

@@ -75,6 +75,70 @@ def strided_axis(n: Dim, window: int, stride: int, padding: Padding | None, step
     return _with_arithmetic(out, f"({padded} - {window}) // {stride} + 1", step)
 
 
+def transposed_axis(n: Dim, window: int, stride: int, padding: Padding | None, step: Step) -> Dim:
+    """The length of one axis after a transposed convolution (lax.conv_transpose, and the
+    layers built on it): "SAME" gives n * s, "VALID" n * s + max(k - s, 0) for a kernel
+    spanning k (JAX's _conv_transpose_padding), explicit pads (n - 1) * s + lo + hi - k + 2."""
+    if window < 1 or stride < 1 or padding is None:
+        return D.unknown()
+    if padding == "SAME":
+        out = D.mul(n, D.const(stride))
+        return _with_arithmetic(out, f"{n.render()} * {stride}", step)
+    if padding == "VALID":
+        out = D.add(D.mul(n, D.const(stride)), D.const(max(window - stride, 0)))
+        return _with_arithmetic(out, f"{n.render()} * {stride} + {max(window - stride, 0)}", step)
+    if isinstance(padding, str):
+        return D.unknown()
+    lo, hi = padding
+    out = D.add(D.mul(D.add(n, D.const(-1)), D.const(stride)), D.const(lo + hi - window + 2))
+    return _with_arithmetic(out, f"({n.render()} - 1) * {stride} + {lo + hi - window + 2}", step)
+
+
+def h_conv_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.conv_transpose(lhs, rhs, strides, padding, rhs_dilation, dimension_numbers,
+    transpose_kernel, precision, preferred_element_type): each spatial axis by
+    transposed_axis, the features from the kernel's O axis (its I axis where
+    `transpose_kernel`); TensorFlow's layout ("NHC", "HIO", "NHC") when none is given."""
+    lhs = _array(_arg(args, kwargs, 0, "lhs"))
+    rhs = _array(_arg(args, kwargs, 1, "rhs"))
+    diff = any_diff(*args, *kwargs.values())
+    if lhs is None or rhs is None:
+        return UNKNOWN
+    names = ("rhs_dilation", "dimension_numbers", "transpose_kernel", "precision", "preferred_element_type")
+    positions = {name: 4 + i for i, name in enumerate(names)}
+    preferred = _arg(args, kwargs, positions["preferred_element_type"], "preferred_element_type")
+    dtype = A.dtype_name(preferred) if not absent(preferred) else lhs.dtype if lhs.dtype == rhs.dtype else None
+    unknown = ArrayV(None, dtype, diff)
+    if len(args) > 4 + len(names) or set(kwargs) - {"lhs", "rhs", "strides", "padding", *positions}:
+        return unknown
+    if lhs.shape is None or rhs.shape is None or len(lhs.shape) != len(rhs.shape) or len(lhs.shape) < 3:
+        return unknown
+    ndim = len(lhs.shape)
+    spatial = ndim - 2
+    given = _arg(args, kwargs, positions["dimension_numbers"], "dimension_numbers")
+    if absent(given):
+        letters = "".join(chr(ord("a") + i) for i in range(spatial))
+        specs: tuple[str, str, str] | None = ("N" + letters + "C", letters + "IO", "N" + letters + "C")
+    else:
+        specs = _conv_specs(given, ndim)
+    strides = _sizes(_arg(args, kwargs, 2, "strides"), spatial)
+    paddings = _paddings(_arg(args, kwargs, 3, "padding"), spatial, ("SAME", "VALID"))
+    dilation = _ints_or_ones(_arg(args, kwargs, positions["rhs_dilation"], "rhs_dilation"), spatial)
+    flipped = _arg(args, kwargs, positions["transpose_kernel"], "transpose_kernel")
+    if specs is None or strides is None or paddings is None or dilation is None or not (absent(flipped) or isinstance(flipped, ConstV)):
+        return unknown
+    lhs_spec, rhs_spec, out_spec = specs
+    step = interp.step(fr, node, A.src(node))
+    sizes: dict[str, Dim] = {}
+    for i, letter in enumerate(c for c in rhs_spec if c not in "OI"):
+        k = rhs.shape[rhs_spec.index(letter)].value
+        sizes[letter] = D.unknown() if k is None or k < 1 else transposed_axis(lhs.shape[lhs_spec.index(letter)], (k - 1) * dilation[i] + 1, strides[i], paddings[i], step)
+    sizes["N"] = lhs.shape[lhs_spec.index("N")]
+    features = "I" if isinstance(flipped, ConstV) and flipped.value is True else "O"
+    sizes["C"] = rhs.shape[rhs_spec.index(features)].with_why(step)
+    return ArrayV(tuple(sizes[c] for c in out_spec), dtype, diff, merge_why(lhs.why, rhs.why))
+
+
 def _with_arithmetic(out: Dim, formula: str, step: Step) -> Dim:
     """The length with a step that shows how it was computed (when it is known)."""
     if out.value is None:
