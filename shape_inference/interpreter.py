@@ -859,11 +859,11 @@ class Interpreter:
             # decorator's `REGISTRY[name] = fn`) is how it is reached
             return [param.arg for param, _, _ in with_defaults] if id(node) in self.registered else []
         dead: list[str] = []
-        for param, i, _ in with_defaults:
+        for param, i, default in with_defaults:
             name = param.arg
             if row is not None and name in row:
                 continue
-            if all(_passes(call, i - shift if i >= 0 else -1, name) for call in calls):
+            if all(_passes(call, i - shift if i >= 0 else -1, name, default) for call in calls):
                 dead.append(name)
         return dead
 
@@ -2362,10 +2362,10 @@ class Interpreter:
     def _rebound_by_now(self, module: ModuleInfo, name: str, line: int) -> bool:
         """At the top level, may a write through globals() or exec, or a function's
         `global` statement that the module's code has run by `line`, have rebound `name`?
-        (Before any call of the module's own functions, the `global` cannot have run.)"""
+        (Before a call that may run a setter of it, the `global` cannot have run.)"""
         if name in module.facts.written_by_code() or not line:
             return True
-        return any(ran < line for ran in module.facts.module_code_runs())
+        return any(ran < line for ran in module.facts.calls_reaching(module.facts.setters_of(name)))
 
     def resolved(self, scope: State, name: str, depth: int = 0) -> Value:
         """A name's value, running the module a lazy import points to, or the lazy
@@ -3479,9 +3479,16 @@ def _defines(node: ast.ClassDef, name: str) -> bool:
     return False
 
 
-def _passes(call: ast.Call, index: int, name: str) -> bool:
+def _passes(call: ast.Call, index: int, name: str, default: ast.expr | None = None) -> bool:
     """May the call pass the parameter at `index` / called `name`?  A `**kwargs` or a
-    `*args` may (`train(**cfg)`): then the default is not certainly what runs."""
+    `*args` may (`train(**cfg)`): then the default is not certainly what runs.  One that
+    passes the default's own expression (`dtype=jnp.float32` over a `jnp.float32`
+    default, in a file the analysis does not enter: probe 37a) passes the default."""
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    if given is None and 0 <= index < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in call.args[: index + 1]):
+        given = call.args[index]
+    if given is not None and default is not None and ast.dump(given) == ast.dump(default):
+        return False
     if any(k.arg == name or k.arg is None for k in call.keywords):
         return True
     if index < 0:

@@ -144,7 +144,7 @@ class ScopeFacts:
         self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
-        self._module_code_runs: tuple[int, ...] | None = None
+        self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
         self._declared_globals: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
@@ -512,6 +512,8 @@ class ScopeFacts:
             for stmt in self.tree.body if self.tree is not None else []:
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     _bound_by(stmt, bound_at_top)
+            if names - bound_inside and self.tree is not None:
+                bound_inside |= _bound_by_expressions(self.tree, names - bound_inside)  # `(T := 128)`, `case T:` (probe 37a)
             # a `global` statement whose function only reads the name changes nothing (probe 36a)
             self._declared_globals = frozenset(names & bound_inside)
             self._global_names = self._declared_globals | written_by_code
@@ -534,11 +536,12 @@ class ScopeFacts:
         return self._written_by_code
 
     def rebound_around_calls(self) -> frozenset[str]:
-        """Module globals the top level binds again after the module's own code ran with
-        an earlier value (`LEN = 128; train(); LEN = 127`, a loop over lengths that calls,
-        then `CUR = 255`): a function analysed on its own cannot tell which value it
-        reads (probe 35b: notebook cells that reassign a length).  A call of other code
-        in between (`print(...)`) runs none of the module's functions (probe 36a)."""
+        """Module globals the top level binds again after the module's own code that reads
+        them ran with an earlier value (`LEN = 128; train(); LEN = 127`, a loop over
+        lengths that calls, then `CUR = 255`): a function analysed on its own cannot
+        tell which value it reads (probe 35b: notebook cells that reassign a length).  A
+        call in between that cannot run a reader (`print(...)`, a helper that never
+        reads it) changes nothing (probes 36a, 37a)."""
         if self._rebound_around_calls is None:
             bound_at: dict[str, list[int]] = {}
             for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
@@ -546,30 +549,72 @@ class ScopeFacts:
                 _bound_by(stmt, names)
                 for name in names:
                     bound_at.setdefault(name, []).append(stmt.lineno)
-            call_lines = self.module_code_runs()
             found: set[str] = set()
             for name, lines in bound_at.items():
-                if len(lines) > 1 and any(min(lines) <= line < max(lines) for line in call_lines):
+                if len(lines) > 1 and any(min(lines) <= line < max(lines) for line in self.calls_reaching(self._readers_of(name))):
                     found.add(name)
             self._rebound_around_calls = frozenset(found)
         return self._rebound_around_calls
 
-    def module_code_runs(self) -> tuple[int, ...]:
-        """The lines of top-level statements (in their blocks too) whose calls may run a
-        function or class of the module: a call that names one (`train()`,
-        `jax.grad(loss)(x)`, `Model().fit()`)."""
-        if self._module_code_runs is None:
+    def calls_reaching(self, targets: frozenset[str]) -> tuple[int, ...]:
+        """The lines of top-level statements (in their blocks too) with a call that may
+        run one of the module's functions or classes `targets`: it names one of them, or
+        one whose code names one, and so on (`train()`, `jax.grad(loss)(x)`)."""
+        if not targets:
+            return ()
+        key = targets
+        found = self._calls_reaching.get(key)
+        if found is None:
             body = self.tree.body if isinstance(self.tree, ast.Module) else []
-            defined = {stmt.name for stmt in body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, LazyDef))}
+            reaching = self._reaching(targets)
             lines: list[int] = []
             for stmt in statements(body):
                 if isinstance(stmt, _CALLING_STATEMENTS) and any(
-                    isinstance(node, ast.Call) and any(isinstance(part, ast.Name) and part.id in defined for part in ast.walk(node))
+                    isinstance(node, ast.Call) and any(isinstance(part, ast.Name) and part.id in reaching for part in ast.walk(node))
                     for node in _own_expressions(stmt)
                 ):
                     lines.append(stmt.lineno)
-            self._module_code_runs = tuple(lines)
-        return self._module_code_runs
+            found = self._calls_reaching[key] = tuple(lines)
+        return found
+
+    def setters_of(self, name: str) -> frozenset[str]:
+        """The module's top-level functions and classes whose code rebinds `name` with a
+        `global` statement."""
+        found: set[str] = set()
+        for defined, stmt in self._top_definitions().items():
+            if isinstance(stmt, LazyDef):
+                if "global" in stmt.text and any(name in (part.strip() for part in declared.split(",")) for declared in _GLOBAL_STATEMENT.findall(stmt.text)):
+                    found.add(defined)
+            elif any(isinstance(inner, ast.Global) and name in inner.names for inner in every_statement([stmt])):
+                found.add(defined)
+        return frozenset(found)
+
+    def _readers_of(self, name: str) -> frozenset[str]:
+        """The module's top-level functions and classes whose code names `name`."""
+        return frozenset(defined for defined, stmt in self._top_definitions().items() if name in self._mentions(stmt))
+
+    def _reaching(self, targets: frozenset[str]) -> set[str]:
+        """`targets` and the module's top-level definitions whose code names one of them,
+        transitively: what may run one of them when called."""
+        definitions = self._top_definitions()
+        found = set(targets)
+        grew = True
+        while grew:
+            grew = False
+            for defined, stmt in definitions.items():
+                if defined not in found and self._mentions(stmt) & found:
+                    found.add(defined)
+                    grew = True
+        return found
+
+    def _top_definitions(self) -> dict[str, ast.stmt]:
+        body = self.tree.body if isinstance(self.tree, ast.Module) else []
+        return {stmt.name: stmt for stmt in body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, LazyDef))}
+
+    def _mentions(self, stmt: ast.stmt) -> frozenset[str]:
+        if isinstance(stmt, LazyDef):
+            return frozenset(_WORD.findall(stmt.text))
+        return self.names_used(stmt)
 
     def declared_globals(self) -> frozenset[str]:
         """The names functions of the module rebind with a `global` statement."""
@@ -922,6 +967,7 @@ def _bound_names_of(node: ast.AST) -> list[str]:
 
 
 _MAY_WRITE_GLOBALS = (ast.Assign, ast.AugAssign, ast.Expr)  # (the statements _writes_globals reads)
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)$", re.MULTILINE)
 # statements whose own expressions run code (a call) where they stand
 _CALLING_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Return)
@@ -974,6 +1020,20 @@ def _namespace_call(node: ast.expr, top_level: bool) -> bool:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords):
         return False
     return node.func.id == "globals" or (top_level and node.func.id in ("vars", "locals"))
+
+
+def _bound_by_expressions(tree: ast.AST, wanted: set[str]) -> set[str]:
+    """Which of `wanted` an assignment expression (`(T := 128)`, in a comprehension too) or
+    a `match` capture binds anywhere in the tree: the binders statements do not show."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.NamedExpr) and node.target.id in wanted:
+            found.add(node.target.id)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name in wanted:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest in wanted:
+            found.add(node.rest)
+    return found
 
 
 def _this_module(node: ast.expr) -> bool:

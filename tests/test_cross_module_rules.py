@@ -350,11 +350,12 @@ def test_a_package_attribute_served_by_its_module_getattr(tmp_path: Path, monkey
     assert found_at == ([["pkg/ops.py:5:12:", "JCD201"]] if found else [])
 
 
-@pytest.mark.parametrize("dtype", ["jnp.bfloat16", ""])
+@pytest.mark.parametrize("dtype", ["jnp.bfloat16", "", "jnp.float32"])
 def test_a_call_default_every_outside_caller_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, dtype: str) -> None:
     # probe 36a: `Attn()(x, dtype=bf16)` in a model.py that is neither analysed nor reached
     layers = "import jax\nimport jax.numpy as jnp\n\n\nclass Attn:\n    def __call__(self, x, dtype=jnp.float32):\n        q = x.astype(dtype)\n        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
     override = f", dtype={dtype}" if dtype else ""
     model = f"import jax.numpy as jnp\n\nfrom layers import Attn\n\n\ndef forward(x):\n    return Attn()(x{override})\n"
     found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "model.py": model})
-    assert found_at == ([] if dtype else [["layers.py:8:16:", "JCD203"]])
+    # passing the default's own expression passes the default (probe 37a)
+    assert found_at == ([] if dtype == "jnp.bfloat16" else [["layers.py:8:16:", "JCD203"]])

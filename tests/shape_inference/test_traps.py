@@ -45,6 +45,9 @@ def test_module_global_rebound_at_run_time_is_unknown_at_the_top_level_too() -> 
     # a `global` that cannot have run yet, or that only reads the name, changes nothing (probe 36a)
     assert one(P + "T = 511\nreveal_type(T)\ndef set_len():\n    global T\n    T = 512\nset_len()\n").int == 511
     assert one(P + "T = 511\ndef get():\n    global T\n    return T\nget()\nreveal_type(T)\n").int == 511
+    # a walrus binds too; a call that cannot reach the setter leaves the value (probe 37a)
+    assert one(P + "T = 511\ndef set_len():\n    global T\n    if (T := 512):\n        pass\nset_len()\nreveal_type(T)\n").int is None
+    assert one(P + "T = 511\ndef set_len():\n    global T\n    T = 512\ndef helper():\n    return 1\nhelper()\nreveal_type(T)\n").int == 511
 
 
 def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() -> None:
@@ -56,6 +59,8 @@ def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() 
     src = P + "LEN = 512\nLEN = LEN - 1\ndef train():\n    reveal_type(LEN)\n"  # no code ran in between
     assert [found.int for found in reveal(src)] == [511]
     src = P + "LEN = 512\nprint('cell 2')\nLEN = 511\ndef train():\n    reveal_type(LEN)\n"  # nor any of the module's
+    assert [found.int for found in reveal(src)] == [511]
+    src = P + "LEN = 512\ndef helper():\n    return 1\nhelper()\nLEN = 511\ndef train():\n    reveal_type(LEN)\n"  # nor one that cannot read it
     assert [found.int for found in reveal(src)] == [511]
 
 
