@@ -369,6 +369,8 @@ class Interpreter:
                 spans.append(function_span(stmt))
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (_dotted(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
+            elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
+                spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
             self._mark_api_patches(info, stmt, spans)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -451,6 +453,8 @@ class Interpreter:
         for call in _patching_calls(stmt):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
+            if call.args and isinstance(call.args[0], ast.Name) and (text := _module_string(info, call.args[0].id)) is not None:
+                call = ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords)  # `mock.patch(TARGET, fake)` (probe 37a)
             for local, full, name in _patch_targets(call):
                 if full is not None and not full.startswith("jax.") and ".jax." in f"{full}.":
                     full = full[full.index(".jax.") + 1 :] if ".jax." in full else "jax"  # "model.jax.nn": the module's `jax` (probe 36a)
@@ -462,7 +466,10 @@ class Interpreter:
                 elif local is not None:
                     found.append((local, name))
         for owner, name in found:
-            if name in WATCHED_NAMES and (api := _imported_name(info, f"{owner}.{name}")) is not None and self.watch(self.api.canonical(api)):
+            api = _imported_name(info, f"{owner}.{name}") if name in WATCHED_NAMES else None
+            if api is not None and not api.startswith("jax.") and ".jax." in api:
+                api = api[api.index(".jax.") + 1 :]  # `patch.object(model.jax.nn, ...)`: the module's `jax` (probe 37a)
+            if api is not None and self.watch(self.api.canonical(api)):
                 note(self.api.canonical(api))  # `jax.nn.dot_product_attention = _xla_only`
             elif name and self.api.canonical(_imported_name(info, owner) or "") == CUDNN_ATTENTION_MODULE:
                 note(NN_ATTENTION, True)
@@ -2976,7 +2983,7 @@ class Interpreter:
             if cls.name in seen or len(seen) > 20:
                 continue
             seen.add(cls.name)
-            own = next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _SET_UP_METHODS), None)
+            own = next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _PER_TEST_SET_UP), None)
             if own is not None and not any(isinstance(node, ast.Attribute) and node.attr == own.name and isinstance(node.ctx, ast.Load) for node in ast.walk(own)):
                 continue  # its own setUp, not calling the base's
             for named in (_dotted(b) for b in cls.bases):
@@ -2985,6 +2992,8 @@ class Interpreter:
                     return True
                 if short in classes:
                     todo.append(classes[short])
+                elif short.endswith("TestCase"):
+                    break  # a library TestCase's own setUp shadows the bases after it (probe 37a)
         return False
 
     def _in_with_of(self, path: str, line: int, manager: str) -> bool:
@@ -3723,7 +3732,7 @@ class FunctionSpan(NamedTuple):
     autouse: bool
     context: bool = False
     is_class: bool = False
-    is_stack: bool = False  # a `with ExitStack() as stack:` block (what it enters ends with it)
+    is_stack: bool = False  # a `with ExitStack() as stack:` block or a `__main__` guard: a patch in it ends with it
 
 
 def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> FunctionSpan:
@@ -3765,6 +3774,7 @@ class PatchScope(NamedTuple):
 
 # methods that run before each test of their class (a patch they start holds in it)
 _SET_UP_METHODS = frozenset({"setUp", "setup_method", "setUpClass", "setup_class", "asyncSetUp"})
+_PER_TEST_SET_UP = frozenset({"setUp", "setup_method", "asyncSetUp"})
 
 
 def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals: bool) -> PatchScope:
@@ -3778,8 +3788,10 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
     functions = [span for span in around if not span.is_class and not span.is_stack]
     inner = functions[-1] if functions else None
     stack = next((span for span in reversed(around) if span.is_stack), None)
-    if stack is not None and (inner is None or stack.first > inner.first) and _enters_a_context(stmt):
-        return PatchScope(path, stmt.lineno, stack.last, internals)  # `stack.enter_context(mock.patch(...))` (probe 36a)
+    if stack is not None and (inner is None or stack.first > inner.first) and (_enters_a_context(stmt) or stack.name == "<main>"):
+        # `stack.enter_context(mock.patch(...))` holds to the end of its `with` (probe 36a);
+        # a patch a script's `__main__` block starts, in that block only (probe 37a)
+        return PatchScope(path, stmt.lineno, stack.last, internals)
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and inner is not None and _yields_inside(stmt):
         if inner.fixture:
             return PatchScope(path, 0, end, internals, fixture=inner.name, autouse=inner.autouse)
@@ -3902,6 +3914,13 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+def _module_string(info: ModuleInfo, name: str) -> str | None:
+    """The string a module binds `name` to once at its top level (`TARGET =
+    "jax.nn.dot_product_attention"`); None where it binds it otherwise or more than once."""
+    found = [stmt.value.value for stmt in info.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)]
+    return found[0] if len(found) == 1 and name not in info.facts.global_names() else None
 
 
 def _namespace_of(node: ast.expr) -> ast.expr | None:

@@ -299,6 +299,11 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         ("def test_it():\n    with mock.patch.dict(vars(jax.nn), {'dot_product_attention': fake}):\n        attend(Q)\n", False),
         (f"{PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", False),  # started at the module's top (36a)
         ("def test_it():\n    with mock.patch('model.jax.nn.dot_product_attention', fake):\n        attend(Q)\n", False),  # through model's `jax`
+        ("import model\n\n\ndef test_it():\n    with mock.patch.object(model.jax.nn, 'dot_product_attention', fake):\n        attend(Q)\n", False),  # (37a)
+        ("TARGET = 'jax.nn.dot_product_attention'\n\n\ndef test_it():\n    with mock.patch(TARGET, fake):\n        attend(Q)\n", False),  # a constant
+        (f"if __name__ == '__main__':\n    {PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", True),  # not under pytest
+        (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(unittest.TestCase, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # shadowed
+        (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    @classmethod\n    def setUpClass(cls):\n        pass\n\n    def test_it(self):\n        attend(Q)\n", False),
         (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", True),  # not asked for
         (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        attend(Q)\n", False),
