@@ -2483,7 +2483,9 @@ HANDLERS["jax.config.update"] = h_config_update
 
 
 # unmodelled callables known not to change the objects they are given
-_PURE_UNMODELLED = frozenset({"builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
+# (nnx's state readers only read the module: `nnx.state(model, nnx.Param)` as a scan's
+# initial carry left the model forgotten, and the grad in the scan's body unseen: probe 37b)
+_PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
 
 # array libraries whose functions are pure and differentiable in their array inputs...
 _ARRAY_LIBRARIES = ("jax.numpy.", "jax.lax.", "jax.scipy.", "jax.nn.", "einops.")
