@@ -24,6 +24,7 @@ from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
@@ -2366,6 +2367,19 @@ class Interpreter:
             return self.resolved(namespace, name)
         return self.api.builtin(name)
 
+    def _setter_may_have_run(self, module: ModuleInfo, name: str, reader: ModuleInfo) -> bool:
+        """May code have rebound `module`'s global `name` before `reader` reads it as
+        `module.name`: written through globals() or exec, set by a setter the module's own
+        top level may run, or by one `reader` names (`helper.configure(128)`)?  A setter
+        nobody calls leaves the value (probe 38a)."""
+        facts = module.facts
+        if name in facts.written_by_code():
+            return True
+        setters = facts.setters_of(name)
+        if not setters or facts.calls_reaching(setters):
+            return True
+        return bool(facts.reaching(setters) & reader.facts.module_names())
+
     def _rebound_by_now(self, module: ModuleInfo, name: str, line: int) -> bool:
         """At the top level, may a write through globals() or exec, or a function's
         `global` statement that the module's code has run by `line`, have rebound `name`?
@@ -2457,7 +2471,7 @@ class Interpreter:
             if name in base.info.patched:
                 return UNKNOWN
             namespace = self.module_namespace(base.info) if base.info.state != "running" else base.info.namespace
-            if base.info is not fr.module and name in base.info.global_names:
+            if base.info is not fr.module and name in base.info.global_names and self._setter_may_have_run(base.info, name, fr.module):
                 return UNKNOWN  # `helper.SEQ` after `helper.configure(128)` rebinds it with `global` (probe 35b)
             if name in namespace:
                 return self.resolved(namespace, name)
@@ -2968,33 +2982,42 @@ class Interpreter:
         return frozenset(found)
 
     def _in_subclass_keeping_set_up(self, path: str, line: int, base: str) -> bool:
-        """Is the line in a class of that module that inherits `base` (by name, through
-        the module's classes) and its setUp (none of the classes between overrides
-        `setUp` without calling super: probe 36a, a patch a base or mixin starts)?"""
+        """Is the line in a class of that module whose setUp is `base`'s: found through
+        its bases left to right, depth first (as Python's order does for these trees), where
+        no class before it defines or assigns its own `setUp` without calling the base's
+        and no library TestCase (whose own setUp shadows what follows) comes first (probes
+        36a, 37a, 38a: a patch a base or mixin starts)?"""
         info = self.project.by_path.get(path)
         if info is None:
             return False
         classes = {stmt.name: stmt for stmt in every_statement(info.tree.body) if isinstance(stmt, ast.ClassDef)}
         around = [cls for cls in classes.values() if cls.lineno <= line <= (cls.end_lineno or cls.lineno)]
-        todo = [max(around, key=lambda cls: cls.lineno)] if around else []
-        seen: set[str] = set()
-        while todo:
-            cls = todo.pop()
-            if cls.name in seen or len(seen) > 20:
-                continue
-            seen.add(cls.name)
-            own = next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _PER_TEST_SET_UP), None)
-            if own is not None and not any(isinstance(node, ast.Attribute) and node.attr == own.name and isinstance(node.ctx, ast.Load) for node in ast.walk(own)):
-                continue  # its own setUp, not calling the base's
+        if not around:
+            return False
+
+        def resolves(cls: ast.ClassDef, depth: int) -> bool | None:
+            """True: `base`'s setUp runs; False: another does; None: not decided here."""
+            if depth > 20:
+                return False
+            for stmt in cls.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _PER_TEST_SET_UP:
+                    if not any(isinstance(node, ast.Attribute) and node.attr == stmt.name and isinstance(node.ctx, ast.Load) for node in ast.walk(stmt)):
+                        return cls.name == base  # its own setUp, not calling the one after it
+                elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _PER_TEST_SET_UP for t in stmt.targets):
+                    return False  # `setUp = unittest.TestCase.setUp`
+            if cls.name == base:
+                return True
             for named in (_dotted(b) for b in cls.bases):
                 short = (named or "").rpartition(".")[2]
-                if short == base:
-                    return True
                 if short in classes:
-                    todo.append(classes[short])
+                    found = resolves(classes[short], depth + 1)
+                    if found is not None:
+                        return found
                 elif short.endswith("TestCase"):
-                    break  # a library TestCase's own setUp shadows the bases after it (probe 37a)
-        return False
+                    return False  # a library TestCase's own setUp comes first
+            return None
+
+        return resolves(max(around, key=lambda cls: cls.lineno), 0) is True
 
     def _in_with_of(self, path: str, line: int, manager: str) -> bool:
         """Is the line in the body of a `with manager(...)` block (by name or attribute)?"""
@@ -3496,7 +3519,7 @@ def _passes(call: ast.Call, index: int, name: str, default: ast.expr | None = No
     given = next((k.value for k in call.keywords if k.arg == name), None)
     if given is None and 0 <= index < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in call.args[: index + 1]):
         given = call.args[index]
-    if given is not None and default is not None and ast.dump(given) == ast.dump(default):
+    if given is not None and default is not None and (ast.dump(given) == ast.dump(default) or _same_dtype_spelling(given, default)):
         return False
     if any(k.arg == name or k.arg is None for k in call.keywords):
         return True
@@ -3506,6 +3529,21 @@ def _passes(call: ast.Call, index: int, name: str, default: ast.expr | None = No
     if any(isinstance(arg, ast.Starred) for arg in positional[: index + 1]):
         return True
     return index < len(positional)
+
+
+def _dtype_spelled(node: ast.expr) -> str | None:
+    """The dtype a literal spells: `jnp.float32`, `np.float32`, `"float32"`,
+    `jnp.dtype("float32")`; None for anything else."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dtype" and len(node.args) == 1 and not node.keywords:
+        return _dtype_spelled(node.args[0])
+    text = node.attr if isinstance(node, ast.Attribute) else node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+    return text if text is not None and text in DTYPE_KINDS else None
+
+
+def _same_dtype_spelling(given: ast.expr, default: ast.expr) -> bool:
+    """`np.float32` passed over a `jnp.float32` default: the same dtype (probe 38a)."""
+    spelled = _dtype_spelled(given)
+    return spelled is not None and spelled == _dtype_spelled(default)
 
 
 def _is_cached(func: FunctionV) -> bool:

@@ -566,7 +566,7 @@ class ScopeFacts:
         found = self._calls_reaching.get(key)
         if found is None:
             body = self.tree.body if isinstance(self.tree, ast.Module) else []
-            reaching = self._reaching(targets)
+            reaching = self.reaching(targets)
             lines: list[int] = []
             for stmt in statements(body):
                 if isinstance(stmt, _CALLING_STATEMENTS) and any(
@@ -593,7 +593,7 @@ class ScopeFacts:
         """The module's top-level functions and classes whose code names `name`."""
         return frozenset(defined for defined, stmt in self._top_definitions().items() if name in self._mentions(stmt))
 
-    def _reaching(self, targets: frozenset[str]) -> set[str]:
+    def reaching(self, targets: frozenset[str]) -> set[str]:
         """`targets` and the module's top-level definitions whose code names one of them,
         transitively: what may run one of them when called."""
         definitions = self._top_definitions()
