@@ -574,6 +574,10 @@ class ScopeFacts:
                     for node in _own_expressions(stmt)
                 ):
                     lines.append(stmt.lineno)
+                elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                    isinstance(part, ast.Name) and part.id in reaching for decorator in stmt.decorator_list for part in ast.walk(decorator)
+                ):
+                    lines.append(stmt.lineno)  # a decorator that runs it as the definition is made
             found = self._calls_reaching[key] = tuple(lines)
         return found
 
@@ -595,8 +599,11 @@ class ScopeFacts:
 
     def reaching(self, targets: frozenset[str]) -> set[str]:
         """`targets` and the module's top-level definitions whose code names one of them,
-        transitively: what may run one of them when called."""
+        and the names its top level binds to a value naming one (`f = set_len`, `HOOKS =
+        {"len": set_len}`, `init = lambda: set_len()`: probe 38a), transitively: what may
+        run one of them when called."""
         definitions = self._top_definitions()
+        bindings = self._top_bindings()
         found = set(targets)
         grew = True
         while grew:
@@ -605,6 +612,20 @@ class ScopeFacts:
                 if defined not in found and self._mentions(stmt) & found:
                     found.add(defined)
                     grew = True
+            for bound, mentioned in bindings:
+                if not bound <= found and mentioned & found:
+                    found |= bound
+                    grew = True
+        return found
+
+    def _top_bindings(self) -> list[tuple[frozenset[str], frozenset[str]]]:
+        """(the names, the names its value mentions) of each top-level assignment."""
+        found: list[tuple[frozenset[str], frozenset[str]]] = []
+        for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                names: set[str] = set()
+                _bound_by(stmt, names)
+                found.append((frozenset(names), frozenset(node.id for node in ast.walk(stmt.value) if isinstance(node, ast.Name))))
         return found
 
     def _top_definitions(self) -> dict[str, ast.stmt]:

@@ -48,6 +48,9 @@ def test_module_global_rebound_at_run_time_is_unknown_at_the_top_level_too() -> 
     # a walrus binds too; a call that cannot reach the setter leaves the value (probe 37a)
     assert one(P + "T = 511\ndef set_len():\n    global T\n    if (T := 512):\n        pass\nset_len()\nreveal_type(T)\n").int is None
     assert one(P + "T = 511\ndef set_len():\n    global T\n    T = 512\ndef helper():\n    return 1\nhelper()\nreveal_type(T)\n").int == 511
+    # ...but one through an alias or a table of hooks may (probe 38a)
+    for run in ("f = set_len\nf()\n", "HOOKS = {'len': set_len}\nHOOKS['len']()\n", "init = lambda: set_len()\ninit()\n"):
+        assert one(P + f"T = 511\ndef set_len():\n    global T\n    T = 512\n{run}reveal_type(T)\n").int is None, run
 
 
 def test_a_global_bound_again_after_calls_is_unknown_to_a_function_on_its_own() -> None:
