@@ -694,6 +694,14 @@ def h_shape_of(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return IntV(total)
 
 
+def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`nn = pytest.importorskip("flax.linen")`: the module, as `import flax.linen` gives
+    it (the test is skipped only where the package is missing: probe 38b)."""
+    name = arg(args, kwargs, 0, "modname")
+    ok, text = const_value(name) if name is not None else (False, None)
+    return interp.import_module_value(text) if ok and isinstance(text, str) and text else UNKNOWN
+
+
 def h_window(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jnp.hanning(M)` and the other window functions: a vector of M floats (a window
     over audio frames: probe 35c)."""
@@ -2025,6 +2033,7 @@ _register(["hstack", "vstack"], _NP, h_stack_along)
 _register(["insert", "delete"], _NP, h_insert_delete)
 _register(["shape", "ndim", "size"], _NP, h_shape_of)
 _register(["hanning", "hamming", "blackman", "bartlett"], _NP, h_window)
+_register(["importorskip"], ["pytest"], h_importorskip)
 _register(["split", "array_split"], _NP, h_split)
 _register(["pad"], _NP, h_pad)
 _register(["repeat"], _NP + ["jax.Array"], h_repeat)

@@ -790,12 +790,14 @@ class Interpreter:
                 continue
 
     def _skipped(self, func: FunctionV) -> bool:
-        """A test that never runs: its def or its class has a skip decorator, or its
-        module says `pytestmark = pytest.mark.skip(...)`."""
+        """A test that never runs: its def or its class has a skip decorator, or its class
+        or module says `pytestmark = pytest.mark.skip(...)`."""
         if case_rows.skipped(self.parametrize, func.node):
             return True
         if func.owner is not None and case_rows.skipped(self.parametrize, func.owner.node):
             return True
+        if func.owner is not None and case_rows.module_skipped(func.owner.attrs):
+            return True  # `pytestmark = pytest.mark.skip(...)` in the class body (probe 38b)
         return case_rows.module_skipped(func.module.namespace)
 
     def _generic_args(

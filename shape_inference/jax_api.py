@@ -492,8 +492,8 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
         if oka and okb and (pa is None or pb is None):
             same = pa is None and pb is None
             return same if isinstance(op, ast.Is) else not same
-        if okb and pb is None and isinstance(a, (ArrayV, FunctionV, PartialV, ExternalV, ExtObjectV, InstanceV, ClassV, TupleV, DictV, DTypeV)):
-            return isinstance(op, ast.IsNot)
+        if okb and pb is None and isinstance(a, (ArrayV, FunctionV, PartialV, ExternalV, ExtObjectV, InstanceV, ClassV, TupleV, DictV, DTypeV, CallResultV)):
+            return isinstance(op, ast.IsNot)  # (a `pytest.raises(...)` row's expectation too: probe 38b)
         if oka and okb and (isinstance(pa, enums.EnumMember) or isinstance(pb, enums.EnumMember)):
             same = pa == pb  # a plain Enum's members are singletons: `is` is `==`
             return same if isinstance(op, ast.Is) else not same
