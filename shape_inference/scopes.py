@@ -145,6 +145,8 @@ class ScopeFacts:
         self._written_by_code: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
         self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
+        self._top_call_names: list[tuple[int, frozenset[str]]] | None = None
+        self._top_binding_names: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self._declared_globals: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
@@ -483,13 +485,11 @@ class ScopeFacts:
             mutated: set[str] = set()  # changed in place in a function (a module-level one, if bound at the top)
             bound_inside: set[str] = set()  # bound by a statement in a function (a `global` one's target, if declared)
             dynamic = False
+            top = {id(stmt) for stmt in self.tree.body} if self.tree is not None else set[int]()
             if self.tree is not None:
-                top = {id(stmt) for stmt in self.tree.body}
                 for stmt in every_statement(self.tree.body):
                     if id(stmt) not in top and (changed := _changed_in_place(stmt)) is not None:
                         mutated.add(changed)  # (mutated_globals)
-                    if id(stmt) not in top and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        _bound_by(stmt, bound_inside)
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
                     elif isinstance(stmt, LazyDef) and "global" in stmt.text:
@@ -512,6 +512,11 @@ class ScopeFacts:
             for stmt in self.tree.body if self.tree is not None else []:
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     _bound_by(stmt, bound_at_top)
+            if names - bound_inside and self.tree is not None:
+                # (only where a function declares one: most modules have no `global` statement)
+                for stmt in every_statement(self.tree.body):
+                    if id(stmt) not in top and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        _bound_by(stmt, bound_inside)
             if names - bound_inside and self.tree is not None:
                 bound_inside |= _bound_by_expressions(self.tree, names - bound_inside)  # `(T := 128)`, `case T:` (probe 37a)
             # a `global` statement whose function only reads the name changes nothing (probe 36a)
@@ -565,21 +570,28 @@ class ScopeFacts:
         key = targets
         found = self._calls_reaching.get(key)
         if found is None:
-            body = self.tree.body if isinstance(self.tree, ast.Module) else []
             reaching = self.reaching(targets)
-            lines: list[int] = []
-            for stmt in statements(body):
-                if isinstance(stmt, _CALLING_STATEMENTS) and any(
-                    isinstance(node, ast.Call) and any(isinstance(part, ast.Name) and part.id in reaching for part in ast.walk(node))
-                    for node in _own_expressions(stmt)
-                ):
-                    lines.append(stmt.lineno)
-                elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
-                    isinstance(part, ast.Name) and part.id in reaching for decorator in stmt.decorator_list for part in ast.walk(decorator)
-                ):
-                    lines.append(stmt.lineno)  # a decorator that runs it as the definition is made
-            found = self._calls_reaching[key] = tuple(lines)
+            found = self._calls_reaching[key] = tuple(line for line, named in self._top_calls() if named & reaching)
         return found
+
+    def _top_calls(self) -> list[tuple[int, frozenset[str]]]:
+        """(line, the names its calls mention) of each top-level statement (in its blocks
+        too) that calls something, and of each definition a decorator runs as it is made
+        (read once per module)."""
+        if self._top_call_names is None:
+            found: list[tuple[int, frozenset[str]]] = []
+            for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
+                if isinstance(stmt, _CALLING_STATEMENTS):
+                    calls = [node for node in _own_expressions(stmt) if isinstance(node, ast.Call)]
+                    named = frozenset(part.id for call in calls for part in ast.walk(call) if isinstance(part, ast.Name))
+                elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    named = frozenset(part.id for decorator in stmt.decorator_list for part in ast.walk(decorator) if isinstance(part, ast.Name))
+                else:
+                    continue
+                if named:
+                    found.append((stmt.lineno, named))
+            self._top_call_names = found
+        return self._top_call_names
 
     def setters_of(self, name: str) -> frozenset[str]:
         """The module's top-level functions and classes whose code rebinds `name` with a
@@ -619,14 +631,17 @@ class ScopeFacts:
         return found
 
     def _top_bindings(self) -> list[tuple[frozenset[str], frozenset[str]]]:
-        """(the names, the names its value mentions) of each top-level assignment."""
-        found: list[tuple[frozenset[str], frozenset[str]]] = []
-        for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                names: set[str] = set()
-                _bound_by(stmt, names)
-                found.append((frozenset(names), frozenset(node.id for node in ast.walk(stmt.value) if isinstance(node, ast.Name))))
-        return found
+        """(the names, the names its value mentions) of each top-level assignment (read
+        once per module)."""
+        if self._top_binding_names is None:
+            found: list[tuple[frozenset[str], frozenset[str]]] = []
+            for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                    names: set[str] = set()
+                    _bound_by(stmt, names)
+                    found.append((frozenset(names), frozenset(node.id for node in ast.walk(stmt.value) if isinstance(node, ast.Name))))
+            self._top_binding_names = found
+        return self._top_binding_names
 
     def _top_definitions(self) -> dict[str, ast.stmt]:
         body = self.tree.body if isinstance(self.tree, ast.Module) else []
