@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import cast
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -614,21 +614,8 @@ class ScopeFacts:
         and the names its top level binds to a value naming one (`f = set_len`, `HOOKS =
         {"len": set_len}`, `init = lambda: set_len()`: probe 38a), transitively: what may
         run one of them when called."""
-        definitions = self._top_definitions()
-        bindings = self._top_bindings()
-        found = set(targets)
-        grew = True
-        while grew:
-            grew = False
-            for defined, stmt in definitions.items():
-                if defined not in found and self._mentions(stmt) & found:
-                    found.add(defined)
-                    grew = True
-            for bound, mentioned in bindings:
-                if not bound <= found and mentioned & found:
-                    found |= bound
-                    grew = True
-        return found
+        groups = [(frozenset({defined}), self._mentions(stmt)) for defined, stmt in self._top_definitions().items()]
+        return closure_by_mentions(set(targets), [*groups, *self._top_bindings()])
 
     def _top_bindings(self) -> list[tuple[frozenset[str], frozenset[str]]]:
         """(the names, the names its value mentions) of each top-level assignment (read
@@ -1181,14 +1168,21 @@ def differentiating_functions(facts: ScopeFacts, functions: dict[str, FunctionNo
     for a driver, the training code it imports), and those that call them,
     transitively: the entry points of a module that trains a model."""
     chosen = {name for name, node in functions.items() if facts.names_used(node) & seeds}
-    changed = True
-    while changed:
-        changed = False
-        for name, node in functions.items():
-            if name not in chosen and facts.names_used(node) & chosen:
-                chosen.add(name)
-                changed = True
-    return chosen
+    return closure_by_mentions(chosen, [(frozenset({name}), facts.names_used(node)) for name, node in functions.items()])
+
+
+def closure_by_mentions(found: set[str], groups: Sequence[tuple[frozenset[str], frozenset[str]]]) -> set[str]:
+    """`found` grown by each group of names (a definition, an assignment's targets) whose
+    code mentions a name already in it, until nothing changes: what may run, or be run
+    by, what `found` starts with."""
+    grew = True
+    while grew:
+        grew = False
+        for names, mentioned in groups:
+            if not names <= found and mentioned & found:
+                found |= names
+                grew = True
+    return found
 
 
 def _base_name(base: ast.expr) -> str | None:
