@@ -3942,7 +3942,7 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
     if named.endswith("patch.multiple") and args:
         names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
         target = args[0]
-    elif named.endswith("patch.dict") and args and (namespace := _namespace_of(args[0])) is not None:
+    elif named.endswith("patch.dict") and args and (namespace := dict_of(args[0])) is not None:  # `jax.nn.__dict__`, `vars(jax.nn)`
         names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
         if len(args) > 1 and isinstance(args[1], ast.Dict):
             names += [key.value for key in args[1].keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
@@ -3961,15 +3961,6 @@ def _module_string(info: ModuleInfo, name: str) -> str | None:
     "jax.nn.dot_product_attention"`); None where it binds it otherwise or more than once."""
     found = [stmt.value.value for stmt in info.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)]
     return found[0] if len(found) == 1 and name not in info.facts.global_names() else None
-
-
-def _namespace_of(node: ast.expr) -> ast.expr | None:
-    """`jax.nn` in `jax.nn.__dict__` or `vars(jax.nn)`: the module whose namespace it is."""
-    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-        return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and len(node.args) == 1:
-        return node.args[0]
-    return None
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
