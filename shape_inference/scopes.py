@@ -147,7 +147,6 @@ class ScopeFacts:
         self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
         self._top_call_names: list[tuple[int, frozenset[str]]] | None = None
         self._top_binding_names: list[tuple[frozenset[str], frozenset[str]]] | None = None
-        self._declared_globals: frozenset[str] = frozenset()
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
@@ -520,8 +519,7 @@ class ScopeFacts:
             if names - bound_inside and self.tree is not None:
                 bound_inside |= _bound_by_expressions(self.tree, names - bound_inside)  # `(T := 128)`, `case T:` (probe 37a)
             # a `global` statement whose function only reads the name changes nothing (probe 36a)
-            self._declared_globals = frozenset(names & bound_inside)
-            self._global_names = self._declared_globals | written_by_code
+            self._global_names = frozenset(names & bound_inside) | written_by_code
             self._mutated_globals = frozenset(mutated & bound_at_top)
             self._written_by_code = frozenset(written_by_code)
         return self._global_names
@@ -638,11 +636,6 @@ class ScopeFacts:
         if isinstance(stmt, LazyDef):
             return frozenset(_WORD.findall(stmt.text))
         return self.names_used(stmt)
-
-    def declared_globals(self) -> frozenset[str]:
-        """The names functions of the module rebind with a `global` statement."""
-        self.global_names()
-        return self._declared_globals
 
     def string_constants(self) -> frozenset[str]:
         """Every string literal of the module (names `setattr(cls, "check", ...)` and
