@@ -70,7 +70,7 @@ from jax_cudnn_lint.shape_inference.values import (
     with_key,
     without_key,
 )
-from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED_NAMES
+from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
@@ -365,6 +365,7 @@ class Interpreter:
         or opens one); imports are resolved only for the names patched."""
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
         spans: list[FunctionSpan] = []  # the functions seen so far (outer before inner)
+        strings: dict[str, set[str]] = {}  # the strings each name was bound to so far, at any level (patch targets)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
@@ -372,7 +373,9 @@ class Interpreter:
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
-            self._mark_api_patches(info, stmt, spans)
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                strings.setdefault(stmt.targets[0].id, set()).add(stmt.value.value)
+            self._mark_api_patches(info, stmt, spans, strings)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None and owner not in ("self", "cls"):
@@ -435,7 +438,7 @@ class Interpreter:
             if target is not None and target is not info:
                 target.patched.add(name)
 
-    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan]) -> None:
+    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan], strings: dict[str, set[str]]) -> None:
         """The watched JAX APIs the statement replaces, and where (patch_scope): `jax.nn.
         dot_product_attention = f`, `setattr(jax.nn, "dot_product_attention", f)`,
         `monkeypatch.setattr(...)`, `mock.patch("jax.nn.dot_product_attention", ...)` /
@@ -454,9 +457,15 @@ class Interpreter:
         for call in _patching_calls(stmt):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
-            if call.args and isinstance(call.args[0], ast.Name) and (text := _module_string(info, call.args[0].id)) is not None:
+            object_form = len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)  # `setattr(obj, "NAME", v)`
+            if call.args and not object_form and not isinstance(call.args[0], ast.Constant) and (text := self._patch_string(info, call.args[0], strings)) is not None:
                 call = ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords)  # `mock.patch(TARGET, fake)` (probe 37a)
             for local, full, name in _patch_targets(call):
+                if full == BUILT_AT_RUN_TIME:
+                    for api in WATCHED:
+                        if api.rpartition(".")[2] == name:
+                            note(api)  # `mock.patch(f"{MODULE}.dot_product_attention")`: whichever module it names
+                    continue
                 if full is not None and not full.startswith("jax.") and ".jax." in f"{full}.":
                     full = full[full.index(".jax.") + 1 :] if ".jax." in full else "jax"  # "model.jax.nn": the module's `jax` (probe 36a)
                 if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
@@ -475,6 +484,34 @@ class Interpreter:
             elif name and self.api.canonical(_imported_name(info, owner) or "") == CUDNN_ATTENTION_MODULE:
                 note(NN_ATTENTION, True)
                 note(FA_ATTENTION, True)
+
+    def _patch_string(self, info: ModuleInfo, node: ast.expr, strings: dict[str, set[str]]) -> str | None:
+        """The target of `mock.patch(node, ...)` where node is no literal: the string a name
+        was bound to earlier in the module (at any level: a test's local too; where several,
+        one naming a watched API) or in the project module it is imported from (probe 38b);
+        for a string built at run time whose last name is literal (`f"{MOD}.dot_product_
+        attention"`, `+`, `%`, `.format`, `".".join`), that name in BUILT_AT_RUN_TIME."""
+        if isinstance(node, ast.Name):
+            bound = strings.get(node.id, set())
+            watched = sorted(text for text in bound if text.rpartition(".")[2] in WATCHED_NAMES)
+            if watched or len(bound) == 1:
+                return (watched or sorted(bound))[0]
+            return self._imported_string(info, node.id) if not bound else None
+        tail = _literal_tail(node)
+        if tail is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
+            return f"{BUILT_AT_RUN_TIME}.{name}"
+        return None
+
+    def _imported_string(self, info: ModuleInfo, name: str) -> str | None:
+        """The string constant `name` is, where `from consts import name` takes it from a
+        project module that binds it once."""
+        for stmt in info.facts.imports():
+            if isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name and (source := self.project.find(self.project.from_base(info, stmt))) is not None:
+                        self.project.load(source)
+                        return _module_string(source, alias.name)
+        return None
 
     def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
         """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
@@ -3954,6 +3991,29 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not literal
+
+
+def _literal_tail(node: ast.expr) -> str | None:
+    """The literal end of a string built at run time: `f"{MOD}.dot_product_attention"`,
+    `MOD + ".dot_product_attention"`, `"%s.lstm_ref" % MOD`, `"{}.lstm".format(MOD)`,
+    `".".join([MOD, "dot_product_attention"])`; None where its end is not literal."""
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(last := node.values[-1], ast.Constant) and isinstance(last.value, str):
+        return last.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        right = node.right
+        return right.value if isinstance(right, ast.Constant) and isinstance(right.value, str) else _literal_tail(right)
+    template = node.left if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) else node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" else None
+    if isinstance(template, ast.Constant) and isinstance(template.value, str):
+        end = template.value[template.value.rfind(".") :]
+        return end if "." in template.value and not any(mark in end for mark in "%{}") else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(node.func.value, ast.Constant) and node.func.value.value == ".":
+        parts = node.args[0] if len(node.args) == 1 else None
+        if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
+            return f".{last.value}"
+    return None
 
 
 def _module_string(info: ModuleInfo, name: str) -> str | None:

@@ -301,6 +301,13 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         ("def test_it():\n    with mock.patch('model.jax.nn.dot_product_attention', fake):\n        attend(Q)\n", False),  # through model's `jax`
         ("import model\n\n\ndef test_it():\n    with mock.patch.object(model.jax.nn, 'dot_product_attention', fake):\n        attend(Q)\n", False),  # (37a)
         ("TARGET = 'jax.nn.dot_product_attention'\n\n\ndef test_it():\n    with mock.patch(TARGET, fake):\n        attend(Q)\n", False),  # a constant
+        ("def test_it():\n    target = 'jax.nn.dot_product_attention'\n    with mock.patch(target, fake):\n        attend(Q)\n", False),  # a test's local (38b)
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake):\n        attend(Q)\n", False),  # built at run time
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(MOD + '.dot_product_attention', fake):\n        attend(Q)\n", False),
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch('.'.join([MOD, 'dot_product_attention']), fake):\n        attend(Q)\n", False),
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch('%s.dot_product_attention' % MOD, fake):\n        attend(Q)\n", False),
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.relu', fake):\n        attend(Q)\n", True),  # another name
+        ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake):\n        pass\n    attend(Q)\n", True),  # after it
         (f"if __name__ == '__main__':\n    {PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", True),  # not under pytest
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(unittest.TestCase, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # shadowed
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass Base(unittest.TestCase):\n    pass\n\n\nclass T(Base, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # (38a)
@@ -327,6 +334,19 @@ def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
+@pytest.mark.parametrize(("target", "found"), [("'jax.nn.dot_product_attention'", False), ("'jax.nn.relu'", True)])
+def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, target: str, found: bool) -> None:
+    # probe 38b: the target string is a constant of the test suite's own helper module
+    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    consts = f"ATTENTION = {target}\n"
+    test = (
+        "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\nfrom tests.consts import ATTENTION\n\n\n"
+        "def test_it():\n    with mock.patch(ATTENTION, lambda q, k, v, **kw: q):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "tests/__init__.py": "", "tests/consts.py": consts, "tests/test_model.py": test})
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
 
 
