@@ -3073,18 +3073,33 @@ class Interpreter:
 
     def _requests_fixture(self, path: str, line: int, fixture: str) -> bool:
         """Is the line in a function (a test, or a fixture) that names `fixture` among
-        its parameters, or under `@pytest.mark.usefixtures("fixture")`?"""
+        its parameters or asks for it with `request.getfixturevalue("fixture")`, or under
+        `@pytest.mark.usefixtures("fixture")` (a decorator, or a module's or class's
+        `pytestmark`)?"""
         info = self.project.by_path.get(path)
         if info is None:
             return False
         wanted = self._fixtures_requesting(info, fixture)
+
+        def names_fixture(call: ast.expr, marker: str) -> bool:
+            return isinstance(call, ast.Call) and (_dotted(call.func) or "").endswith(marker) and any(isinstance(a, ast.Constant) and a.value in wanted for a in call.args)
+
+        def marks(value: ast.expr) -> list[ast.expr]:
+            return list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
+
+        if any(names_fixture(mark, "usefixtures") for stmt in info.tree.body if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets) for mark in marks(stmt.value)):
+            return True  # (probe 38b)
         for stmt in every_statement(info.tree.body):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
-                if any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
+            if not (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                body_marks = [mark for item in stmt.body if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets) for mark in marks(item.value)]
+                if any(names_fixture(mark, "usefixtures") for mark in body_marks):
                     return True
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
-                if any(isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("usefixtures") and any(isinstance(a, ast.Constant) and a.value == fixture for a in d.args) for d in stmt.decorator_list):
-                    return True
+            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
+                return True
+            if any(names_fixture(d, "usefixtures") for d in stmt.decorator_list):
+                return True
         return False
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:

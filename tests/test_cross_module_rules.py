@@ -315,6 +315,10 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    @classmethod\n    def setUpClass(cls):\n        pass\n\n    def test_it(self):\n        attend(Q)\n", False),
         (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", True),  # not asked for
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it(request):\n    request.getfixturevalue('xla')\n    attend(Q)\n", False),  # asked for at run time (38b)
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\npytestmark = pytest.mark.usefixtures('xla')\n\n\ndef test_it():\n    attend(Q)\n", False),
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\nclass TestIt:\n    pytestmark = [pytest.mark.usefixtures('xla')]\n\n    def test_it(self):\n        attend(Q)\n", False),
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\nclass TestIt:\n    pytestmark = [pytest.mark.usefixtures('xla')]\n\n\ndef test_it():\n    attend(Q)\n", True),  # another class's mark
         (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        attend(Q)\n", False),
         (f"@contextlib.contextmanager\ndef xla_mode():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    with xla_mode():\n        pass\n    attend(Q)\n", True),
         (f"class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n    def test_it(self):\n        attend(Q)\n", False),
