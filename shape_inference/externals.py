@@ -36,6 +36,7 @@ from jax_cudnn_lint.shape_inference.values import (
     OpaqueV,
     PartialV,
     SetV,
+    SliceV,
     TransformV,
     TupleV,
     UnknownV,
@@ -602,7 +603,7 @@ def h_split(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     axis = _axis(arg(args, kwargs, 2, "axis"), 0)
     if arr is None or sections is None:
         return UNKNOWN
-    return S.split(interp, arr, sections, axis, node, fr)
+    return S.split(interp, arr, sections, axis, node, fr, uneven=q.endswith("array_split"))
 
 
 def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1206,6 +1207,22 @@ def h_range(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
             return A.RangeV(None)  # counting down: the start is no lower bound
         return A.RangeV(int_value(args[0]), int_value(args[1]), step)
     return UNKNOWN
+
+
+def h_slice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`slice(hi)`, `slice(lo, hi[, step])` with ints or None: a SliceV; else unknown."""
+    bounds: list[int | None] = []
+    for value in args:
+        if isinstance(value, ConstV) and value.value is None:
+            bounds.append(None)
+        elif (known := int_value(value)) is not None:
+            bounds.append(known)
+        else:
+            return UNKNOWN
+    if kwargs or not 1 <= len(bounds) <= 3:
+        return UNKNOWN
+    lo, hi, step = (None, bounds[0], None) if len(bounds) == 1 else (*bounds, None)[:3]
+    return SliceV((lo, hi, step))
 
 
 def h_int(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2078,6 +2095,7 @@ _register(["len"], ["builtins"], h_len)
 _register(["property"], ["builtins"], h_property)
 _register(["any", "all"], ["builtins"], h_any_all)
 _register(["range"], ["builtins"], h_range)
+_register(["slice"], ["builtins"], h_slice)
 _register(["zip"], ["builtins"], h_zip)
 _register(["enumerate"], ["builtins"], h_enumerate)
 _register(["iter"], ["builtins"], h_iter)

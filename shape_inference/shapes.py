@@ -23,6 +23,7 @@ from jax_cudnn_lint.shape_inference.values import (
     FloatV,
     IntV,
     OpaqueV,
+    SliceV,
     TupleV,
     UnknownV,
     Value,
@@ -161,22 +162,21 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
                 out.append(D.unknown())
                 pos += 1
                 continue
-            step = _step(interp, fr, node, f"slice {desc}")
-            new = _slice_len(dim, bounds[0], bounds[1], bounds[2], ())
-            if not new.same_as(dim):
-                lo, hi, st = bounds
-                text = f"{new.render()} = {dim.render()}"
-                if hi is not None and hi < 0 and lo is None and st is None:
-                    text += f" - {-hi}"
-                elif lo is not None and lo > 0 and hi is None and st is None:
-                    text += f" - {lo}"
-                else:  # x[:, :255] of 1024 is 255 long: "255 = 1024 sliced to [:255]"
-                    text += f" sliced to [{'' if lo is None else lo}:{'' if hi is None else hi}{'' if st is None else f':{st}'}]"
-                new = new.with_why(dim.why, Step(step.path, step.line, f"{text}, slice {desc}"))
-            out.append(new)
+            out.append(_sliced(interp, fr, node, dim, (bounds[0], bounds[1], bounds[2])))
             pos += 1
             continue
         value = _eval_index_part(interp, p, fr)
+        if isinstance(value, SliceV):  # `x[:, drop_first]` with `drop_first = slice(1, None)`
+            out.append(_sliced(interp, fr, node, dim, value.bounds))
+            pos += 1
+            continue
+        if isinstance(value, TupleV) and value.is_list and value.items and all(isinstance(item, IntV) and item.dim.value is not None for item in value.items):
+            # `x[:, [0, 5, 10]]`: a list of ints is an index array of that many entries (probe 35c)
+            indices = (D.const(len(value.items), (_step(interp, fr, node, f"{len(value.items)} indices in {desc}"),)),)
+            gathers.append(ArrayV(indices, "int32"))
+            out.extend(indices)
+            pos += 1
+            continue
         if isinstance(value, IntV):
             scalars += 1
             pos += 1  # an integer index drops the axis
@@ -195,6 +195,24 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
     out.extend(shape[pos:])
     return ArrayV(tuple(out), arr.dtype, arr.diff, merge_why(arr.why, *(g.why for g in gathers)))
+
+
+def _sliced(interp: Interpreter, fr: Frame, node: ast.Subscript, dim: Dim, bounds: tuple[int | None, int | None, int | None]) -> Dim:
+    """The length of `dim` sliced to bounds, with the step that says so."""
+    desc = _src(node)
+    step = _step(interp, fr, node, f"slice {desc}")
+    new = _slice_len(dim, bounds[0], bounds[1], bounds[2], ())
+    if not new.same_as(dim):
+        lo, hi, st = bounds
+        text = f"{new.render()} = {dim.render()}"
+        if hi is not None and hi < 0 and lo is None and st is None:
+            text += f" - {-hi}"
+        elif lo is not None and lo > 0 and hi is None and st is None:
+            text += f" - {lo}"
+        else:  # x[:, :255] of 1024 is 255 long: "255 = 1024 sliced to [:255]"
+            text += f" sliced to [{'' if lo is None else lo}:{'' if hi is None else hi}{'' if st is None else f':{st}'}]"
+        new = new.with_why(dim.why, Step(step.path, step.line, f"{text}, slice {desc}"))
+    return new
 
 
 def _eval_index_part(interp: Interpreter, part: ast.expr, fr: Frame) -> Value:
@@ -582,7 +600,9 @@ def stack(interp: Interpreter, parts: Sequence[Value], axis: int | None, node: a
     return ArrayV(tuple(shape), arrays[0].dtype, diff, arrays[0].why)
 
 
-def split(interp: Interpreter, arr: ArrayV, sections: Value, axis: int | None, node: ast.AST, fr: Frame) -> Value:
+def split(interp: Interpreter, arr: ArrayV, sections: Value, axis: int | None, node: ast.AST, fr: Frame, uneven: bool = False) -> Value:
+    """`jnp.split(x, n or cuts, axis)`; `uneven`: `array_split`, whose first `len % n`
+    pieces are one longer (NumPy's rule) where `split` fails."""
     if arr.shape is None or axis is None:
         n = int_value(sections)
         if n is not None and 0 < n <= 64:
@@ -601,10 +621,14 @@ def split(interp: Interpreter, arr: ArrayV, sections: Value, axis: int | None, n
             return UnknownV(arr.diff)
         each = D.floordiv(dim, D.const(n))
         if dim.value is not None and dim.value % n:
-            return UnknownV(arr.diff)
-        if each.poly is None and dim.value is None:
-            each = D.unknown()
-        pieces = [each.with_why(step)] * n
+            if not uneven:
+                return UnknownV(arr.diff)
+            longer = dim.value % n
+            pieces = [D.const(dim.value // n + (i < longer), (step,)) for i in range(n)]
+        else:
+            if each.poly is None and dim.value is None:
+                each = D.unknown()
+            pieces = [each.with_why(step)] * n
     elif isinstance(sections, TupleV):
         cuts = [int_value(i) for i in sections.items]
         if any(c is None for c in cuts):
@@ -612,6 +636,8 @@ def split(interp: Interpreter, arr: ArrayV, sections: Value, axis: int | None, n
         previous = 0
         for c in cuts:
             assert c is not None
+            if c < previous or (dim.value is not None and c > dim.value):
+                return UnknownV(arr.diff)  # jnp.split fails on cuts out of order or past the end
             pieces.append(D.const(c - previous, (step,)))
             previous = c
         pieces.append(D.sub(dim, D.const(previous), (step,)))

@@ -148,6 +148,19 @@ class FloatV(FrozenValue):
         return ("float?",)
 
 
+class SliceV(FrozenValue):
+    """`slice(lo, hi, step)` with literal bounds: an index kept in a name
+    (`drop_first = slice(1, None); x[:, drop_first]`: probe 35c)."""
+
+    bounds: tuple[int | None, int | None, int | None]
+
+    def __init__(self, bounds: tuple[int | None, int | None, int | None]) -> None:
+        _set(self, "bounds", bounds)
+
+    def key(self) -> object:
+        return ("slice", self.bounds)
+
+
 class DTypeV(FrozenValue):
     """A dtype: jnp.float32, 'bfloat16', np.dtype('int32')."""
 
