@@ -17,6 +17,7 @@ import math
 import re
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -290,6 +291,9 @@ class Interpreter:
         # decorator's `wrapped`, applied twice) are two functions
         self.active: list[object] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
+        # functions some analysed code called: a generic body's nested def it called itself
+        # and does not hand out is not analysed again on its own (analyse_nested)
+        self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
         # each def's row-giving decorators (case_rows.record): per run, never per process
         self.parametrize: IdentityTable[ast.AST, list[case_rows.Mark]] = IdentityTable()
@@ -3124,6 +3128,8 @@ class Interpreter:
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
+        if caller is not None:
+            self.called_by_code.add(func)
         shared = [a for a in (*args, *kwargs.values()) if isinstance(a, InstanceV) and a.recipe is not None]
         memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, bool(shared))
         if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
@@ -3221,7 +3227,12 @@ class Interpreter:
         """The generic analysis of the functions a generic body defined, each with its
         closure as the body leaves it (the state at `def` where control ended otherwise)."""
         nested, fr.nested = fr.nested or [], None
+        handed_out = _names_handed_out(fr.func.node) if fr.func is not None and any(func in self.called_by_code for func in nested) else frozenset()
         for func in nested:
+            if func in self.called_by_code and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.node.name not in handed_out:
+                # the body ran it where it runs (a test's `f` under its `pytest.raises`:
+                # probe 38b); on its own it would be read outside that context
+                continue
             if fr.state is not None and func.closure and not fr.is_class:
                 func = FunctionV(func.node, func.module, (fr.state,) + func.closure[1:], func.defaults, func.kw_defaults, func.qualname, func.decorators, func.owner)
             self.generic_call(func, None)
@@ -4006,6 +4017,33 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+def _names_handed_out(node: ast.AST) -> frozenset[str]:
+    """The names a function's returns and yields mention, and those it stores into an
+    attribute, a subscript or a global, or into a local that is handed out in turn
+    (`step = jax.jit(f); return step`): its nested defs among them may run elsewhere."""
+    found: set[str] = set()
+    local_flows: list[tuple[set[str], set[str]]] = []  # (local names assigned, names their value mentions)
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Return, ast.Yield, ast.YieldFrom)) and inner.value is not None:
+            found.update(name.id for name in ast.walk(inner.value) if isinstance(name, ast.Name))
+        elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and inner.value is not None:
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+            mentioned = {name.id for name in ast.walk(inner.value) if isinstance(name, ast.Name)}
+            if any(not isinstance(target, ast.Name) for target in targets):
+                found.update(mentioned)
+            local_flows.append(({target.id for target in targets if isinstance(target, ast.Name)}, mentioned))
+        elif isinstance(inner, ast.Global):
+            found.update(inner.names)
+    grew = True
+    while grew:
+        grew = False
+        for assigned, mentioned in local_flows:
+            if assigned & found and not mentioned <= found:
+                found |= mentioned
+                grew = True
+    return frozenset(found)
 
 
 BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not literal
