@@ -11,6 +11,7 @@ that a skip decorator certainly skips is not run at all.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, DictV, ExternalV, FunctionV, TupleV, Value, const_value
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.identity import IdentityTable
 
 Row = dict[str, Value]
+Truth = Callable[[Value], "bool | None"]  # a skip or xfail condition's truth (None: not known)
 # (decorator, its args, its kwargs, whether it decorates a method: positional values
 # then start after `self`)
 Mark = tuple[str, list[Value], dict[str, Value], bool]
@@ -31,7 +33,8 @@ ABSL_DECORATORS = frozenset({ABSL + "parameters", ABSL + "named_parameters", ABS
 EXAMPLE = "hypothesis.example"
 # decorators that skip a test: always, or when their first argument is true (false for
 # skipUnless).  A skipped test never runs, so nothing in it is analysed
-SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip", "pytest.mark.xfail", "unittest.expectedFailure"})
+XFAIL = "pytest.mark.xfail"
+SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip", XFAIL, "unittest.expectedFailure"})
 SKIP_WHEN = {"pytest.mark.skipif": True, "unittest.skipIf": True, "unittest.skipUnless": False}
 RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE}
 MAX_ROWS = 16
@@ -63,34 +66,56 @@ def record_class_decorator(table: IdentityTable[ast.AST, list[Mark]], decorator:
         record(table, decorator.qualname, [], {}, cls, False)
 
 
-def module_skipped(namespace: dict[str, Value]) -> bool:
-    """`pytestmark = pytest.mark.skip(...)` (or a list holding one) skips the module."""
+def constant_truth(condition: Value) -> bool | None:
+    """A skip condition's truth where it is a constant; None where it is not known."""
+    ok, value = const_value(condition)
+    return bool(value) if ok and isinstance(value, (bool, int)) else None
+
+
+def module_marks(namespace: dict[str, Value]) -> list[Mark]:
+    """The marks `pytestmark = ...` (one, or a list) puts on every test of a module or class."""
     from jax_cudnn_lint.shape_inference.jax_api import ExtCallDecoratorV
 
     marks = namespace.get("pytestmark")
+    found: list[Mark] = []
     for mark in marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ():
-        if isinstance(mark, ExternalV) and mark.qualname in SKIP_ALWAYS:
-            return True
-        if isinstance(mark, ExtCallDecoratorV) and skips(mark.qualname, mark.args, mark.kwargs):
-            return True
-    return False
+        if isinstance(mark, ExternalV):
+            found.append((mark.qualname, [], {}, False))
+        elif isinstance(mark, ExtCallDecoratorV):
+            found.append((mark.qualname, mark.args, mark.kwargs, False))
+    return found
 
 
-def skipped(table: IdentityTable[ast.AST, list[Mark]], node: ast.AST) -> bool:
+def module_skipped(namespace: dict[str, Value], truth: Truth = constant_truth, xfail_runs: bool = False) -> bool:
+    """`pytestmark = pytest.mark.skip(...)` (or a list holding one) skips the module."""
+    return any(skips(qualname, args, kwargs, truth, xfail_runs) for qualname, args, kwargs, _ in module_marks(namespace))
+
+
+def skipped(table: IdentityTable[ast.AST, list[Mark]], node: ast.AST, truth: Truth = constant_truth, xfail_runs: bool = False) -> bool:
     """A skip decorator of this def or class certainly skips it."""
-    return any(skips(qualname, args, kwargs) for qualname, args, kwargs, _ in table.get(node) or ())
+    return any(skips(qualname, args, kwargs, truth, xfail_runs) for qualname, args, kwargs, _ in table.get(node) or ())
 
 
-def skips(qualname: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """Does this decorator certainly skip the test (or mark it as expected to fail)?"""
+def skips(qualname: str, args: list[Value], kwargs: dict[str, Value], truth: Truth = constant_truth, xfail_runs: bool = False) -> bool:
+    """Does this decorator certainly skip the test (or mark it as expected to fail)?
+    With `xfail_runs`, an xfail skips only with `run=False` (the caller then reads what
+    it expects as a handler: xfail_condition_holds)."""
+    if qualname == XFAIL and xfail_runs:
+        run = kwargs.get("run")
+        return run is not None and truth(run) is False and xfail_condition_holds(args, kwargs, truth)
     if qualname in SKIP_ALWAYS:
         return True
     when = SKIP_WHEN.get(qualname)
     condition = args[0] if args else kwargs.get("condition")
     if when is None or condition is None:
         return False
-    ok, value = const_value(condition)
-    return ok and isinstance(value, (bool, int)) and bool(value) is when  # a string condition is code pytest evaluates
+    return truth(condition) is when
+
+
+def xfail_condition_holds(args: list[Value], kwargs: dict[str, Value], truth: Truth) -> bool:
+    """An xfail mark applies unless its condition is certainly false."""
+    condition = args[0] if args else kwargs.get("condition")
+    return condition is None or truth(condition) is not False
 
 
 def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row] | None:

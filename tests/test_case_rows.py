@@ -166,6 +166,36 @@ def test_skipif_unknown():
     loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
 
 
+@pytest.mark.skipif("jax.default_backend() != 'gpu'", reason="GPU only")
+def test_skipif_string_false_on_the_gpu():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skipif("jax.default_backend() == 'gpu'", reason="CPU reference")
+def test_skipif_string_true_on_the_gpu():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.xfail(raises=ValueError, strict=True)
+def test_xfail_expecting_another_class():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.xfail(jax.default_backend() == "tpu", reason="TPU only", raises=NotImplementedError)
+def test_xfail_whose_condition_is_false():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.xfail(sys.platform == "linux", raises=(NotImplementedError, ValueError))
+def test_xfail_whose_condition_is_unknown():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.xfail(raises=RuntimeError)
+def test_xfail_expecting_a_base_class():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
 class Cases(unittest.TestCase):
     @unittest.skip("later")
     def test_unittest_skip(self):
@@ -186,8 +216,16 @@ def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, caps
     assert code == 1
     lines = SKIPPED.splitlines()
     reported = [lines[n - 2].strip() for n in found]
-    # only the tests that run: the skipif the analysis cannot evaluate, and skipIf(False)
-    assert reported == ["def test_skipif_unknown():", "def test_skip_if_false(self):"], out
+    # only the tests that run: the skipif the analysis cannot evaluate, a string condition
+    # false on the GPU, skipIf(False), and xfail marks that expect another class or whose
+    # condition is false (probe 38b: pytest reports them failed)
+    assert reported == [
+        "def test_skipif_unknown():",
+        "def test_skipif_string_false_on_the_gpu():",
+        "def test_xfail_expecting_another_class():",
+        "def test_xfail_whose_condition_is_false():",
+        "def test_skip_if_false(self):",
+    ], out
 
 
 CLASS_AND_MODULE_SKIPS = {
