@@ -1523,6 +1523,15 @@ class Interpreter:
             if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in NO_RETURN_NAMES:
                 if self.api.never_returns(self, self.ev(call.func, fr)):
                     fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`: control ends here
+            elif isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) == "assume" and len(call.args) == 1:
+                assumed = self.ev(call.func, fr)
+                if isinstance(assumed, ExternalV) and assumed.qualname == "hypothesis.assume":
+                    # hypothesis drops an input (an explicit @example too) whose assumption
+                    # fails, as an assert would end the path (probe 38b)
+                    if self.api.truth(self.ev(call.args[0], fr)) is False:
+                        fr.state = None
+                    else:
+                        self.api.refine(self, call.args[0], True, fr)
 
     def s_return(self, stmt: ast.Return, fr: Frame) -> None:
         value = self.ev(stmt.value, fr) if stmt.value is not None else ConstV(None)
