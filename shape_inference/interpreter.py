@@ -931,11 +931,13 @@ class Interpreter:
                 # by its callers; its None defaults are not worth the module's call index
                 return []
             calls = self._method_calls(func)
+            local: set[int] = set()  # (any file's: a bare name passed may be another module's constant)
             shift = 1  # `trainer.fit(256)` passes the parameter after self first
         elif node in func.module.tree.body:
             direct = func.module.facts.direct_calls(node.name)
             outside = self._calls_from_other_roots(func.module, node.name)
             calls = None if direct is None or outside is None else [*direct, *outside]
+            local = {id(call) for call in direct or ()}
             shift = 0
         else:
             return []
@@ -948,7 +950,7 @@ class Interpreter:
             name = param.arg
             if row is not None and name in row:
                 continue
-            if all(_passes(call, i - shift if i >= 0 else -1, name, default) for call in calls):
+            if all(_passes(call, i - shift if i >= 0 else -1, name, default, id(call) in local) for call in calls):
                 dead.append(name)
         return dead
 
@@ -3619,15 +3621,17 @@ def _defines(node: ast.ClassDef, name: str) -> bool:
     return False
 
 
-def _passes(call: ast.Call, index: int, name: str, default: ast.expr | None = None) -> bool:
+def _passes(call: ast.Call, index: int, name: str, default: ast.expr | None = None, same_module: bool = True) -> bool:
     """May the call pass the parameter at `index` / called `name`?  A `**kwargs` or a
     `*args` may (`train(**cfg)`): then the default is not certainly what runs.  One that
     passes the default's own expression (`dtype=jnp.float32` over a `jnp.float32`
-    default, in a file the analysis does not enter: probe 37a) passes the default."""
+    default, in a file the analysis does not enter: probe 37a) passes the default; a bare
+    name only in the default's own module (another module's `DTYPE` is its own)."""
     given = next((k.value for k in call.keywords if k.arg == name), None)
     if given is None and 0 <= index < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in call.args[: index + 1]):
         given = call.args[index]
-    if given is not None and default is not None and (ast.dump(given) == ast.dump(default) or _same_dtype_spelling(given, default)):
+    same_expression = given is not None and default is not None and ast.dump(given) == ast.dump(default) and (same_module or not isinstance(given, ast.Name))
+    if same_expression or (given is not None and default is not None and _same_dtype_spelling(given, default)):
         return False
     if any(k.arg == name or k.arg is None for k in call.keywords):
         return True

@@ -213,6 +213,18 @@ def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, 
     assert found_at == ([] if dtype else [[place, "JCD203"]])
 
 
+@pytest.mark.parametrize("caller", ["model.py", "layers.py"])
+def test_a_caller_passing_its_own_constant_named_as_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, caller: str) -> None:
+    # probe 38a: model.py's DTYPE (bf16) is not layers.py's (float32), though both spell
+    # `DTYPE`; a caller in layers.py passes the default itself.  (Known miss: model.py
+    # passing its own DTYPE that is also float32 counts as overriding: silent.)
+    layers = "import jax\nimport jax.numpy as jnp\n\nDTYPE = jnp.float32\n\n\ndef attention(q, compute_dtype=DTYPE):\n    q = q.astype(compute_dtype)\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    forward = "\n\ndef forward(q):\n    return attention(q, compute_dtype=DTYPE)\n"
+    model = "import jax.numpy as jnp\nfrom layers import attention\n\nDTYPE = jnp.bfloat16\n" + (forward if caller == "model.py" else "")
+    found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers + (forward if caller == "layers.py" else ""), "model.py": model})
+    assert found_at == ([] if caller == "model.py" else [["layers.py:9:12:", "JCD203"]])
+
+
 @pytest.mark.parametrize("patched", [True, False])
 def test_a_test_swapping_the_cudnn_modules_internals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, patched: bool) -> None:
     # JAX's own batcher test replaces the cuDNN primitive's wrapper with a mock: the vmap
