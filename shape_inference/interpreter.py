@@ -3257,7 +3257,15 @@ class Interpreter:
                 return ("generic", value.recipe, value.diff, value.state(), tuple(value.attrs), tuple(map(id, value.attrs.values())))
             return value.key()
 
-        keyed: Callable[[Value], object] = key if shared else _value_key
+        keyed_value: Callable[[Value], object] = key if shared else _value_key
+
+        def keyed(value: Value) -> object:
+            # an int's provenance is what a finding's evidence cites: `make_q(31)` called by two
+            # tests is two calls, or the second test's finding names the first one's literal
+            if isinstance(value, IntV) and value.dim.value is not None and value.dim.why:
+                return (keyed_value(value), tuple((step.path, step.line) for step in value.dim.why))
+            return keyed_value(value)
+
         # where a patch of a watched API holds on the call's path, its events differ (a
         # test asking for a mocking fixture beside one that does not: probe 34a)
         patched = self._patched_on_chain(ctx) if self.patched_apis else ()

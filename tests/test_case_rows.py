@@ -398,3 +398,38 @@ def test_fixture_params_and_fixture_options(tmp_path: Path, capsys: Any) -> None
     reported = [lines[n - 3].strip() for n in found]
     # one run per param (255 fails, 64 and 256 do not); a fixture with options (scope=) still counts
     assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):", "def test_built_from_param(query):"], out
+
+
+TWO_TESTS_ONE_HELPER = """
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+def make_q(seq):
+    return jnp.zeros((1, seq, 4, 64), jnp.bfloat16)
+
+
+def loss(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def test_expected():
+    q = make_q(31)
+    with pytest.raises(NotImplementedError):
+        jax.eval_shape(jax.grad(loss), q)
+
+
+def test_unexpected():
+    q = make_q(31)  # the test that fails
+    jax.eval_shape(jax.grad(loss), q)
+"""
+
+
+def test_the_evidence_names_the_failing_tests_literal(tmp_path: Path, capsys: Any) -> None:
+    # probe 38b: make_q(31) called by two tests was one memoised call, and the finding
+    # cited the literal of the test that expects the failure
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_two.py", TWO_TESTS_ONE_HELPER)
+    assert code == 1 and len(found) == 1
+    line = next(i for i, text in enumerate(TWO_TESTS_ONE_HELPER.splitlines(), 1) if "the test that fails" in text)
+    assert f"literal 31 at line {line})" in out, out
