@@ -294,6 +294,7 @@ class Interpreter:
         # functions some analysed code called: a generic body's nested def it called itself
         # and does not hand out is not analysed again on its own (analyse_nested)
         self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
+        self.free_names: dict[int, tuple[str, ...]] = {}  # id of a def -> the names it reads and does not bind (_closure_key)
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
         # each def's row-giving decorators (case_rows.record): per run, never per process
         self.parametrize: IdentityTable[ast.AST, list[case_rows.Mark]] = IdentityTable()
@@ -3270,7 +3271,25 @@ class Interpreter:
         # test asking for a mocking fixture beside one that does not: probe 34a)
         patched = self._patched_on_chain(ctx) if self.patched_apis else ()
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        return (func.key(), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched)
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched)
+
+    def _closure_key(self, func: FunctionV) -> object:
+        """What a nested function reads from its enclosing scopes now: those scopes change
+        in place (`T = 128; step(); T = 127; step()`, a lambda made in each pass of a loop
+        over implementations: probe 38b), so the same closure is not the same call."""
+        if not func.closure:
+            return ()
+        free = self.free_names.get(id(func.node))
+        if free is None:
+            local = func.module.facts.locals_of(func.node)
+            free = self.free_names[id(func.node)] = tuple(sorted({name.id for name in ast.walk(func.node) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)} - local))
+        found: list[object] = []
+        for name in free:
+            for scope in func.closure:
+                if name in scope:
+                    found.append((name, scope[name].key()))
+                    break
+        return tuple(found)
 
     def _patched_on_chain(self, ctx: Ctx) -> tuple[str, ...]:
         """The watched APIs some patch holds for at a call site of the chain."""
