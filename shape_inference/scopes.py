@@ -744,6 +744,7 @@ def _index_calls(
     global_type, nonlocal_type, fields_of = ast.Global, ast.Nonlocal, _CHILD_FIELDS
     handed_on: set[int] = set()  # the Name nodes recorded as calls (or aliases), not other uses
     alias_names: set[str] = set()  # every name bound as an alias so far
+    attribute_aliases: list[tuple[str, str]] = []  # (name, attribute) of `name = jax.jit(x.attribute)`
 
     def hand_on(values: list[ast.expr]) -> None:
         """Record the functions among `values` as called with arguments we cannot see."""
@@ -779,6 +780,8 @@ def _index_calls(
             elif isinstance(func, ast.Call) and isinstance(inner := _passed_through(func), ast.Name):
                 calls.setdefault(inner.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
                 handed_on.add(id(inner))
+            elif isinstance(func, ast.Call) and isinstance(inner, ast.Attribute):
+                attribute_calls.setdefault(inner.attr, []).append(call)  # `jax.grad(model.loss)(w, x, seq_len=1024)` (probe 39c)
             if callee == "getattr" and len(call.args) >= 2 and type(named := call.args[1]) is ast.Constant and isinstance(named.value, str):  # type: ignore[attr-defined]
                 # `getattr(self, "fwd_ref")(...)`: a dispatch by a name we can read
                 attribute_calls.setdefault(named.value, []).append(CALLED_LATER)  # type: ignore[attr-defined]
@@ -802,6 +805,15 @@ def _index_calls(
                 extend(call.args)
                 extend(call.keywords)
                 continue
+        elif kind is assign_type and all(type(t) is name_type for t in node.targets) and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is attribute_type:  # type: ignore[attr-defined]
+            # `step = jax.jit(model.train_step, static_argnames=...)`: the calls of step are
+            # calls of `.train_step`, where step is used no other way (probe 39c)
+            attribute_aliases.extend((cast(ast.Name, target).id, cast(ast.Attribute, inner).attr) for target in cast(ast.Assign, node).targets)
+            for target in cast(ast.Assign, node).targets:
+                if cast(ast.Name, target).id in alias_names:
+                    aliases.setdefault(_REBOUND, []).append(cast(ast.Name, target).id)
+                alias_names.add(cast(ast.Name, target).id)
+                handed_on.add(id(target))
         elif kind is assign_type and all(type(t) is name_type for t in node.targets) and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is name_type:  # type: ignore[attr-defined]
             # `step = jax.jit(train_step)`, or plainly `run = train_step` (`a = b = f` too)
             source = inner.id
@@ -829,6 +841,13 @@ def _index_calls(
                 extend(child)  # pyright: ignore[reportUnknownArgumentType]
             elif isinstance(child, node_type):
                 push(child)
+    rebound = set(aliases.get(_REBOUND, ()))
+    for alias, attribute in attribute_aliases:
+        if alias in other_uses or alias in rebound:
+            attribute_calls.setdefault(attribute, []).append(CALLED_LATER)  # handed on: any call may reach it
+        elif alias_calls := calls.get(alias, []):
+            attribute_calls.setdefault(attribute, []).extend(alias_calls)
+            attribute_uses[attribute] = attribute_uses.get(attribute, 0) + len(alias_calls) - 1  # the one use is these calls
 
 
 # Where a function handed on as a value is called by code we do not follow, which may

@@ -213,6 +213,31 @@ def test_a_default_every_caller_overrides_through_other_modules(tmp_path: Path, 
     assert found_at == ([] if dtype else [[place, "JCD203"]])
 
 
+@pytest.mark.parametrize(
+    ("main", "found"),
+    [
+        ("    return jax.grad(model.train_step)(W, X, seq_len=1024)\n", False),
+        ("    return jax.value_and_grad(model.train_step)(W, X, 1024)\n", False),
+        ("    step = jax.jit(model.train_step, static_argnames='seq_len')\n    step(W, X, seq_len=1024)\n    return step(W, X, seq_len=1024)\n", False),
+        ("    step = jax.jit(model.train_step, static_argnames='seq_len')\n    step(W, X, seq_len=1024)\n    return step(W, X)\n", True),  # one call keeps it
+    ],
+)
+def test_a_default_overridden_through_a_transform_of_a_module_attribute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, main: str, found: bool) -> None:
+    # probe 39c: `jax.grad(model.train_step)(..., seq_len=1024)` and `step = jax.jit(model.
+    # train_step)` then `step(...)` are calls of train_step, as with `from model import`
+    model = (
+        "import jax\nimport jax.numpy as jnp\n\n\ndef train_step(w, x, seq_len=1023):\n"
+        "    q = (x[:, :seq_len] @ w).reshape(x.shape[0], seq_len, 4, 64)\n"
+        "    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).mean()\n"
+    )
+    train = (
+        "import jax\nimport jax.numpy as jnp\n\nimport model\n\nW = jnp.zeros((256, 256), jnp.bfloat16)\nX = jnp.zeros((2, 2048, 256), jnp.bfloat16)\n\n\n"
+        f"def main():\n{main}\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "train.py": train})
+    assert [code for _, code in found_at] == (["JCD202"] if found else [])
+
+
 @pytest.mark.parametrize("caller", ["model.py", "layers.py"])
 def test_a_caller_passing_its_own_constant_named_as_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, caller: str) -> None:
     # probe 38a: model.py's DTYPE (bf16) is not layers.py's (float32), though both spell
