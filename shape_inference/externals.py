@@ -2202,6 +2202,28 @@ def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 
 
 HANDLERS["jax.devices"] = HANDLERS["jax.local_devices"] = h_devices
+
+
+def h_mesh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.make_mesh((2, 4), ("data", "seq"))`, `Mesh(devices.reshape(2, 4), ("data",
+    "seq"))`: a mesh, with the sizes of its axes by name where they are known (shard_map's
+    blocks: transforms._call_shard_map)."""
+    made = q.endswith("make_mesh")
+    layout = arg(args, kwargs, 0, "axis_shapes" if made else "devices")
+    named = arg(args, kwargs, 1, "axis_names")
+    sizes: list[int | None] | None = None
+    if made and isinstance(layout, TupleV):
+        sizes = [int_value(item) for item in layout.items]
+    elif not made and isinstance(layout, ArrayV) and layout.shape is not None:
+        sizes = [dim.value for dim in layout.shape]
+    names = named.items if isinstance(named, TupleV) else (named,) if named is not None else ()
+    texts = [item.value for item in names if isinstance(item, ConstV) and isinstance(item.value, str)]
+    if sizes is None or len(texts) != len(names) or len(texts) != len(sizes):
+        return A.CallResultV(A.MESH, None)
+    return A.CallResultV(A.MESH, DictV(tuple((name, make_int(size)) for name, size in zip(texts, sizes) if size is not None)))
+
+
+HANDLERS["jax.make_mesh"] = HANDLERS["jax.sharding.Mesh"] = h_mesh
 _register(
     [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],
     ["jax"],

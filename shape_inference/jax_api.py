@@ -823,6 +823,10 @@ _TRANSPARENT_DECORATORS = frozenset(
     }
 )
 
+MESH = "jax.sharding.Mesh"  # a CallResultV whose payload is a DictV of its known axis sizes
+# optax's L-BFGS helper: `vg(params, *args, state=opt_state)` is value_and_grad of the
+# function over params, with the optimizer state kept out of its call (probe 39c)
+OPTAX_VALUE_AND_GRAD = "optax.value_and_grad_from_state"
 JIT_LIKE = frozenset(
     {
         "jax.jit",
@@ -845,6 +849,11 @@ JIT_LIKE = frozenset(
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
         "flax.nnx.shard_map",
+        # explicit sharding's mode switches run the function on the same (global) shapes (probe 39c)
+        "jax.sharding.auto_axes",
+        "jax.sharding.explicit_axes",
+        "jax.experimental.shard.auto_axes",
+        "jax.experimental.shard.explicit_axes",
     }
 )
 
@@ -862,6 +871,7 @@ GRAD_LIKE = frozenset(
         "equinox.filter_value_and_grad",
         "flax.linen.grad",
         "flax.linen.value_and_grad",
+        OPTAX_VALUE_AND_GRAD,
     }
 )
 # jitted functions whose `.lower(...)` / `.trace(...)` / `.eval_shape(...)` trace them

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
-from jax_cudnn_lint.shape_inference.dims import Dim, Step, unknown
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, const, unknown
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
 from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
@@ -198,6 +198,8 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return UNKNOWN
     step = tv.why[-1] if tv.why else interp.step(fr, node, kind)
     if kind in A.GRAD_LIKE or kind == "jax.jacfwd":
+        if kind == A.OPTAX_VALUE_AND_GRAD:
+            kwargs = {name: value for name, value in kwargs.items() if name != "state"}
         nums = _argnums(tv, len(args))
         seen_kind = kind
         if nums is None:
@@ -211,7 +213,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
-        if kind.endswith("value_and_grad"):
+        if kind.endswith("value_and_grad") or kind == A.OPTAX_VALUE_AND_GRAD:
             return TupleV((result, grads))
         return grads
     if kind in A.VMAP_LIKE:
@@ -331,11 +333,15 @@ def _static_argnums(value: Value | None) -> set[int] | None:
 
 def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     """shard_map runs the function on each device's block: an axis a PartitionSpec names
-    is split over mesh devices, so its length in the body is not the global one (left
-    unknown: the mesh's size is rarely static); an unresolved spec leaves every axis so."""
+    is split over those mesh axes, so its length in the body is the global one divided by
+    their sizes where the mesh is in sight (`jax.make_mesh((2,), ("seq",))`: sequence
+    parallelism, probe 39c), else unknown; an unresolved spec leaves every axis so.  The
+    result's sharded axes are unknown (out_specs joins the blocks back)."""
     in_specs = tv.param("in_specs")
     specs = in_specs.items if isinstance(in_specs, TupleV) and len(in_specs.items) == len(args) else [in_specs] * len(args)
-    local = [_blocks(a, spec) for a, spec in zip(args, specs)]
+    mesh = tv.param("mesh")
+    sizes = {str(name): size for name, size in mesh.payload.items} if isinstance(mesh, A.CallResultV) and isinstance(mesh.payload, DictV) else {}
+    local = [_blocks(a, spec, sizes=sizes, step=interp.step(fr, node, f"block of a shard_map over {A.src(node)}")) for a, spec in zip(args, specs)]
     result = interp.call(tv.func, local, kwargs, False, node, fr)
     return _blocks(result, tv.param("out_specs"))
 
@@ -345,9 +351,11 @@ def _replicated(entry: Value) -> bool:
     return isinstance(entry, ConstV) and entry.value is None
 
 
-def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
+def _blocks(value: Value, spec: Value | None, depth: int = 0, sizes: dict[str, Value] | None = None, step: Step | None = None) -> Value:
     """`value` with the axes `spec` (a PartitionSpec, or a prefix of one for a pytree)
-    shards made unknown; every axis when `spec` is not a PartitionSpec we can read."""
+    shards divided by the sizes of the mesh axes they name (`sizes`), unknown where one
+    is not known or does not divide; every axis when `spec` is not a PartitionSpec we
+    can read."""
     entries: tuple[Value, ...] | None = None
     if isinstance(spec, A.CallResultV) and spec.qualname == PARTITION_SPEC and isinstance(spec.payload, TupleV):
         entries = spec.payload.items
@@ -356,17 +364,37 @@ def _blocks(value: Value, spec: Value | None, depth: int = 0) -> Value:
     if isinstance(value, ArrayV):
         if value.shape is None:
             return value
-        sharded = [entries is None or (i < len(entries) and not _replicated(entries[i])) for i in range(len(value.shape))]
-        shape = tuple(unknown(d.why) if cut else d for d, cut in zip(value.shape, sharded))
+        shape = tuple(_block_length(d, entries[i] if entries is not None and i < len(entries) else None, entries is None, sizes or {}, step) for i, d in enumerate(value.shape))
         return ArrayV(shape, value.dtype, value.diff, value.why)
     if depth < 8 and (entries is not None or spec is None or isinstance(spec, UnknownV)):
         if isinstance(value, TupleV):
-            return TupleV(tuple(_blocks(v, spec, depth + 1) for v in value.items), value.is_list, value.why, value.diff)
+            return TupleV(tuple(_blocks(v, spec, depth + 1, sizes, step) for v in value.items), value.is_list, value.why, value.diff)
         if isinstance(value, DictV):
-            return DictV(tuple((k, _blocks(v, spec, depth + 1)) for k, v in value.items), value.why, value.diff)
+            return DictV(tuple((k, _blocks(v, spec, depth + 1, sizes, step)) for k, v in value.items), value.why, value.diff)
     if isinstance(value, (TupleV, DictV, InstanceV, ExtObjectV)):
         return UnknownV(value.diff)
     return value
+
+
+def _block_length(dim: Dim, entry: Value | None, unread: bool, sizes: dict[str, Value], step: Step | None) -> Dim:
+    """One axis of a shard_map block: the whole axis where its spec entry is None (or
+    the spec is shorter), the global length over the named mesh axes' sizes where each is
+    known and divides it, else unknown."""
+    if unread:
+        return unknown(dim.why)
+    if entry is None or _replicated(entry):
+        return dim
+    names = entry.items if isinstance(entry, TupleV) else (entry,)
+    devices = 1
+    for name in names:
+        size = int_value(sizes[name.value]) if isinstance(name, ConstV) and isinstance(name.value, str) and name.value in sizes else None
+        if size is None or size <= 0:
+            return unknown(dim.why)
+        devices *= size
+    if dim.value is None or dim.value % devices:
+        return unknown(dim.why)
+    block = const(dim.value // devices, dim.why)
+    return block.with_why(dim.why, Step(step.path, step.line, f"{block.value} = {dim.value} / {devices} devices, {step.text}")) if step is not None else block
 
 
 def _stopped(value: Value, depth: int = 0) -> Value:
