@@ -26,7 +26,7 @@ from typing import Any
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.discovery import SourceError, read_source
 from jax_cudnn_lint.finding import Finding, Location
-from jax_cudnn_lint.lint_rules.registry import RULES
+from jax_cudnn_lint.lint_rules.registry import loaded_rules
 
 TOOL_NAME = "jax-cudnn-lint"
 JSON_SCHEMA_ID = "jax-cudnn-lint/report/1"
@@ -173,7 +173,7 @@ def statistics_lines(report: Report) -> list[str]:
     counts = Counter(f.code for f in (*report.errors, *report.findings))
     lines: list[str] = []
     for code in sorted(counts):
-        rule = RULES.get(code)
+        rule = loaded_rules().get(code)
         name = rule.name if rule is not None else ERROR_CODES.get(code, "")
         lines.append(f"{counts[code]:<5} {code} {name}".rstrip())
     return lines
@@ -217,7 +217,7 @@ def render_json(report: Report) -> str:
     findings: list[dict[str, Any]] = []
     for finding, verdict in zip(report.findings, _verdicts(report)):
         item = finding.to_json()
-        rule = RULES.get(finding.code)
+        rule = loaded_rules().get(finding.code)
         item["rule"] = rule.name if rule is not None else None
         if verdict is not None:
             item["confirm"] = verdict
@@ -275,7 +275,7 @@ def _physical(path: str, line: int, col: int, sources: SourceLines) -> dict[str,
 
 
 def _sarif_rule(code: str) -> dict[str, Any]:
-    rule = RULES[code]
+    rule = loaded_rules()[code]
     page = rule_page(code)
     full = (_first_paragraph(page, "What it does") if page else None) or rule.summary
     return {
@@ -303,7 +303,7 @@ def _sarif_related(related: Sequence[Location], sources: SourceLines) -> list[di
 def render_sarif(report: Report, sources: SourceLines | None = None) -> str:
     """A SARIF 2.1.0 log with one run (GitHub code scanning accepts it as is)."""
     sources = sources or SourceLines()
-    codes = sorted(RULES)
+    codes = sorted(loaded_rules())
     index_of = {code: i for i, code in enumerate(codes)}
     results: list[dict[str, Any]] = []
     for finding, verdict in zip(report.findings, _verdicts(report)):

@@ -1018,3 +1018,14 @@ def test_a_package_folder_given_itself_resolves_its_own_absolute_imports(tmp_pat
     assert codes_by_file(out) == [("mypkg/model.py", "JCD201")]
     code, out, _ = lint(capsys, "--no-cache", "-j1", str(tmp_path / "mypkg"))
     assert [code for _, code in codes_by_file(out)] == ["JCD201"]
+
+
+def test_a_run_served_from_the_cache_names_the_rules(tmp_path: Path) -> None:
+    # probe 39b: a process that reads every result from the cache imports no rule module,
+    # and its json/sarif/--statistics lost the rules' names
+    (tmp_path / "a.py").write_text(LSTM_SNIPPET)
+    command = [sys.executable, "-m", "jax_cudnn_lint", "--format", "json", "--statistics", "--exit-zero", "a.py"]
+    runs = [subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True) for _ in range(2)]
+    cold, warm = (json.loads(run.stdout) for run in runs)
+    assert [f["rule"] for f in warm["findings"]] == [f["rule"] for f in cold["findings"]] == ["lstm-ref-nonzero-dropout"]
+    assert runs[1].stderr == runs[0].stderr and "lstm-ref-nonzero-dropout" in runs[1].stderr
