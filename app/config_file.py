@@ -129,7 +129,10 @@ def load_config(start: str) -> FileConfig:
         if key in LIST_KEYS:
             values[attr] = _strings(key, value)
         elif key in STRING_KEYS:
-            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            if isinstance(value, float):
+                # TOML reads `cudnn = 9.10` as the number 9.1: the version is lost (probe 39b)
+                raise ConfigError(f'{path}: [tool.{SECTION}] {key} = {value!r} is a number to TOML, which drops trailing zeros (9.10 reads as 9.1): write it as a string, {key} = "..."')
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a string")
             values[attr] = str(value)
         elif key in NUMBER_KEYS:

@@ -439,6 +439,10 @@ def test_pyproject_errors_and_warnings(
     write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\ncolour = 'blue'\n"})
     code, _, err = lint(capsys)
     assert code == 0 and "unknown key [tool.jax-cudnn-lint] colour" in err
+    # TOML reads an unquoted 9.10 as 9.1 (probe 39b: a false JCD210 at "cuDNN 9.1")
+    write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\ncudnn = 9.10\n"})
+    code, _, err = lint(capsys)
+    assert code == 2 and 'write it as a string, cudnn = "..."' in err
 
 
 def test_max_file_size_from_the_command_line_and_pyproject(
