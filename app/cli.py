@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
 from jax_cudnn_lint import __version__, noqa, result_cache
-from jax_cudnn_lint.config import Config, parse_gpu, parse_version
+from jax_cudnn_lint.config import Config, canonical_gpu, parse_cudnn, parse_version
 from jax_cudnn_lint.config_file import ConfigError, FileConfig, load_config
 from jax_cudnn_lint.discovery import (
     ScannedFile,
@@ -233,9 +233,11 @@ def resolve_options(args: argparse.Namespace) -> Options:
     cudnn = pick(args.cudnn, fc.cudnn, None)
     if jax_version is not None and parse_version(jax_version) is None:
         raise UsageError(f"jax-version: cannot read {jax_version!r} as a version")
-    if gpu is not None and parse_gpu(gpu) is None:
-        raise UsageError(f"gpu: cannot read {gpu!r} (use e.g. sm80, sm90, sm100 or 9.0)")
-    if cudnn is not None and parse_version(cudnn) is None:
+    if gpu is not None:
+        if canonical_gpu(gpu) is None:
+            raise UsageError(f"gpu: cannot read {gpu!r} (use e.g. sm80, sm90, sm100 or 9.0)")
+        gpu = canonical_gpu(gpu)  # `--gpu 80`: --confirm's kernels read "sm80" (probe 39a)
+    if cudnn is not None and parse_cudnn(cudnn) is None:
         raise UsageError(f"cudnn: cannot read {cudnn!r} as a version (e.g. 9.10)")
     changes: dict[str, object] = {
         "select": select,

@@ -34,14 +34,27 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
 
 
 def parse_gpu(text: str) -> tuple[int, int] | None:
-    """'sm90' / 'sm_90' / '9.0' / '90' / 'sm103' -> compute capability (major, minor)."""
+    """'sm90' / 'sm_90' / '9.0' / '90' / 'sm103' / 'sm90a' / 'sm100f' (an architecture's
+    feature set, the same chip) -> compute capability (major, minor)."""
     cleaned = text.strip().lower().replace("sm_", "").replace("sm", "")
     if re.fullmatch(r"\d+\.\d+", cleaned):
         major, minor = cleaned.split(".")
         return int(major), int(minor)
-    if re.fullmatch(r"\d{2,3}", cleaned):
-        return int(cleaned[:-1]), int(cleaned[-1])
+    if re.fullmatch(r"\d{2,3}[af]?", cleaned):
+        digits = cleaned.rstrip("af")
+        return int(digits[:-1]), int(digits[-1])
     return None
+
+
+def canonical_gpu(text: str) -> str | None:
+    """The one spelling every part of the tool reads ('80', '8.0', 'sm_80a' -> 'sm80')."""
+    found = parse_gpu(text)
+    return f"sm{found[0]}{found[1]}" if found is not None else None
+
+
+def parse_cudnn(text: str) -> tuple[int, ...] | None:
+    """'9.10' / '9.10.2' -> (9, 10[, 2]); None for anything else ('9.8x' is no version)."""
+    return parse_version(text) if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", text.strip()) else None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from jax_cudnn_lint import __version__
-from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.config import Config, canonical_gpu, parse_cudnn, parse_version
 from jax_cudnn_lint.gate import DEFAULT_MAX_FILE_MB, might_matter, too_large
 from jax_cudnn_lint.lint_rules.registry import DEFAULT_OFF_CODES, RULES
 
@@ -68,19 +68,21 @@ class JcdChecker:
         option_manager.add_option(
             "--jcd-jax-version",
             default=None,
+            type=_jax_version_option,
             parse_from_config=True,
             help="JAX version the checked code targets (default: the installed jax).",
         )
         option_manager.add_option(
             "--jcd-gpu",
             default=None,
+            type=_gpu_option,
             parse_from_config=True,
             help="Target GPU for jax-cudnn-lint rules, e.g. sm80, sm90, sm100 (default: sm90).",
         )
         option_manager.add_option(
             "--jcd-max-file-size",
             default=DEFAULT_MAX_FILE_MB,
-            type=float,
+            type=_size_option,
             parse_from_config=True,
             help=(
                 "jax-cudnn-lint reports (JCD900), and does not analyse, files that pass its"
@@ -90,6 +92,7 @@ class JcdChecker:
         option_manager.add_option(
             "--jcd-cudnn",
             default=None,
+            type=_cudnn_option,
             parse_from_config=True,
             help="Target cuDNN version for jax-cudnn-lint rules, e.g. 9.10.",
         )
@@ -130,6 +133,38 @@ class JcdChecker:
             return
         for finding in findings:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+
+
+# Option types: flake8 stops with argparse's usage error on a value the command would
+# refuse too, where a typo (`--jcd-gpu sm8O`) used to fall back to the defaults unseen
+# (probe 39b).  A config file's values go through them as well.
+def _gpu_option(text: str) -> str:
+    gpu = canonical_gpu(text)
+    if gpu is None:
+        raise argparse.ArgumentTypeError(f"cannot read {text!r} as a GPU (use e.g. sm80, sm90, sm100 or 9.0)")
+    return gpu
+
+
+def _cudnn_option(text: str) -> str:
+    if parse_cudnn(text) is None:
+        raise argparse.ArgumentTypeError(f"cannot read {text!r} as a cuDNN version (e.g. 9.10)")
+    return text.strip()
+
+
+def _jax_version_option(text: str) -> str:
+    if parse_version(text) is None:
+        raise argparse.ArgumentTypeError(f"cannot read {text!r} as a JAX version (e.g. 0.4.35)")
+    return text.strip()
+
+
+def _size_option(text: str) -> float:
+    try:
+        size = float(text)
+    except ValueError:
+        size = -1.0
+    if not 0 <= size < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is no size in MB (0 or more; 0: no limit)")
+    return size
 
 
 def make_config(

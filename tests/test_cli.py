@@ -105,6 +105,7 @@ def test_noqa_comments_silence_findings_as_in_flake8(
         ["does-not-exist/"],
         ["--gpu", "banana", "."],
         ["--cudnn", "x", "."],
+        ["--cudnn", "9.8x", "."],
         ["--select", "JCD!", "."],
         ["--format", "xml", "."],
         ["-j", "0", "."],
@@ -120,6 +121,16 @@ def test_usage_errors_exit_two(
     assert code == 2
     assert out == ""
     assert "error" in err
+
+
+@pytest.mark.parametrize("spelled", ["80", "8.0", "sm_80", "sm80a"])
+def test_a_gpu_is_read_in_one_spelling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fake_analysis: Any, spelled: str) -> None:
+    # probe 39a: `--gpu 80` linted as sm80, and --confirm refused it; sm90a-like names
+    # (an architecture's feature set) are the same chip
+    write(tmp_path, {"a.py": LSTM_SNIPPET})
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = lint(capsys, "--no-cache", "--format", "json", "--gpu", spelled, "a.py")
+    assert json.loads(out)["targets"]["gpu"] == "sm80"
 
 
 def test_internal_error_in_one_file_is_jcd901_and_the_run_goes_on(

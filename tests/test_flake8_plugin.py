@@ -106,6 +106,20 @@ def test_target_options_reach_the_rules(tmp_path: Path, fake_env: dict[str, str]
     assert "(gpu=sm100)" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--jcd-gpu", "sm8O"), ("--jcd-cudnn", "9.8x"), ("--jcd-jax-version", "zz"), ("--jcd-max-file-size", "-1")],
+)
+def test_a_target_option_flake8_cannot_read_stops_it(tmp_path: Path, fake_env: dict[str, str], option: str, value: str) -> None:
+    # probe 39b: a typo fell back to the defaults unseen (and -1 MB made every file JCD900)
+    write(tmp_path, {"m.py": LSTM_SNIPPET})
+    result = flake8("--select", "JCD", option, value, "m.py", cwd=tmp_path, env=fake_env)
+    assert result.returncode != 0 and f"argument {option}" in result.stderr and "JCD" not in result.stdout
+    write(tmp_path, {"setup.cfg": f"[flake8]\nselect = JCD\n{option[2:]} = {value}\n"})
+    from_config = run_py("-m", "flake8", "m.py", cwd=tmp_path, env=fake_env)
+    assert from_config.returncode != 0 and f"argument {option}" in from_config.stderr
+
+
 def test_internal_error_is_logged_not_raised(tmp_path: Path, fake_env: dict[str, str]) -> None:
     write(tmp_path, {"m.py": LSTM_SNIPPET})
     env = {**fake_env, "JCD_FAKE": "raise"}
