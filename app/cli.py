@@ -400,6 +400,7 @@ def _run_confirm(findings: Sequence[Finding], options: Options) -> list[dict[str
             use_cache=options.use_cache,
             timeout=options.confirm_timeout,
             progress=sys.stderr.isatty(),
+            jax_version=options.config.jax_version,
         )
     except ValueError as exc:  # documented: a bad backend, target or timeout
         raise UsageError(f"--confirm: {exc}") from None

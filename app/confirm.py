@@ -38,12 +38,15 @@ def run_confirm(
     use_cache: bool = True,
     timeout: float = 120.0,
     progress: bool = False,
+    jax_version: str | None = None,
 ) -> list[dict[str, Any]]:
     """One verdict dict per finding, in order; a finding without a repro is inconclusive.
 
     backend: "auto" (execute on a CUDA device, else trace; decided in the child),
     "trace" or "execute".  gpu / cudnn: the target the trace backend emulates.
-    timeout: seconds per repro.  Raises ValueError for a bad backend, target or timeout.
+    timeout: seconds per repro.  jax_version: the JAX the code targets (a refutation by
+    another installed JAX is inconclusive).  Raises ValueError for a bad backend, target or
+    timeout.
     """
     return confirm_repros(
         [f.repro for f in findings],
@@ -54,11 +57,13 @@ def run_confirm(
         timeout=timeout,
         progress=progress,
         labels=[f"{f.code} {f.path}:{f.line}" for f in findings],
+        jax_version=jax_version,
     )
 
 
-def _load_repros(path: str) -> list[tuple[str, dict[str, Any] | None]]:
-    """(label, repro) pairs from a repro, a list of repros, or a `--format json` report."""
+def _load_repros(path: str) -> tuple[list[tuple[str, dict[str, Any] | None]], dict[str, Any] | None]:
+    """(label, repro) pairs from a repro, a list of repros, or a `--format json` report,
+    and the report's targets (None for repros alone)."""
     if path == "-":
         data: Any = json.load(sys.stdin)
     else:
@@ -66,18 +71,29 @@ def _load_repros(path: str) -> list[tuple[str, dict[str, Any] | None]]:
             data = json.load(handle)
     report = json_object(data)
     findings = json_list(report.get("findings")) if report is not None else None
-    if findings is not None:
+    if report is not None and findings is not None:
         out: list[tuple[str, dict[str, Any] | None]] = []
         for entry in findings:
             item = json_object(entry)
             if item is not None:
                 label = f"{item.get('code')} {item.get('path')}:{item.get('line')}"
                 out.append((label, json_object(item.get("repro"))))
-        return out
+        return out, json_object(report.get("targets"))
     entries = json_list(data)
     if entries is not None:
-        return [(f"{path}[{i}]", json_object(e)) for i, e in enumerate(entries)]
-    return [(path, report)]
+        return [(f"{path}[{i}]", json_object(e)) for i, e in enumerate(entries)], None
+    return [(path, report)], None
+
+
+def _report_target(found: list[dict[str, Any]], key: str, given: str | None, default: str) -> str:
+    """A target the command line gives, else the one the reports were linted for (probe
+    39a: a report linted for sm80 was confirmed for sm90), else the default."""
+    if given is not None:
+        return given
+    named = {str(targets[key]) for targets in found if targets.get(key) is not None}
+    if len(named) > 1:
+        raise ValueError(f"the reports were linted for different {key} targets ({', '.join(sorted(named))}): give --{key}")
+    return named.pop() if named else default
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,25 +103,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="repro JSON ('-': stdin)")
     parser.add_argument("--backend", choices=BACKENDS, default="auto")
-    parser.add_argument("--gpu", default=DEFAULT_GPU, help="target GPU (default: sm90)")
-    parser.add_argument("--cudnn", default=DEFAULT_CUDNN, help="target cuDNN (default: 9.10)")
+    parser.add_argument("--gpu", default=None, help="target GPU (default: a report's, else sm90)")
+    parser.add_argument("--cudnn", default=None, help="target cuDNN (default: a report's, else 9.10)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per repro")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write verdicts")
     parser.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     args = parser.parse_args(argv)
     pairs: list[tuple[str, dict[str, Any] | None]] = []
+    targets: list[dict[str, Any]] = []
     for path in args.files:
         try:
-            pairs.extend(_load_repros(path))
+            loaded, linted_for = _load_repros(path)
         except (OSError, ValueError) as exc:
             print(f"confirm: error: cannot read {path}: {exc}", file=sys.stderr)
             return 2
+        pairs.extend(loaded)
+        targets.extend([linted_for] if linted_for is not None else [])
     try:
         verdicts = confirm_repros(
             [repro for _, repro in pairs],
             backend=args.backend,
-            gpu=args.gpu,
-            cudnn=args.cudnn,
+            gpu=_report_target(targets, "gpu", args.gpu, DEFAULT_GPU),
+            cudnn=_report_target(targets, "cudnn", args.cudnn, DEFAULT_CUDNN),
+            jax_version=_report_target(targets, "jax_version", None, "") or None,
             use_cache=not args.no_cache,
             timeout=args.timeout,
             progress=sys.stderr.isatty(),

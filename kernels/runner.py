@@ -34,7 +34,7 @@ from .targets import Target, make_target
 BACKENDS = ("auto", "trace", "execute")
 CHILD_MODULE = "jax_cudnn_lint.kernels.child"
 INCONCLUSIVE = "inconclusive"
-NO_REPRO = "no repro (a value was not resolved)"
+NO_REPRO = "no repro (a value was not resolved, or an argument the repro schema cannot carry: an fp8 scale, sequence lengths, a packed layout)"
 _STDERR_TAIL = 1500
 
 
@@ -320,6 +320,30 @@ def _environment(versions: Mapping[str, Any], target: Target) -> dict[str, Any]:
     }
 
 
+def _release(version: str | None) -> tuple[int, ...] | None:
+    """(0, 4, 35) of '0.4.35' / '0.4.35.dev1'; None for no version."""
+    parts: list[int] = []
+    for piece in (version or "").split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit()) if piece[:1].isdigit() else ""
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts) or None
+
+
+def for_target_version(result: dict[str, Any], installed: str | None, target: str | None) -> dict[str, Any]:
+    """A verdict of the installed JAX for code that targets another release: a refutation
+    becomes inconclusive, a confirmation says which JAX confirmed it."""
+    if target is None or installed is None or _release(target) is None or _release(target) == _release(installed):
+        return result
+    note = f"with the installed JAX {installed}; the code targets JAX {target}"
+    if result.get("verdict") == "refuted":
+        return {**result, "verdict": INCONCLUSIVE, "detail": f"refuted {note}: {result.get('detail', '')}"}
+    if result.get("verdict") == "confirmed":
+        return {**result, "detail": f"{result.get('detail', '')} ({note})"}
+    return result
+
+
 def confirm_repros(
     repros: Sequence[Mapping[str, Any] | None],
     *,
@@ -331,8 +355,11 @@ def confirm_repros(
     progress: bool = False,
     labels: Sequence[str] | None = None,
     cache: VerdictCache | None = None,
+    jax_version: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One verdict dict per repro, in order (None: no repro)."""
+    """One verdict dict per repro, in order (None: no repro).  jax_version: the version
+    the linted code targets; where the installed JAX is another, a refutation is only
+    inconclusive (the check may have changed between them: probe 39a)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if not timeout > 0:
@@ -356,6 +383,7 @@ def confirm_repros(
         }
 
     def settle(i: int, result: dict[str, Any]) -> None:
+        result = for_target_version(result, versions.get("jax"), jax_version)
         results[i] = result
         bar.update(labels[i], str(result["verdict"]))
 

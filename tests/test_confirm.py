@@ -166,7 +166,7 @@ def test_crashes_cost_one_verdict(main_run: tuple[list[dict[str, Any]], str, int
 
 def test_no_repro_and_malformed(main_run: tuple[list[dict[str, Any]], str, int]) -> None:
     results, _, _ = main_run
-    assert results[6]["detail"] == "no repro (a value was not resolved)"
+    assert results[6]["detail"].startswith("no repro (a value was not resolved, or an argument the repro schema cannot carry")
     assert results[7]["detail"].startswith("malformed repro: api must be one of")
 
 
@@ -228,6 +228,32 @@ def test_command_line(isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert verdicts[0]["environment"]["target"]["gpu"] == "sm100"
     assert code == 1  # not everything confirmed
     assert main([str(path), "--gpu", "h100"]) == 2
+
+
+def test_command_line_confirms_a_report_for_its_targets(isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # probe 39a: a report linted for sm80 was confirmed for sm90, and one linted for another
+    # JAX release was refuted by the installed one without a word
+    report = {
+        "targets": {"jax_version": "0.4.30", "gpu": "sm100", "cudnn": "9.10"},
+        "findings": [{"code": "JCD201", "path": "a.py", "line": n, "repro": jcd201(t)} for n, t in ((1, 7), (2, 8))],
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    main([str(path), "--backend", "trace", "--no-cache", "--json"])
+    verdicts = json.loads(capsys.readouterr().out)
+    assert [v["verdict"] for v in verdicts] == ["confirmed", "inconclusive"]
+    assert {v["environment"]["target"]["gpu"] for v in verdicts} == {"sm100"}
+    assert "the code targets JAX 0.4.30" in verdicts[0]["detail"]
+    assert verdicts[1]["detail"].startswith("refuted with the installed JAX ")
+
+
+def test_a_refutation_by_another_jax_release_is_inconclusive() -> None:
+    refuted = {"verdict": "refuted", "detail": "no exception"}
+    assert runner.for_target_version(refuted, "0.10.2", "0.10.2") == refuted
+    assert runner.for_target_version(refuted, "0.10.2", None) == refuted
+    other = runner.for_target_version(refuted, "0.10.2", "0.8.1")
+    assert other["verdict"] == "inconclusive" and "the code targets JAX 0.8.1" in other["detail"]
+    assert runner.for_target_version(refuted, "0.10.2.dev1", "0.10.2")["verdict"] == "refuted"
 
 
 # ------------------------------------------------------------------ the runner, with a fake child
