@@ -3240,9 +3240,9 @@ class Interpreter:
             # the objects as the call returns them: later calls get copies of these, not
             # of what the first caller went on to change (`config.seq_len = 127`)
             self.made_by_call[memo_key] = made
-            self.memo[memo_key] = (fresh_copies(result, *made), tuple(self.events[mark:]), (func, args, kwargs))
+            self.memo[memo_key] = (fresh_copies(result, *made), _distinct(self.events[mark:]), (func, args, kwargs))
         else:
-            self.memo[memo_key] = (result, tuple(self.events[mark:]), (func, args, kwargs))
+            self.memo[memo_key] = (result, _distinct(self.events[mark:]), (func, args, kwargs))
         return result
 
     def _memo_key(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], ctx: Ctx, generic: bool, caller: Frame | None, shared: bool) -> object:
@@ -4091,6 +4091,14 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+def _distinct(events: list[CallEvent]) -> tuple[CallEvent, ...]:
+    """A call's events, each object once: a call that reaches one helper twice replays the
+    helper's memoised events twice, and a tree of such calls (`f(a) + f(a * 2)` at each of
+    20 levels: probe 39b) doubled them at every level, 2**20 copies of one event."""
+    seen: set[int] = set()
+    return tuple(event for event in events if id(event) not in seen and not seen.add(id(event)))
 
 
 def _names_handed_out(node: ast.AST) -> frozenset[str]:
