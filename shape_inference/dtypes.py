@@ -33,6 +33,18 @@ def canonical_dtype(name: str) -> str | None:
     return _ALIASES.get(name.lower().replace("jnp.", "").replace("np.", ""))
 
 
+# NumPy's aliases that jax.numpy does not have: `jnp.half` is an AttributeError (probe 39a)
+_NOT_IN_JAX_NUMPY = frozenset({"half"})
+
+
+def dtype_of_qualname(qualname: str) -> str | None:
+    """The dtype a library attribute names (`jax.numpy.bfloat16`, `numpy.half`)."""
+    module, _, last = qualname.rpartition(".")
+    if module == "jax.numpy" and last in _NOT_IN_JAX_NUMPY:
+        return None
+    return canonical_dtype(last)
+
+
 def is_float(name: str | None) -> bool:
     return name is not None and name.startswith(("float", "bfloat"))
 

@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -1671,7 +1671,7 @@ def _dtype_name(value: Value | None) -> str | None:
     if isinstance(value, DTypeV):
         return value.name
     if isinstance(value, ExternalV):
-        return canonical_dtype(value.qualname.rsplit(".", 1)[-1])
+        return dtype_of_qualname(value.qualname)
     if isinstance(value, ConstV) and isinstance(value.value, str):
         return canonical_dtype(value.value)
     return None

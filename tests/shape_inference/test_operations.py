@@ -170,6 +170,13 @@ def test_dense_dtype_promotes_with_float32_params() -> None:
     assert r.dtype == "bfloat16"
 
 
+@pytest.mark.parametrize(("spelled", "dtype"), [("np.half", "float16"), ("jnp.half", None), ("jnp.float16", "float16")])
+def test_numpy_dtype_aliases_jax_numpy_lacks(spelled: str, dtype: str | None) -> None:
+    # probe 39a: `jnp.half` is an AttributeError in JAX, not float16
+    r = one(PRELUDE + f"import numpy as np\nreveal_type(jnp.zeros((2, 33, 64), {spelled}))\n")
+    assert r.dtype == dtype
+
+
 # Expected shapes as jax.eval_shape gives them (flax 0.12.8, equinox 0.13.8, JAX 0.10.2).
 @pytest.mark.parametrize(
     "expr, shape",
