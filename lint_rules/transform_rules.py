@@ -188,6 +188,11 @@ def _vmapped_function(tree: ast.Module, line: int) -> Function | None:
     return None
 
 
+def _stores_attribute(func: Function, owner: str, attr: str) -> bool:
+    """`owner.attr = ...` (or `+=`, `del`) somewhere in the function."""
+    return any(isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == owner and not isinstance(node.ctx, ast.Load) for node in ast.walk(func))
+
+
 def _assigned_in(func: Function, name: str) -> bool:
     """`name` is (re)bound somewhere in the function's own body."""
     if isinstance(func, ast.Lambda):
@@ -416,6 +421,7 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     if enclosing is not func and through is None:
         return None
     params = _positional_params(func)
+    own = params[0] if info.bound and params and enclosing is func else None  # `self` of a mapped instance's `__call__`
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
@@ -428,6 +434,10 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         expr = _operand_expr(call, name)
         if through is not None and enclosing is not None:
             expr = _argument_for(enclosing, through, expr)  # the wrapper's parameter, as the mapped function passes it
+        if own is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == own and not _assigned_in(func, own) and not _stores_attribute(func, own, expr.attr):
+            # `jax.vmap(reader)`: the instance's own fields (`self.bank`) are not mapped (probe 39c)
+            out[name] = Batched(name, ast.unparse(expr), None, value)
+            continue
         if not isinstance(expr, ast.Name):
             continue
         known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
