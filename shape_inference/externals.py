@@ -1793,6 +1793,19 @@ def h_scalar_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return UNKNOWN
 
 
+def h_promote_types(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.promote_types(jnp.bfloat16, jnp.float16)` is float32 (JAX's lattice, not
+    NumPy's: probe 39a); `jnp.result_type` of dtypes alike.  Float dtypes only; arrays and
+    Python scalars (weak types) are not followed."""
+    names = [A.dtype_name(value) if not isinstance(value, ArrayV) and not A.is_python_number(value) else None for value in args]
+    if kwargs or not names or not all(is_float(name) for name in names) or (q.endswith("promote_types") and len(names) != 2):
+        return UNKNOWN  # (floats only: with ints, NumPy's lattice and JAX's part: float16 and int16)
+    promoted: str | None = names[0]
+    for name in names[1:]:
+        promoted = promote(promoted, name)
+    return DTypeV(promoted) if promoted is not None else UNKNOWN
+
+
 def h_np_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """jnp.dtype("bfloat16"), np.dtype(cfg.dtype): the dtype, when its name is known."""
     name = A.dtype_name(arg(args, kwargs, 0, "dtype"))
@@ -2224,6 +2237,7 @@ def h_mesh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
 
 
 HANDLERS["jax.make_mesh"] = HANDLERS["jax.sharding.Mesh"] = h_mesh
+HANDLERS["jax.numpy.promote_types"] = HANDLERS["jax.numpy.result_type"] = h_promote_types
 _register(
     [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],
     ["jax"],
