@@ -573,6 +573,7 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
             # that does not take them fails with a TypeError, which binding shows
             call_kwargs = {name: UNKNOWN for name in _NNX_ATTENTION_KWARGS}
             call_kwargs["mask"] = mask if mask is not None else ConstV(None)
+            call_kwargs["is_causal"] = kwargs.get("is_causal", ConstV(False))  # its own keyword, False by default (probe 39c)
         elif mask is not None and not (isinstance(mask, ConstV) and mask.value is None):
             # linen keeps only the keywords the attention_fn's signature accepts
             call_kwargs["mask"] = mask
