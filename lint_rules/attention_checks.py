@@ -313,12 +313,11 @@ def right_window(call: AttentionCall, config: Config) -> Failure | None:
     if win is None or win[1] == 0:
         return None
     causal = const_bool(call.arg("is_causal"))
-    if causal is None:
-        return None
-    if causal:
-        padding = seq_lengths_given(call)
-        if padding is not True:
-            return None  # CAUSAL (no lengths) accepts a right window; unknown: silent
+    padding = seq_lengths_given(call)
+    if causal is None and padding is not True:
+        return None  # (with sequence lengths the mask is PADDING or PADDING_CAUSAL: either way, probe 39c)
+    if causal and padding is not True:
+        return None  # CAUSAL (no lengths) accepts a right window; unknown: silent
     message = f"cuDNN doesn't support right window: {win[1]} when causal mask is not used."
     return Failure("NN-5", "JCD207", "ValueError", message, literal_regex(message))
 

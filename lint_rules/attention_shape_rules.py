@@ -162,6 +162,9 @@ def check_jcd207(events: list[CallEvent], config: Config) -> list[Finding]:
         if causal:
             why_not = "is_causal=True with query_seq_lengths/key_value_seq_lengths makes the mask PADDING_CAUSAL, not CAUSAL"
             fix = "drop the right window (local_window_size=(left, 0)) or the sequence lengths"
+        elif causal is None:
+            why_not = "with query_seq_lengths/key_value_seq_lengths the mask is PADDING or PADDING_CAUSAL, whatever is_causal is"
+            fix = "drop the right window (local_window_size=(left, 0)) or the sequence lengths"
         else:
             why_not = "is_causal is False"
             fix = f"use local_window_size=({win[0]}, 0) with is_causal=True for a causal sliding window, or implementation=\"xla\" for a two-sided window"
@@ -171,7 +174,7 @@ def check_jcd207(events: list[CallEvent], config: Config) -> list[Finding]:
             + f": cuDNN takes a right window only under a plain causal mask and {why_not}; JAX raises {failure.quoted()} "
             f"before any cuDNN probing, on every host{C.first_note(call, config, failure.catalog)}; {fix}"
         )
-        evidence = [*(evidence_lines("local_window_size", window.why, here) if window is not None else []), f"is_causal: {causal}"]
+        evidence = [*(evidence_lines("local_window_size", window.why, here) if window is not None else []), f"is_causal: {'not resolved' if causal is None else causal}"]
         repro = C.repro_for(call, config, failure, JCD207.code, differentiated=False)
         findings.append(attention_finding(call, JCD207.code, message, evidence, repro, *([window.why] if window is not None else [])))
     return findings
