@@ -570,6 +570,11 @@ class Interpreter:
             if isinstance(value, FunctionV) and value.module is info:
                 if wanted is None or name in wanted:
                     self.generic_call(value, None, by_closure=True)
+                    if (decorated := _decorated_def(value, name)) is not None:
+                        # `@plain_wrap def test_x():` bound to the decorator's `wrapper(*args,
+                        # **kwargs)`, whose call of the test passes unknown arguments: the
+                        # test itself is analysed as well (probe 38b)
+                        self.generic_call(decorated, None)
             elif isinstance(value, TransformV):
                 inner = _unwrap_function(value)
                 if inner is not None and inner.module is info:
@@ -4091,6 +4096,32 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
     local = _dotted(target)
     return [(local, None, name) for name in names] if local is not None else []
+
+
+def _decorated_def(value: FunctionV, name: str) -> FunctionV | None:
+    """The module's own `def name` that a decorator's wrapper closes over, where the
+    name is bound to the wrapper (a nested def of another name)."""
+    node = value.node
+    if isinstance(node, ast.Lambda) or node.name == name:
+        return None
+    for scope in value.closure:
+        for local, held in scope.items():
+            if isinstance(held, FunctionV) and not isinstance(held.node, ast.Lambda) and held.node.name == name and held.module is value.module and held.node in value.module.tree.body:
+                return held if _calls_plainly(node.body, local) else None
+    return None
+
+
+def _calls_plainly(body: Sequence[ast.stmt], local: str) -> bool:
+    """Does the wrapper call `local(...)` as a statement of its own, or inside a `with`
+    that swallows nothing (not under a try or `pytest.raises`, which may expect what
+    the wrapped test raises)?"""
+    for stmt in body:
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and not any(_is_suppress(item.context_expr) for item in stmt.items):
+            if _calls_plainly(stmt.body, local):
+                return True
+        elif isinstance(stmt, (ast.Expr, ast.Return, ast.Assign)) and isinstance(call := stmt.value, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == local:
+            return True
+    return False
 
 
 def _distinct(events: list[CallEvent]) -> tuple[CallEvent, ...]:

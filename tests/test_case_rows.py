@@ -433,3 +433,50 @@ def test_the_evidence_names_the_failing_tests_literal(tmp_path: Path, capsys: An
     assert code == 1 and len(found) == 1
     line = next(i for i, text in enumerate(TWO_TESTS_ONE_HELPER.splitlines(), 1) if "the test that fails" in text)
     assert f"literal 31 at line {line})" in out, out
+
+
+WRAPPED_TESTS = """
+import functools
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+def plain(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def expecting_the_failure(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with pytest.raises(NotImplementedError):
+            fn(*args, **kwargs)
+    return wrapper
+
+
+def grad_of_attention(seq_len):
+    q = jnp.zeros((1, seq_len, 4, 64), jnp.bfloat16)
+    return jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum())(q)
+
+
+@plain
+def test_plainly_wrapped():
+    grad_of_attention(65)  # reported
+
+
+@expecting_the_failure
+def test_wrapped_in_an_expectation():
+    grad_of_attention(67)
+"""
+
+
+def test_a_test_under_a_users_decorator_is_analysed(tmp_path: Path, capsys: Any) -> None:
+    # probe 38b: the name is bound to the decorator's `wrapper(*args, **kwargs)`; the test
+    # itself is analysed too, unless the wrapper calls it under a try or an expectation
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_wrapped.py", WRAPPED_TESTS)
+    assert code == 1 and len(found) == 1, out
+    assert "T = S = 65" in out and "67" not in out
