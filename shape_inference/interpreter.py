@@ -375,7 +375,10 @@ class Interpreter:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (_dotted(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
-                spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
+                if not any(isinstance(node, ast.Attribute) and node.attr == "pop_all" for inner in stmt.body for node in ast.walk(inner)):
+                    # (`stack.pop_all()` hands the patches on past the block: they hold where a
+                    # patch in the enclosing function would)
+                    spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):

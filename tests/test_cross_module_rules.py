@@ -330,6 +330,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
     [
         (f"def test_it():\n    with contextlib.ExitStack() as stack:\n        stack.enter_context({PATCH})\n        attend(Q)\n", False),
         (f"def test_it():\n    with contextlib.ExitStack() as stack:\n        stack.enter_context({PATCH})\n    attend(Q)\n", True),  # after it (36a)
+        (f"class T(unittest.TestCase):\n    def setUp(self):\n        with contextlib.ExitStack() as stack:\n            stack.enter_context({PATCH})\n            self.addCleanup(stack.pop_all().close)\n\n    def test_it(self):\n        attend(Q)\n", False),  # handed on by pop_all (38b)
         ("def test_it():\n    with mock.patch.multiple(jax.nn, dot_product_attention=fake):\n        attend(Q)\n", False),
         ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'dot_product_attention': fake}):\n        attend(Q)\n", False),
         ("def test_it():\n    with mock.patch.dict(jax.nn.__dict__, {'relu': fake}):\n        attend(Q)\n", True),  # another name
