@@ -207,6 +207,16 @@ def test_xfail_expecting_a_base_class():
     loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
 
 
+def test_marked_xfail_at_run_time(request):
+    request.applymarker(pytest.mark.xfail(raises=NotImplementedError, strict=True))  # (probe 38b)
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+def test_marked_xfail_for_another_class(request):
+    request.node.add_marker(pytest.mark.xfail(raises=TypeError))
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
 class Cases(unittest.TestCase):
     @unittest.skip("later")
     def test_unittest_skip(self):
@@ -235,6 +245,7 @@ def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, caps
         "def test_skipif_string_false_on_the_gpu():",
         "def test_xfail_expecting_another_class():",
         "def test_xfail_whose_condition_is_false():",
+        "request.node.add_marker(pytest.mark.xfail(raises=TypeError))",  # (the line before the call)
         "def test_skip_if_false(self):",
     ], out
 
