@@ -3485,17 +3485,19 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     a rate (`dropout=0.1`), a name (`impl="cudnn"`, `precision="bfloat16"`), a constant
     or object defined elsewhere (`seq_len=SEQ_LEN`, `cfg=TrainConfig()`), or None that
     the body replaces (`seq_len = seq_len or 255`; one it keeps, `mask=None`, stays
-    None).  Flags, sizes that are multiples of 8 and 1 decide no finding on their own."""
+    None), a flag (`is_causal=False` beside a right window), a size.  0 and 1 decide no
+    finding on their own."""
     if not isinstance(default, ast.Constant):
         return True
     value = default.value
     if value is None:
-        # None fails lstm_ref's dropout check (JCD101) as a rate does
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or "drop" in param.lower()
+        # None fails lstm_ref's dropout check (JCD101) as a rate does, and the fp8 path's
+        # fp8_params (JCD210: probe 40b)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8"))
     if isinstance(value, bool):
-        return False
+        return True  # `causal=False` with a right window (JCD207), `fp8=True` (JCD210): probe 40b
     if isinstance(value, int):
-        return value > 1 and value % 8 != 0  # an odd length, a head dim of 100
+        return value > 1  # an odd length, a head dim of 100, a window of 64 (both sides: JCD207)
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
 
 

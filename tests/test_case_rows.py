@@ -490,4 +490,4 @@ def test_a_test_under_a_users_decorator_is_analysed(tmp_path: Path, capsys: Any)
     # itself is analysed too, unless the wrapper calls it under a try or an expectation
     code, out, found = jcd201_lines(tmp_path, capsys, "test_wrapped.py", WRAPPED_TESTS)
     assert code == 1 and len(found) == 1, out
-    assert "T = S = 65" in out and "67" not in out
+    assert "T = S = 65" in out and "T = S = 67" not in out
