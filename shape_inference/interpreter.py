@@ -1826,6 +1826,13 @@ class Interpreter:
                     # `stack.enter_context(suppress(NotImplementedError))` in an ExitStack's body
                     entered = [call.args[0] for call in _entered_contexts(stmt.body, item.optional_vars.id) if _is_suppress(call.args[0])]
                     fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(relevant(self._swallowed(inner, None, fr)) for inner in entered)))
+                    for call in _entered_contexts(stmt.body, item.optional_vars.id):
+                        inner = call.args[0]
+                        if isinstance(inner, ast.Call) and (_dotted(inner.func) or "").endswith(("default_matmul_precision", "enable_x64")):
+                            # `stack.enter_context(jax.default_matmul_precision("float32"))`: from
+                            # the block's start (probe 40b; a call before it in the block is read
+                            # under it too)
+                            fr.ctx = self.api.enter_context(self, self.ev(inner, fr), fr.ctx, item, fr)
         if fr.state is not None and suppressing:
             # `with contextlib.suppress(KeyError):` may leave its body at any statement;
             # one that swallows JAX's errors (NotImplementedError, ValueError, Exception)
