@@ -294,6 +294,7 @@ class Interpreter:
         # functions some analysed code called: a generic body's nested def it called itself
         # and does not hand out is not analysed again on its own (analyse_nested)
         self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
+        self.context_spans: dict[int, list[tuple[int, int, list[ast.expr]]]] = {}  # id of a module -> _context_spans
         self.free_names: dict[int, tuple[str, ...]] = {}  # id of a def -> the names it reads and does not bind (_closure_key)
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
         # each def's row-giving decorators (case_rows.record): per run, never per process
@@ -787,6 +788,48 @@ class Interpreter:
         outside = self._calls_from_other_roots(info, node.name)
         return caught if caught is not None and outside == [] else frozenset()
 
+    def _context_at_every_call(self, func: FunctionV, ctx: Ctx) -> Ctx:
+        """`ctx` under the precision or x64 context that every call of a module-level
+        function has around it, where the analysis sees all its calls (its module's, none
+        from other files): `with jax.default_matmul_precision("float32"): encode(...)` is
+        how encode() runs (probe 40b: JCD103 and JCD102 were reported on its generic run)."""
+        node = func.node
+        if func.owner is not None or isinstance(node, ast.Lambda) or node not in func.module.tree.body:
+            return ctx
+        withs = self._context_spans(func.module)
+        if not withs:
+            return ctx
+        calls = func.module.facts.direct_calls(node.name)
+        if not calls or CALLED_LATER in calls or self._calls_from_other_roots(func.module, node.name) != []:
+            return ctx
+        common: set[str] | None = None
+        contexts: dict[str, ast.expr] = {}
+        for call in calls:
+            around = {ast.dump(expr): expr for start, end, exprs in withs if start <= call.lineno <= end for expr in exprs}
+            contexts.update(around)
+            common = set(around) if common is None else common & set(around)
+            if not common:
+                return ctx
+        if common is None or len(common) != 1:
+            return ctx  # (two contexts around every call: which one is inner is not told here)
+        frame = Frame(func.module, func.module.namespace, Ctx())
+        expr = contexts[common.pop()]
+        return self.api.enter_context(self, self.ev(expr, frame), ctx, ast.withitem(expr), frame)
+
+    def _context_spans(self, info: ModuleInfo) -> list[tuple[int, int, list[ast.expr]]]:
+        """Each `with` body of a module by its lines, with the precision and x64 contexts
+        it enters (`jax.default_matmul_precision(...)`, `jax.enable_x64(...)`)."""
+        found = self.context_spans.get(id(info))
+        if found is None:
+            found = []
+            for stmt in every_statement(info.tree.body):
+                if isinstance(stmt, (ast.With, ast.AsyncWith)) and stmt.body:
+                    exprs = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
+                    if exprs:
+                        found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
+            self.context_spans[id(info)] = found
+        return found
+
     def _try_spans(self, info: ModuleInfo) -> list[tuple[int, int, frozenset[str]]]:
         """Each `try` body of a module by its lines, with what its handlers catch (read by
         their syntax: handlers.recovered_by), those that catch something only."""
@@ -831,7 +874,7 @@ class Interpreter:
         if self._skipped(func):
             return
         rows = self._fixture_param_rows(func, case_rows.rows(self.parametrize, func))
-        ctx = Ctx(handled=self._handled_at_every_call(func) | self._expected_by_xfail(func))
+        ctx = self._context_at_every_call(func, Ctx(handled=self._handled_at_every_call(func) | self._expected_by_xfail(func)))
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
             try:
