@@ -265,6 +265,11 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         arguments = [_axis_of_expr(func, a, at, params, in_axes, depth + 1) for a in parts[1:]]
         if any(known is False or axis is not None for known, axis in arguments):
             return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
+        known, axis = _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1)
+        if known and axis is not None:
+            # astype keeps the batch axis where it is (axis 1 too: probe 40b); reshape's
+            # batching rule moves it to the front
+            return (True, axis) if expr.func.attr == "astype" else (True, 0)
         parts = parts[:1]
     elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
@@ -313,7 +318,9 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
         return _axis_of_expr(func, stmt.value, before[-1], params, in_axes, depth + 1)
     if name in params:
         known, axis = _axis_of(in_axes, params.index(name))
-        return (known, axis) if axis in (None, 0) else _UNKNOWN_AXIS
+        # (another axis only where what reads it keeps it: `x.astype(...)`; a negative one
+        # needs the rank)
+        return (known, axis) if axis is None or axis >= 0 else _UNKNOWN_AXIS
     if name in _other_params(func) or stores:
         return _UNKNOWN_AXIS
     return True, None  # from outside the mapped function
