@@ -2470,6 +2470,11 @@ def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         fr.ctx = _ctx_after_update(interp, flag, value, node, fr)
     certain = value is not None and const_value(value)[0] and fr.func is None and not fr.is_class and fr.branch_depth == 0
     previous = fr.module.namespace.get(slot)
+    if fr.func is not None and isinstance(previous, ConstV):
+        if value is not None and const_value(value) == (True, previous.value):
+            return ConstV(None)  # setting what the module body set changes nothing
+        if _restored_in_finally(fr.func.node, node, flag, previous.value):
+            return ConstV(None)  # `update(flag, False)` in a try whose finally puts the module's value back (probe 40b)
     if certain and value is not None:
         setting = const_value(value)[1]
         if previous is None or (isinstance(previous, ConstV) and previous.value == setting):
@@ -2477,6 +2482,34 @@ def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
             return ConstV(None)
     fr.module.namespace[slot] = UNKNOWN
     return ConstV(None)
+
+
+def _restored_in_finally(func: ast.AST, node: ast.AST, flag: str, setting: object) -> bool:
+    """Is `node` in the body of a `try` of `func`, or in the statement just before one,
+    whose `finally` sets `flag` back to the literal `setting` (`jax.config.update(
+    "jax_enable_x64", True)`)?  Then the function leaves the flag as it found it."""
+    line = getattr(node, "lineno", 0)
+    tries: list[ast.Try] = []
+    for block in ast.walk(func):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(block, field, None)
+            if not isinstance(statements, list):
+                continue
+            for i, stmt in enumerate(statements):
+                if isinstance(stmt, ast.Try) and stmt.body and stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or stmt.body[-1].lineno):
+                    tries.append(stmt)  # set in the try's body
+                elif isinstance(stmt, ast.stmt) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and i + 1 < len(statements) and isinstance(statements[i + 1], ast.Try):
+                    tries.append(statements[i + 1])  # set just before it: `update(flag, False); try: ... finally: update(flag, True)`
+    for stmt in tries:
+        if stmt.finalbody:
+            for restore in stmt.finalbody:
+                call = restore.value if isinstance(restore, ast.Expr) else None
+                config = call.func.value if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" else None
+                if isinstance(call, ast.Call) and (isinstance(config, ast.Name) and config.id == "config" or isinstance(config, ast.Attribute) and config.attr == "config") and len(call.args) == 2:
+                    named, given = call.args
+                    if isinstance(named, ast.Constant) and named.value == flag and isinstance(given, ast.Constant) and given.value == setting:
+                        return True
+    return False
 
 
 def _ctx_after_update(interp: Interpreter, flag: str, value: Value | None, node: ast.AST, fr: Frame) -> Ctx:
