@@ -2492,14 +2492,15 @@ def _restored_in_finally(func: ast.AST, node: ast.AST, flag: str, setting: objec
     tries: list[ast.Try] = []
     for block in ast.walk(func):
         for field in ("body", "orelse", "finalbody"):
-            statements = getattr(block, field, None)
-            if not isinstance(statements, list):
+            held: object = getattr(block, field, None)
+            if not isinstance(held, list):
                 continue
+            statements = cast("list[ast.stmt]", held)
             for i, stmt in enumerate(statements):
                 if isinstance(stmt, ast.Try) and stmt.body and stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or stmt.body[-1].lineno):
                     tries.append(stmt)  # set in the try's body
-                elif isinstance(stmt, ast.stmt) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and i + 1 < len(statements) and isinstance(statements[i + 1], ast.Try):
-                    tries.append(statements[i + 1])  # set just before it: `update(flag, False); try: ... finally: update(flag, True)`
+                elif stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and i + 1 < len(statements) and isinstance(after := statements[i + 1], ast.Try):
+                    tries.append(after)  # set just before it: `update(flag, False); try: ... finally: update(flag, True)`
     for stmt in tries:
         if stmt.finalbody:
             for restore in stmt.finalbody:

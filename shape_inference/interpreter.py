@@ -822,10 +822,10 @@ class Interpreter:
         it enters (`jax.default_matmul_precision(...)`, `jax.enable_x64(...)`)."""
         found = self.context_spans.get(id(info))
         if found is None:
-            found = []
+            found = list[tuple[int, int, list[ast.expr]]]()
             for stmt in every_statement(info.tree.body):
                 if isinstance(stmt, (ast.With, ast.AsyncWith)) and stmt.body:
-                    exprs = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
+                    exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
                     if exprs:
                         found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
             self.context_spans[id(info)] = found
@@ -1587,8 +1587,10 @@ class Interpreter:
             elif isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("applymarker", "add_marker") and len(call.args) == 1:
                 # `request.applymarker(pytest.mark.xfail(raises=NotImplementedError))` for the odd
                 # rows: what it expects is what the rest of the test may raise (probe 38b)
+                from jax_cudnn_lint.shape_inference.jax_api import ExtCallDecoratorV
+
                 mark = self.ev(call.args[0], fr)
-                if isinstance(mark, self.api.ExtCallDecoratorV) and mark.qualname == case_rows.XFAIL:
+                if isinstance(mark, ExtCallDecoratorV) and mark.qualname == case_rows.XFAIL:
                     fr.ctx = with_handled(fr.ctx, fr.ctx.handled | relevant(self._xfail_expects(mark.args, mark.kwargs, fr.module)))
                 elif isinstance(mark, ExternalV) and mark.qualname == case_rows.XFAIL:
                     fr.ctx = with_handled(fr.ctx, fr.ctx.handled | relevant(EVERY_ERROR))
@@ -3219,7 +3221,7 @@ class Interpreter:
                 body_marks = [mark for item in stmt.body if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets) for mark in marks(item.value)]
                 if any(names_fixture(mark, "usefixtures") for mark in body_marks):
                     return True
-            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
+            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(isinstance(node, ast.Call) and names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
                 return True
             if any(names_fixture(d, "usefixtures") for d in stmt.decorator_list):
                 return True
@@ -3372,7 +3374,7 @@ class Interpreter:
         """The generic analysis of the functions a generic body defined, each with its
         closure as the body leaves it (the state at `def` where control ended otherwise)."""
         nested, fr.nested = fr.nested or [], None
-        handed_out = self._handed_out(fr.func.node) if fr.func is not None and any(func in self.called_by_code for func in nested) else frozenset()
+        handed_out = self._handed_out(fr.func.node) if fr.func is not None and any(func in self.called_by_code for func in nested) else frozenset[str]()
         for func in nested:
             if func in self.called_by_code and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.node.name not in handed_out:
                 # the body ran it where it runs (a test's `f` under its `pytest.raises`:

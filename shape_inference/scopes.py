@@ -777,11 +777,12 @@ def _index_calls(
                 # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
                 calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=call.args[1:], keywords=[]), call))
                 handed_on.add(id(mapped))
-            elif isinstance(func, ast.Call) and isinstance(inner := _passed_through(func), ast.Name):
-                calls.setdefault(inner.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
-                handed_on.add(id(inner))
-            elif isinstance(func, ast.Call) and isinstance(inner, ast.Attribute):
-                attribute_calls.setdefault(inner.attr, []).append(call)  # `jax.grad(model.loss)(w, x, seq_len=1024)` (probe 39c)
+            elif isinstance(func, ast.Call) and isinstance(through := _passed_through(func), (ast.Name, ast.Attribute)):
+                if isinstance(through, ast.Name):
+                    calls.setdefault(through.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
+                    handed_on.add(id(through))
+                else:
+                    attribute_calls.setdefault(through.attr, []).append(call)  # `jax.grad(model.loss)(w, x, seq_len=1024)` (probe 39c)
             if callee == "getattr" and len(call.args) >= 2 and type(named := call.args[1]) is ast.Constant and isinstance(named.value, str):  # type: ignore[attr-defined]
                 # `getattr(self, "fwd_ref")(...)`: a dispatch by a name we can read
                 attribute_calls.setdefault(named.value, []).append(CALLED_LATER)  # type: ignore[attr-defined]
@@ -808,7 +809,7 @@ def _index_calls(
         elif kind is assign_type and all(type(t) is name_type for t in node.targets) and type(inner := node.value if type(node.value) is name_type else _passed_through(node.value)) is attribute_type:  # type: ignore[attr-defined]
             # `step = jax.jit(model.train_step, static_argnames=...)`: the calls of step are
             # calls of `.train_step`, where step is used no other way (probe 39c)
-            attribute_aliases.extend((cast(ast.Name, target).id, cast(ast.Attribute, inner).attr) for target in cast(ast.Assign, node).targets)
+            attribute_aliases.extend((cast(ast.Name, target).id, inner.attr) for target in cast(ast.Assign, node).targets)
             for target in cast(ast.Assign, node).targets:
                 if cast(ast.Name, target).id in alias_names:
                     aliases.setdefault(_REBOUND, []).append(cast(ast.Name, target).id)
