@@ -31,7 +31,7 @@ from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -4222,10 +4222,18 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
     body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
     for stmt in every_statement(body):
         value = stmt.value if isinstance(stmt, (ast.Return, ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
-        if isinstance(stmt, ast.Global):
-            found.update(stmt.names)
+        if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+            found.update(stmt.names)  # (`nonlocal box; box = step`: the enclosing scope gets it)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(not _calls_here(decorator) for decorator in stmt.decorator_list):
+            found.add(stmt.name)  # `@register` / `@REGISTRY.setdefault("k")`: a registry holds it (probe 40a)
         if value is None:
             continue
+        for call in ast.walk(value):
+            if isinstance(call, ast.Call) and not _calls_here(call.func):
+                # `REGISTRY.append(step)`, `callbacks.append(partial(step))`, `setattr(m, "f", step)`:
+                # what an argument of a call that may keep it mentions is handed out (probe 40a)
+                # (flax's `attention_fn=` is called by the layer, with the arguments it passes)
+                found.update(name.id for argument in (*call.args, *(k.value for k in call.keywords if k.arg != "attention_fn")) for name in ast.walk(argument) if isinstance(name, ast.Name))
         mentioned = {name.id for name in ast.walk(value) if isinstance(name, ast.Name)}
         if isinstance(stmt, ast.Return) or isinstance(value, (ast.Yield, ast.YieldFrom)):
             found.update(mentioned)
@@ -4242,6 +4250,15 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
                 found |= mentioned
                 grew = True
     return frozenset(found)
+
+
+def _calls_here(callee: ast.expr) -> bool:
+    """A callee that calls the functions it is given where it is called, or wraps them
+    for the caller (JAX's transforms, `jax.eval_shape`, the builtins that map), by its
+    last name: a function passed to it is not handed out by that alone."""
+    target = callee.func if isinstance(callee, ast.Call) else callee  # `@jax.jit` / `@partial(jax.jit, ...)`
+    last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last == "eval_shape"
 
 
 BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not literal

@@ -766,7 +766,7 @@ def _index_calls(
             call = cast(ast.Call, node)
             func = call.func
             callee = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if callee is not None and callee not in _FIXED_ARGUMENT_CALLERS:
+            if callee is not None and callee not in FIXED_ARGUMENT_CALLERS:
                 for value in call.args:
                     if type(value) in _HANDED:
                         hand_on([value])
@@ -858,7 +858,7 @@ _HOLDERS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Assign, ast.An
 # ...except the callees that call it with the arguments we see, or with fixed ones, so
 # that its defaults run: JAX's transforms and control flow, tree and builtin mappers,
 # and flax's `attention_fn=`.  (By the callee's last name: `jax.grad`, `nnx.grad`.)
-_FIXED_ARGUMENT_CALLERS = frozenset(
+FIXED_ARGUMENT_CALLERS = frozenset(
     {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
      "jit", "pjit", "pmap", "vmap", "xmap", "shard_map", "checkpoint", "remat", "eval_shape", "make_jaxpr",
      "named_call", "custom_vjp", "custom_jvp", "defvjp", "defjvp", "scan", "fori_loop", "while_loop", "cond",
