@@ -18,7 +18,8 @@ import re
 import sys
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
@@ -28,6 +29,7 @@ from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
+from jax_cudnn_lint.shape_inference.patch_strings import PatchStrings, StringValue
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
@@ -295,6 +297,7 @@ class Interpreter:
         # and does not hand out is not analysed again on its own (analyse_nested)
         self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
         self.context_spans: dict[int, list[tuple[int, int, list[ast.expr]]]] = {}  # id of a module -> _context_spans
+        self.patch_strings = PatchStrings(project)  # the strings patch targets are built from
         self.handed_out_names: dict[int, frozenset[str]] = {}  # id of a def -> _names_handed_out
         self.free_names: dict[int, tuple[str, ...]] = {}  # id of a def -> the names it reads and does not bind (_closure_key)
         self.materialized: IdentityTable[LazyDef, Value] = IdentityTable()  # the value each definition gave
@@ -372,7 +375,11 @@ class Interpreter:
         or opens one); imports are resolved only for the names patched."""
         patches: list[tuple[str, str]] = []  # (the module's dotted local name, NAME; "": the object itself)
         spans: list[FunctionSpan] = []  # the functions seen so far (outer before inner)
-        strings: dict[str, set[str]] = {}  # the strings each name was bound to so far, at any level (patch targets)
+        # the strings names are bound to so far (patch targets), by scope: the module's top
+        # level (0), each function (by its first line); a function reads the module's names
+        # as the module ends (it runs after), a top-level statement as they are so far
+        scoped: dict[int, dict[str, StringValue]] = {0: {}}
+        final = self.patch_strings.as_functions_read(info)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
@@ -383,8 +390,9 @@ class Interpreter:
                     spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
-                strings.setdefault(stmt.targets[0].id, set()).add(stmt.value.value)
+            scope = next((span.first for span in reversed(spans) if span.first <= stmt.lineno <= span.last and not span.is_class and not span.is_stack and span.first != stmt.lineno), 0)
+            strings: Mapping[str, StringValue] = ChainMap(scoped.setdefault(scope, {}), final) if scope else scoped[0]  # type: ignore[arg-type]
+            self.patch_strings.record(info, stmt, scoped[scope], strings)
             self._mark_api_patches(info, stmt, spans, strings)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -396,7 +404,7 @@ class Interpreter:
                 if stmt.value.func.attr in _IN_PLACE and (owner := _dotted(_container(stmt.value.func.value))) is not None:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
-                for local, full, name in _patch_targets(call):
+                for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
                     if full is not None:  # "pkg.mod.NAME" given whole
                         found = self.project.find(full)
                         if found is not None and found is not info:
@@ -448,7 +456,7 @@ class Interpreter:
             if target is not None and target is not info:
                 target.patched.add(name)
 
-    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan], strings: dict[str, set[str]]) -> None:
+    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan], strings: Mapping[str, StringValue]) -> None:
         """The watched JAX APIs the statement replaces, and where (patch_scope): `jax.nn.
         dot_product_attention = f`, `setattr(jax.nn, "dot_product_attention", f)`,
         `monkeypatch.setattr(...)`, `mock.patch("jax.nn.dot_product_attention", ...)` /
@@ -467,10 +475,7 @@ class Interpreter:
         for call in _patching_calls(stmt):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
-            object_form = len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)  # `setattr(obj, "NAME", v)`
-            if call.args and not object_form and not isinstance(call.args[0], ast.Constant) and (text := self._patch_string(info, call.args[0], strings)) is not None:
-                call = ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords)  # `mock.patch(TARGET, fake)` (probe 37a)
-            for local, full, name in _patch_targets(call):
+            for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
                 if full == BUILT_AT_RUN_TIME:
                     for api in WATCHED:
                         if api.rpartition(".")[2] == name:
@@ -495,33 +500,20 @@ class Interpreter:
                 note(NN_ATTENTION, True)
                 note(FA_ATTENTION, True)
 
-    def _patch_string(self, info: ModuleInfo, node: ast.expr, strings: dict[str, set[str]]) -> str | None:
-        """The target of `mock.patch(node, ...)` where node is no literal: the string a name
-        was bound to earlier in the module (at any level: a test's local too; where several,
-        one naming a watched API) or in the project module it is imported from (probe 38b);
-        for a string built at run time whose last name is literal (`f"{MOD}.dot_product_
-        attention"`, `+`, `%`, `.format`, `".".join`), that name in BUILT_AT_RUN_TIME."""
-        if isinstance(node, ast.Name):
-            bound = strings.get(node.id, set())
-            watched = sorted(text for text in bound if text.rpartition(".")[2] in WATCHED_NAMES)
-            if watched or len(bound) == 1:
-                return (watched or sorted(bound))[0]
-            return self._imported_string(info, node.id) if not bound else None
-        tail = _literal_tail(node)
-        if tail is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
-            return f"{BUILT_AT_RUN_TIME}.{name}"
-        return None
-
-    def _imported_string(self, info: ModuleInfo, name: str) -> str | None:
-        """The string constant `name` is, where `from consts import name` takes it from a
-        project module that binds it once."""
-        for stmt in info.facts.imports():
-            if isinstance(stmt, ast.ImportFrom):
-                for alias in stmt.names:
-                    if (alias.asname or alias.name) == name and (source := self.project.find(self.project.from_base(info, stmt))) is not None:
-                        self.project.load(source)
-                        return _module_string(source, alias.name)
-        return None
+    def _resolved_target(self, info: ModuleInfo, call: ast.Call, strings: Mapping[str, StringValue]) -> ast.Call:
+        """`call` with a target that is no literal written as the string it is (patch_
+        strings: `f"{MODULE}.dot_product_attention"`, `consts.ATTENTION`; probes 37a, 38b,
+        40a); a string built from parts not known whose last name is literal, that name in
+        BUILT_AT_RUN_TIME (whichever module it names); else `call` as it is."""
+        if not call.args or isinstance(call.args[0], ast.Constant):
+            return call
+        if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+            return call  # `setattr(obj, "NAME", v)`: the object is the first argument
+        target = call.args[0]
+        text = self.patch_strings.value(info, target, strings)
+        if not isinstance(text, str) and (tail := _literal_tail(target)) is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
+            text = f"{BUILT_AT_RUN_TIME}.{name}"
+        return ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords) if isinstance(text, str) else call
 
     def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
         """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
@@ -4282,13 +4274,6 @@ def _literal_tail(node: ast.expr) -> str | None:
         if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
             return f".{last.value}"
     return None
-
-
-def _module_string(info: ModuleInfo, name: str) -> str | None:
-    """The string a module binds `name` to once at its top level (`TARGET =
-    "jax.nn.dot_product_attention"`); None where it binds it otherwise or more than once."""
-    found = [stmt.value.value for stmt in info.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)]
-    return found[0] if len(found) == 1 and name not in info.facts.global_names() else None
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:

@@ -346,6 +346,14 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch('%s.dot_product_attention' % MOD, fake):\n        attend(Q)\n", False),
         ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.relu', fake):\n        attend(Q)\n", True),  # another name
         ("MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake):\n        pass\n    attend(Q)\n", True),  # after it
+        ("PARTS = ['jax.nn', 'dot_product_attention']\n\n\ndef test_it():\n    with mock.patch('.'.join(PARTS), fake):\n        attend(Q)\n", False),  # (40a)
+        ("def test_it():\n    with mock.patch('%s.%s' % ('jax.nn', 'dot_product_attention'), fake):\n        attend(Q)\n", False),
+        ("NAME = 'dot_product_attention'\n\n\ndef test_it():\n    with mock.patch(f'jax.nn.{NAME}', fake):\n        attend(Q)\n", False),
+        ("def test_it():\n    with mock.patch('jax.nn.' + 'dot_product_' + 'attention', fake):\n        attend(Q)\n", False),
+        ("MOD = 'jax.image'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake, create=True):\n        attend(Q)\n", True),  # another module's name
+        ("def test_it():\n    with mock.patch('{}.dot_product_attention'.format('jax.image'), fake, create=True):\n        attend(Q)\n", True),
+        ("def test_it():\n    target = 'jax.nn.dot_product_attention'\n    with mock.patch(target, fake):\n        pass\n    target = 'jax.nn.relu'\n    with mock.patch(target, fake):\n        attend(Q)\n", True),  # rebound
+        ("def test_a():\n    target = 'jax.nn.dot_product_attention'\n\n\ndef test_it():\n    target = 'jax.nn.relu'\n    with mock.patch(target, fake):\n        attend(Q)\n", True),  # another test's local
         (f"if __name__ == '__main__':\n    {PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", True),  # not under pytest
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(unittest.TestCase, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # shadowed
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass Base(unittest.TestCase):\n    pass\n\n\nclass T(Base, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # (38a)
@@ -379,13 +387,21 @@ def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
 
 
-@pytest.mark.parametrize(("target", "found"), [("'jax.nn.dot_product_attention'", False), ("'jax.nn.relu'", True)])
-def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, target: str, found: bool) -> None:
+@pytest.mark.parametrize(
+    ("target", "found", "imported"),
+    [
+        ("'jax.nn.dot_product_attention'", False, "from tests.consts import ATTENTION"),
+        ("'jax.nn.relu'", True, "from tests.consts import ATTENTION"),
+        ("f'{MODULE}.dot_product_attention'", False, "from tests.consts import ATTENTION"),  # built there (40a)
+        ("'jax.nn.dot_product_attention'", False, "from tests import consts\nATTENTION = consts.ATTENTION"),
+    ],
+)
+def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, target: str, found: bool, imported: str) -> None:
     # probe 38b: the target string is a constant of the test suite's own helper module
     model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
-    consts = f"ATTENTION = {target}\n"
+    consts = f"MODULE = 'jax.nn'\nATTENTION = {target}\n"
     test = (
-        "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\nfrom tests.consts import ATTENTION\n\n\n"
+        f"from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\n{imported}\n\n\n"
         "def test_it():\n    with mock.patch(ATTENTION, lambda q, k, v, **kw: q):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "tests/__init__.py": "", "tests/consts.py": consts, "tests/test_model.py": test})

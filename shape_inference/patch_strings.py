@@ -1,0 +1,173 @@
+"""The strings a test builds its patch targets from.
+
+`mock.patch("jax.nn.dot_product_attention", fake)` names what it replaces in a literal,
+but test suites also write `mock.patch(f"{MODULE}.dot_product_attention")`, `MODULE +
+".attend"`, `"%s.%s" % (MODULE, NAME)`, `".".join(PARTS)` or `consts.ATTENTION`.  This
+reads such an expression as the string it is where every part is: literals, names bound
+to one such value earlier in the module (a test's local too), constants of the project
+module a name is imported from.  Nothing is run: the operations are Python's own on
+strings the code spells (probes 38b, 40a).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
+
+StringValue = str | tuple[str, ...]  # a string, or a list or tuple of them (`PARTS = ["jax.nn", ...]`)
+MAX_DEPTH = 8
+
+
+class PatchStrings:
+    """String values of expressions, with the project's module-level strings cached."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.module_strings: dict[int, dict[str, StringValue | None]] = {}
+
+    def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue]) -> None:
+        """What a statement binds, in the order statements come: `name = <string
+        expression>` the string, any other binding of a name forgets it."""
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            found = self.value(info, stmt.value, visible)
+            if found is not None:
+                bound[stmt.targets[0].id] = found
+                return
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound.pop(node.id, None)
+
+    def value(self, info: ModuleInfo, node: ast.expr, strings: Mapping[str, StringValue], depth: int = 0) -> StringValue | None:
+        """The string (or strings) `node` certainly is; None where a part is not known."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            return strings[node.id] if node.id in strings else self._imported(info, node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            module = self._imported_module(info, node.value.id)
+            return self.of_module(module).get(node.attr) if module is not None else None  # `consts.ATTENTION`
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.value(info, item, strings, depth + 1) for item in node.elts]
+            return tuple(item for item in items if isinstance(item, str)) if all(isinstance(item, str) for item in items) else None
+        if isinstance(node, ast.JoinedStr):
+            pieces: list[str] = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    if part.conversion != -1 or part.format_spec is not None:
+                        return None
+                    found = self.value(info, part.value, strings, depth + 1)
+                    if not isinstance(found, str):
+                        return None
+                    pieces.append(found)
+                elif isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    pieces.append(part.value)
+                else:
+                    return None
+            return "".join(pieces)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            left = self.value(info, node.left, strings, depth + 1)
+            right = self.value(info, node.right, strings, depth + 1)
+            if not isinstance(left, str) or right is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                return left + right if isinstance(right, str) else None
+            try:
+                return left % right  # `"%s.%s" % (MODULE, NAME)`
+            except (TypeError, ValueError):
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join") and not any(isinstance(a, ast.Starred) for a in node.args):
+            template = self.value(info, node.func.value, strings, depth + 1)
+            arguments = [self.value(info, a, strings, depth + 1) for a in node.args]
+            if not isinstance(template, str) or any(a is None for a in arguments):
+                return None
+            if node.func.attr == "join":
+                parts = arguments[0] if len(arguments) == 1 and not node.keywords else None
+                return template.join(parts) if isinstance(parts, tuple) else None
+            named = {k.arg: self.value(info, k.value, strings, depth + 1) for k in node.keywords if k.arg is not None}
+            if len(named) != len(node.keywords) or not all(isinstance(a, str) for a in (*arguments, *named.values())):
+                return None
+            try:
+                return template.format(*arguments, **named)
+            except (IndexError, KeyError, ValueError):
+                return None
+        return None
+
+    def of_module(self, info: ModuleInfo) -> dict[str, StringValue | None]:
+        """The strings a module's top level binds, each name once (None: bound otherwise,
+        or more than once, or rebound by a function's `global`)."""
+        found = self.module_strings.get(id(info))
+        if found is None:
+            found = self.module_strings[id(info)] = {}  # (a module that imports itself back reads nothing)
+            self.project.load(info)
+            strings: dict[str, StringValue] = {}
+            counts: dict[str, int] = {}
+            for stmt in info.tree.body:
+                for node in ast.walk(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
+                    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                        counts[node.id] = counts.get(node.id, 0) + 1
+                self.record(info, stmt, strings, strings)
+            rebound = info.facts.global_names()
+            for name, value in strings.items():
+                found[name] = value if counts.get(name) == 1 and name not in rebound else None
+        return found
+
+    def as_functions_read(self, info: ModuleInfo) -> Mapping[str, StringValue]:
+        """The module's strings as its functions read them when they run (after the
+        module ran): of_module without the names it cannot tell, computed when first read."""
+        return _FinalStrings(self, info)
+
+
+    def _imported(self, info: ModuleInfo, name: str) -> StringValue | None:
+        """`name` as `from consts import name` takes it from a project module."""
+        for stmt in info.facts.imports():
+            if isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name and (source := self.project.find(self.project.from_base(info, stmt))) is not None and source is not info:
+                        return self.of_module(source).get(alias.name)
+        return None
+
+    def _imported_module(self, info: ModuleInfo, name: str) -> ModuleInfo | None:
+        """The project module `import consts` (or `import pkg.consts as consts`, `from pkg
+        import consts`) binds to `name`."""
+        for stmt in info.facts.imports():
+            for alias in stmt.names:
+                if (alias.asname or alias.name.split(".")[0]) != name:
+                    continue
+                if isinstance(stmt, ast.Import):
+                    found = self.project.find(self.project.absolute_import(info, alias.name if alias.asname else name))
+                else:
+                    base = self.project.from_base(info, stmt)
+                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
+                if found is not None and found is not info:
+                    return found
+        return None
+
+
+class _FinalStrings(Mapping[str, StringValue]):
+    """PatchStrings.of_module of one module, read lazily: most modules never ask."""
+
+    def __init__(self, strings: PatchStrings, info: ModuleInfo) -> None:
+        self.strings = strings
+        self.info = info
+        self.found: dict[str, StringValue] | None = None
+
+    def _known(self) -> dict[str, StringValue]:
+        if self.found is None:
+            self.found = {name: value for name, value in self.strings.of_module(self.info).items() if value is not None}
+        return self.found
+
+    def __getitem__(self, name: str) -> StringValue:
+        return self._known()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._known())
+
+    def __len__(self) -> int:
+        return len(self._known())
