@@ -106,16 +106,24 @@ def skips(qualname: str, args: list[Value], kwargs: dict[str, Value], truth: Tru
     if qualname in SKIP_ALWAYS:
         return True
     when = SKIP_WHEN.get(qualname)
-    condition = args[0] if args else kwargs.get("condition")
-    if when is None or condition is None:
+    conditions = _conditions(args, kwargs)
+    if when is None or not conditions:
         return False
-    return truth(condition) is when
+    if qualname == "pytest.mark.skipif":
+        return any(truth(condition) is True for condition in conditions)  # `skipif(a, b)`: any (probe 40a)
+    return truth(conditions[0]) is when
+
+
+def _conditions(args: list[Value], kwargs: dict[str, Value]) -> list[Value]:
+    """A skipif's or xfail's conditions: pytest takes several, positionally."""
+    condition = kwargs.get("condition")
+    return list(args) if args else [condition] if condition is not None else []
 
 
 def xfail_condition_holds(args: list[Value], kwargs: dict[str, Value], truth: Truth) -> bool:
-    """An xfail mark applies unless its condition is certainly false."""
-    condition = args[0] if args else kwargs.get("condition")
-    return condition is None or truth(condition) is not False
+    """An xfail mark applies unless each of its conditions is certainly false."""
+    conditions = _conditions(args, kwargs)
+    return not conditions or any(truth(condition) is not False for condition in conditions)
 
 
 def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row] | None:

@@ -765,7 +765,7 @@ def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withite
 
 # calls that raise or end the process, never returning: a test skipped, failed or exited
 NO_RETURN = frozenset(
-    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit", "absl.logging.fatal"}
+    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit", "absl.logging.fatal", "hypothesis.reject"}
 )
 
 

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 from absl.testing import parameterized
-from hypothesis import assume, example, given, strategies as st
+from hypothesis import assume, example, given, reject, strategies as st
 
 
 def attention(x):
@@ -98,6 +98,14 @@ def test_generated(seq_len):
 @example(seq_len=63)
 def test_assumed_even(seq_len):
     assume(seq_len % 2 == 0)  # hypothesis drops the example whose assumption fails (probe 38b)
+    grad_of(assumed_even, seq_len)
+
+
+@given(st.integers(32, 64))
+@example(seq_len=61)
+def test_rejected_odd(seq_len):
+    if seq_len % 2:
+        reject()  # as assume(False) (probe 40a)
     grad_of(assumed_even, seq_len)
 
 
@@ -184,6 +192,11 @@ def test_skipif_string_false_on_the_gpu():
 
 @pytest.mark.skipif("jax.default_backend() == 'gpu'", reason="CPU reference")
 def test_skipif_string_true_on_the_gpu():
+    loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+
+@pytest.mark.skipif(False, "jax.default_backend() == 'gpu'", reason="any condition (probe 40a)")
+def test_skipif_second_condition_true_on_the_gpu():
     loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
 
 
