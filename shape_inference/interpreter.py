@@ -3213,7 +3213,7 @@ class Interpreter:
                 body_marks = [mark for item in stmt.body if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets) for mark in marks(item.value)]
                 if any(names_fixture(mark, "usefixtures") for mark in body_marks):
                     return True
-            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(isinstance(node, ast.Call) and names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
+            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(isinstance(node, ast.Call) and node.lineno < line and names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
                 return True
             if any(names_fixture(d, "usefixtures") for d in stmt.decorator_list):
                 return True
@@ -3986,6 +3986,7 @@ class FunctionSpan(NamedTuple):
     context: bool = False
     is_class: bool = False
     is_stack: bool = False  # a `with ExitStack() as stack:` block or a `__main__` guard: a patch in it ends with it
+    yields_at: int = 0  # a fixture's first `yield` line: what it patches after runs in teardown only
 
 
 def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> FunctionSpan:
@@ -3999,7 +4000,8 @@ def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -
             fixture = True
             autouse = isinstance(decorator, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in decorator.keywords)
         context = context or named.endswith("contextmanager")
-    return FunctionSpan(node.lineno, last, node.name, fixture, autouse, context)
+    yields = [inner.lineno for stmt in statements(node.body) for inner in ast.walk(stmt) if isinstance(inner, (ast.Yield, ast.YieldFrom))] if fixture else []
+    return FunctionSpan(node.lineno, last, node.name, fixture, autouse, context, yields_at=min(yields, default=0))
 
 
 class PatchScope(NamedTuple):
@@ -4053,6 +4055,8 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
     if isinstance(stmt, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return PatchScope(path, stmt.lineno, stmt.end_lineno or end, internals)
     fixture = next((span for span in reversed(functions) if span.fixture), None)
+    if fixture is not None and fixture.yields_at and stmt.lineno > fixture.yields_at:
+        return PatchScope(path, stmt.lineno, fixture.last, internals)  # after the yield: the test has run (probe 40a)
     if fixture is not None:
         return PatchScope(path, 0, end, internals, fixture=fixture.name, autouse=fixture.autouse)
     if inner is not None and inner.name in _SET_UP_METHODS:

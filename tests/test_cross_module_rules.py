@@ -362,6 +362,9 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it():\n    attend(Q)\n", True),  # not asked for
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it(request):\n    request.getfixturevalue('xla')\n    attend(Q)\n", False),  # asked for at run time (38b)
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef test_it(request):\n    attend(Q)\n    request.getfixturevalue('xla')\n", True),  # asked for after the call (40a)
+        (f"@pytest.fixture\ndef xla():\n    yield\n    {PATCH}.start()\n\n\ndef test_it(xla):\n    attend(Q)\n", True),  # patched in teardown
+        (f"@pytest.fixture\ndef xla():\n    {PATCH}.start()\n    yield\n\n\ndef test_it(xla):\n    attend(Q)\n", False),  # patched before the yield
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\npytestmark = pytest.mark.usefixtures('xla')\n\n\ndef test_it():\n    attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\nclass TestIt:\n    pytestmark = [pytest.mark.usefixtures('xla')]\n\n    def test_it(self):\n        attend(Q)\n", False),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\nclass TestIt:\n    pytestmark = [pytest.mark.usefixtures('xla')]\n\n\ndef test_it():\n    attend(Q)\n", True),  # another class's mark
