@@ -37,13 +37,15 @@ def parse_gpu(text: str) -> tuple[int, int] | None:
     """'sm90' / 'sm_90' / '9.0' / '90' / 'sm103' / 'sm90a' / 'sm100f' (an architecture's
     feature set, the same chip) -> compute capability (major, minor)."""
     cleaned = text.strip().lower().replace("sm_", "").replace("sm", "")
-    if re.fullmatch(r"\d+\.\d+", cleaned):
+    found: tuple[int, int] | None = None
+    if re.fullmatch(r"\d+\.\d", cleaned):
         major, minor = cleaned.split(".")
-        return int(major), int(minor)
-    if re.fullmatch(r"\d{2,3}[af]?", cleaned):
+        found = int(major), int(minor)
+    elif re.fullmatch(r"\d{2,3}[af]?", cleaned):
         digits = cleaned.rstrip("af")
-        return int(digits[:-1]), int(digits[-1])
-    return None
+        found = int(digits[:-1]), int(digits[-1])
+    # NVIDIA's compute capabilities run from 3.x to 12.x: `800` or `10` is a typo (probe 40a)
+    return found if found is not None and 3 <= found[0] <= 15 else None
 
 
 def canonical_gpu(text: str) -> str | None:

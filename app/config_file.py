@@ -129,6 +129,8 @@ def load_config(start: str) -> FileConfig:
         if key in LIST_KEYS:
             values[attr] = _strings(key, value)
         elif key in STRING_KEYS:
+            if isinstance(value, float) and key == "gpu":
+                value = str(value)  # `gpu = 9.0`: a compute capability loses nothing as a number
             if isinstance(value, float):
                 # TOML reads `cudnn = 9.10` as the number 9.1: the version is lost (probe 39b)
                 raise ConfigError(f'{path}: [tool.{SECTION}] {key} = {value!r} is a number to TOML, which drops trailing zeros (9.10 reads as 9.1): write it as a string, {key} = "..."')

@@ -106,6 +106,8 @@ def test_noqa_comments_silence_findings_as_in_flake8(
         ["--gpu", "banana", "."],
         ["--cudnn", "x", "."],
         ["--cudnn", "9.8x", "."],
+        ["--gpu", "800", "."],
+        ["--gpu", "10", "."],
         ["--select", "JCD!", "."],
         ["--format", "xml", "."],
         ["-j", "0", "."],
@@ -454,6 +456,8 @@ def test_pyproject_errors_and_warnings(
     write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\ncudnn = 9.10\n"})
     code, _, err = lint(capsys)
     assert code == 2 and 'write it as a string, cudnn = "..."' in err
+    write(tmp_path, {"pyproject.toml": "[tool.jax-cudnn-lint]\ngpu = 8.0\n"})  # a capability loses nothing
+    assert lint(capsys)[0] == 0
 
 
 def test_max_file_size_from_the_command_line_and_pyproject(
