@@ -606,6 +606,18 @@ def h_split(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     return S.split(interp, arr, sections, axis, node, fr, uneven=q.endswith("array_split"))
 
 
+def h_split_along(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.hsplit(x, n)` (axis 1, or 0 of a vector), `vsplit` (0), `dsplit` (2): split
+    along that axis (probe 40a)."""
+    arr = _array(arg(args, kwargs, 0, "ary"))
+    sections = arg(args, kwargs, 1, "indices_or_sections")
+    if arr is None or sections is None:
+        return UNKNOWN
+    last = q.rsplit(".", 1)[-1]
+    axis = {"vsplit": 0, "dsplit": 2}.get(last, 1 if arr.rank is None or arr.rank > 1 else 0)
+    return S.split(interp, arr, sections, axis, node, fr)
+
+
 def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jnp.append(x, values, axis=1)`: the two joined along the axis (an EOS token:
     probe 35c); without an axis both are flattened first (not followed)."""
@@ -2065,6 +2077,7 @@ _register(["shape", "ndim", "size"], _NP, h_shape_of)
 _register(["hanning", "hamming", "blackman", "bartlett"], _NP, h_window)
 _register(["importorskip"], ["pytest"], h_importorskip)
 _register(["split", "array_split"], _NP, h_split)
+_register(["hsplit", "vsplit", "dsplit"], _NP, h_split_along)
 _register(["pad"], _NP, h_pad)
 _register(["repeat"], _NP + ["jax.Array"], h_repeat)
 _register(["tile"], _NP, h_tile)

@@ -1522,6 +1522,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
         ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
         return interp.external(f"jax.lax.Precision.{member}") if ok and member in ("DEFAULT", "HIGH", "HIGHEST") else UNKNOWN
+    if isinstance(base, ExternalV) and np_twin(canonical(base.qualname)) in ("jax.numpy.s_", "jax.numpy.index_exp"):
+        return S.index_value(interp, node.slice, fr, base.qualname.endswith("index_exp"))  # `np.s_[:, 1:]` (probe 40a)
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice

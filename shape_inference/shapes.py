@@ -113,9 +113,49 @@ def _slice_len(n: Dim, lo: int | None, hi: int | None, step: int | None, why: D.
     return D.unknown(why)
 
 
+def index_value(interp: Interpreter, index: ast.expr, fr: Frame, as_tuple: bool) -> Value:
+    """What `np.s_[...]` / `jnp.index_exp[...]` give: the index as a value (a SliceV, an
+    int, None, or a tuple of them; index_exp always a tuple), where every part is known."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    items: list[Value] = []
+    for part in parts:
+        if isinstance(part, ast.Slice):
+            bounds = [int_value(interp.ev(b, fr)) if b is not None else None for b in (part.lower, part.upper, part.step)]
+            if any(b is None and given is not None for b, given in zip(bounds, (part.lower, part.upper, part.step))):
+                return UNKNOWN
+            items.append(SliceV((bounds[0], bounds[1], bounds[2])))
+        else:
+            items.append(interp.ev(part, fr))
+    return TupleV(tuple(items)) if as_tuple or isinstance(index, ast.Tuple) else items[0]
+
+
+def _index_parts(interp: Interpreter, index: ast.expr, fr: Frame) -> Sequence[ast.expr]:
+    """An index's parts as expressions: the tuple's items, or a name holding a tuple of
+    known slices, ints and Nones written back as the literals they are (`idx = (slice(
+    None), slice(1, None)); x[idx]`, `x[np.s_[:, 1:]]`: probe 40a)."""
+    if isinstance(index, ast.Tuple):
+        return index.elts
+    if isinstance(index, (ast.Name, ast.Attribute, ast.Subscript)):
+        value = interp.ev(index, fr)
+        if isinstance(value, TupleV) and not value.is_list and value.items:
+            parts: list[ast.expr] = []
+            for item in value.items:
+                if isinstance(item, SliceV):
+                    lo, hi, step = item.bounds
+                    parts.append(ast.Slice(*(ast.Constant(b) if b is not None else None for b in (lo, hi, step))))
+                elif isinstance(item, IntV) and item.dim.value is not None:
+                    parts.append(ast.Constant(item.dim.value))
+                elif isinstance(item, ConstV) and item.value in (None, Ellipsis):
+                    parts.append(ast.Constant(item.value))
+                else:
+                    return [index]
+            return [ast.copy_location(part, index) for part in parts]
+    return [index]
+
+
 def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame) -> Value:
     index = node.slice
-    parts: Sequence[ast.expr] = index.elts if isinstance(index, ast.Tuple) else [index]
+    parts: Sequence[ast.expr] = _index_parts(interp, index, fr)
     if arr.shape is None:
         for p in parts:
             _eval_index_part(interp, p, fr)
