@@ -145,8 +145,10 @@ def _index_parts(interp: Interpreter, index: ast.expr, fr: Frame) -> Sequence[as
                     parts.append(ast.Slice(*(ast.Constant(b) if b is not None else None for b in (lo, hi, step))))
                 elif isinstance(item, IntV) and item.dim.value is not None:
                     parts.append(ast.Constant(item.dim.value))
-                elif isinstance(item, ConstV) and item.value in (None, Ellipsis):
-                    parts.append(ast.Constant(item.value))
+                elif isinstance(item, ConstV) and item.value is None:
+                    parts.append(ast.Constant(None))
+                elif isinstance(item, ConstV) and item.value is Ellipsis:
+                    parts.append(ast.Constant(Ellipsis))
                 else:
                     return [index]
             return [ast.copy_location(part, index) for part in parts]
