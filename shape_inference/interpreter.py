@@ -424,14 +424,9 @@ class Interpreter:
                 local = alias.asname or alias.name.split(".")[0]
                 if local not in wanted:
                     continue
-                if isinstance(stmt, ast.Import):
-                    found = self.project.find(self.project.absolute_import(info, alias.name if alias.asname else local))
-                else:
-                    base = self.project.from_base(info, stmt)
-                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
-                    source = self.project.find(base) if found is None and base else None
-                    if source is not None:
-                        taken[local] = (source, alias.name)
+                found = self.project.bound_module(info, stmt, alias)
+                if isinstance(stmt, ast.ImportFrom) and found is None and (base := self.project.from_base(info, stmt)) and (source := self.project.find(base)) is not None:
+                    taken[local] = (source, alias.name)
                 if found is not None:
                     modules[local] = found
         for owner, name in patches:

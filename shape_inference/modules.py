@@ -305,6 +305,14 @@ class Project:
         init = os.path.join(folder, "__init__.py")
         return init in self.abs_paths or os.path.isfile(init)
 
+    def bound_module(self, current: ModuleInfo, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> ModuleInfo | None:
+        """The project module an import binds to its local name: `import pkg.consts as c`
+        (pkg.consts), `import pkg.consts` (pkg), `from pkg import consts` (pkg.consts)."""
+        if isinstance(stmt, ast.Import):
+            return self.find(self.absolute_import(current, alias.name if alias.asname else alias.name.split(".")[0]))
+        base = self.from_base(current, stmt)
+        return self.find(f"{base}.{alias.name}" if base else alias.name)
+
     def from_base(self, current: ModuleInfo, stmt: ast.ImportFrom) -> str:
         """The absolute module a `from ... import` statement of `current` imports from."""
         return self.resolve_relative(current, stmt.module, stmt.level) if stmt.level else self.absolute_import(current, stmt.module or "")

@@ -138,14 +138,7 @@ class PatchStrings:
         import consts`) binds to `name`."""
         for stmt in info.facts.imports():
             for alias in stmt.names:
-                if (alias.asname or alias.name.split(".")[0]) != name:
-                    continue
-                if isinstance(stmt, ast.Import):
-                    found = self.project.find(self.project.absolute_import(info, alias.name if alias.asname else name))
-                else:
-                    base = self.project.from_base(info, stmt)
-                    found = self.project.find(f"{base}.{alias.name}" if base else alias.name)
-                if found is not None and found is not info:
+                if (alias.asname or alias.name.split(".")[0]) == name and (found := self.project.bound_module(info, stmt, alias)) is not None and found is not info:
                     return found
         return None
 
