@@ -22,6 +22,7 @@ from jax_cudnn_lint.shape_inference import windows as W
 from jax_cudnn_lint.shape_inference.context import Ctx, DiffTree, params_diff_of
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
+from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -509,7 +510,6 @@ def _conv_padding(v: Value | None, axis: int, spatial: int, kernel: int, default
     return None
 
 
-_NNX_ATTENTION_KWARGS = ("dropout_rng", "dropout_rate", "broadcast_dropout", "deterministic", "dtype", "precision", "module", "is_causal")
 
 
 def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, diff: bool) -> Value:
@@ -571,7 +571,7 @@ def _mha(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, node:
         if nnx:
             # nnx passes its keywords unconditionally (flax 0.12): an attention_fn
             # that does not take them fails with a TypeError, which binding shows
-            call_kwargs = {name: UNKNOWN for name in _NNX_ATTENTION_KWARGS}
+            call_kwargs = {name: UNKNOWN for name in NNX_ATTENTION_KWARGS}
             call_kwargs["mask"] = mask if mask is not None else ConstV(None)
             call_kwargs["is_causal"] = kwargs.get("is_causal", ConstV(False))  # its own keyword, False by default (probe 39c)
         elif mask is not None and not (isinstance(mask, ConstV) and mask.value is None):

@@ -771,7 +771,14 @@ def _index_calls(
                     if type(value) in _HANDED:
                         hand_on([value])
                 for keyword in call.keywords:
-                    if type(keyword.value) in _HANDED and keyword.arg != "attention_fn":
+                    if keyword.arg == "attention_fn" and isinstance(keyword.value, ast.Name):
+                        # flax's attention layers call it with q, k, v, and nnx's with its
+                        # keywords too (is_causal: a default every call overrides; probe 39c)
+                        passed = [ast.keyword(name, ast.Constant(None)) for name in NNX_ATTENTION_KWARGS] if _is_nnx_layer(func) else []
+                        made = ast.Call(func=keyword.value, args=[ast.Constant(None)] * 3, keywords=passed)
+                        calls.setdefault(keyword.value.id, []).append(ast.copy_location(made, call))
+                        handed_on.add(id(keyword.value))
+                    elif type(keyword.value) in _HANDED and keyword.arg != "attention_fn":
                         hand_on([keyword.value])
             elif callee in _MAPPERS and _is_mapper(func) and call.args and isinstance(mapped := call.args[0], ast.Name) and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args):
                 # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
@@ -849,6 +856,16 @@ def _index_calls(
         elif alias_calls := calls.get(alias, []):
             attribute_calls.setdefault(attribute, []).extend(alias_calls)
             attribute_uses[attribute] = attribute_uses.get(attribute, 0) + len(alias_calls) - 1  # the one use is these calls
+
+
+# the keywords nnx.MultiHeadAttention passes its attention_fn (flax 0.12), besides mask
+NNX_ATTENTION_KWARGS = ("dropout_rng", "dropout_rate", "broadcast_dropout", "deterministic", "dtype", "precision", "module", "is_causal")
+
+
+def _is_nnx_layer(func: ast.expr) -> bool:
+    """`nnx.MultiHeadAttention(...)` / `flax.nnx.MultiHeadAttention(...)` by its spelling."""
+    owner = func.value if isinstance(func, ast.Attribute) and func.attr == "MultiHeadAttention" else None
+    return isinstance(owner, ast.Name) and owner.id == "nnx" or isinstance(owner, ast.Attribute) and owner.attr == "nnx"
 
 
 # Where a function handed on as a value is called by code we do not follow, which may
