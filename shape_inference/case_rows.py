@@ -34,6 +34,8 @@ EXAMPLE = "hypothesis.example"
 # decorators that skip a test: always, or when their first argument is true (false for
 # skipUnless).  A skipped test never runs, so nothing in it is analysed
 XFAIL = "pytest.mark.xfail"
+XFAIL_PARAM = "pytest.param.xfail"  # a row with an xfail mark: its values and the mark
+EXPECTED = "<xfail>"  # the row key that holds a row's xfail mark (not a parameter name)
 SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip", XFAIL, "unittest.expectedFailure"})
 SKIP_WHEN = {"pytest.mark.skipif": True, "unittest.skipIf": True, "unittest.skipUnless": False}
 RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE}
@@ -178,6 +180,7 @@ def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | Non
     for entry in values_v.items:
         if _skipped_param(entry):
             continue
+        expected = _xfail_of(entry)
         entry = _unwrap_param(entry)
         if len(name_list) == 1:
             row = {name_list[0]: entry}
@@ -185,8 +188,18 @@ def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | Non
             row = dict(zip(name_list, entry.items))
         else:
             row = {n: UNKNOWN for n in name_list}
-        mark_rows.append({n: UNKNOWN if n in indirect else v for n, v in row.items()})
+        row = {n: UNKNOWN if n in indirect else v for n, v in row.items()}
+        mark_rows.append({**row, EXPECTED: expected} if expected is not None else row)
     return mark_rows
+
+
+def _xfail_of(entry: Value) -> Value | None:
+    """The xfail mark of a `pytest.param(..., marks=pytest.mark.xfail(...))` row."""
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    if isinstance(entry, CallResultV) and entry.qualname == XFAIL_PARAM and isinstance(entry.payload, TupleV):
+        return entry.payload.items[1]
+    return None
 
 
 def _indirect(value: Value | None, names: list[str]) -> set[str]:
@@ -211,6 +224,8 @@ def _skipped_param(entry: Value) -> bool:
 def _unwrap_param(entry: Value) -> Value:
     from jax_cudnn_lint.shape_inference.jax_api import CallResultV
 
+    if isinstance(entry, CallResultV) and entry.qualname == XFAIL_PARAM and isinstance(entry.payload, TupleV) and isinstance(values := entry.payload.items[0], TupleV):
+        entry = CallResultV("pytest.param", values)
     if isinstance(entry, CallResultV) and entry.qualname == "pytest.param" and isinstance(entry.payload, TupleV):
         items = entry.payload.items
         return items[0] if len(items) == 1 else TupleV(items)

@@ -1893,8 +1893,13 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         known = tuple((k, v) for k, v in given.items() if k in ("default", "default_factory", "converter") and ("converter" not in given or k == "converter"))
         return A.CallResultV("dataclasses.field", DictV(known))
     if q == "pytest.param":
-        if _skips(kwargs.get("marks")):
+        marks = kwargs.get("marks")
+        if _skips(marks, xfail_runs=True):
             return A.CallResultV("pytest.param.skipped", None)  # a row pytest never runs
+        xfails = [m for m in (marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ()) if isinstance(m, (ExternalV, A.ExtCallDecoratorV)) and m.qualname == case_rows.XFAIL]
+        if xfails:
+            # a row expected to fail: what its xfail expects is handled there (probe 41b)
+            return A.CallResultV(case_rows.XFAIL_PARAM, TupleV((TupleV(tuple(args)), xfails[0])))
         return A.CallResultV(q, TupleV(tuple(args)))
     if q == "pytest.raises":
         # a value that is entered later (`with expectation:` of a parametrize row, `ctx =
@@ -1916,10 +1921,11 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return A.CallResultV(q, None)
 
 
-def _skips(marks: Value | None) -> bool:
-    """Do `pytest.param(..., marks=...)` marks skip the row?"""
+def _skips(marks: Value | None, xfail_runs: bool = False) -> bool:
+    """Do `pytest.param(..., marks=...)` marks skip the row (an xfail too, unless
+    `xfail_runs`: then only one with run=False)?"""
     items = marks.items if isinstance(marks, TupleV) else (marks,) if marks is not None else ()
-    return any(isinstance(m, ExternalV) and m.qualname == "pytest.mark.skip" or isinstance(m, A.ExtCallDecoratorV) and case_rows.skips(m.qualname, m.args, m.kwargs) for m in items)
+    return any(isinstance(m, ExternalV) and m.qualname == "pytest.mark.skip" or isinstance(m, A.ExtCallDecoratorV) and case_rows.skips(m.qualname, m.args, m.kwargs, xfail_runs=xfail_runs) for m in items)
 
 
 def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

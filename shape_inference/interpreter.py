@@ -865,8 +865,13 @@ class Interpreter:
         ctx = self._context_at_every_call(func, Ctx(handled=self._handled_at_every_call(func) | self._expected_by_xfail(func)))
         for row in rows or [None]:
             args, kwargs = self._generic_args(func, self_value, row)
+            row_ctx = ctx
+            if row is not None and (mark := row.get(case_rows.EXPECTED)) is not None:
+                # `pytest.param(33, marks=pytest.mark.xfail(raises=...))`: this row expects it
+                expects = self._xfail_expects(getattr(mark, "args", []), getattr(mark, "kwargs", {}), func.module)
+                row_ctx = with_handled(ctx, ctx.handled | expects)
             try:
-                self.call_function(func, args, kwargs, False, ctx, None, generic=True)
+                self.call_function(func, args, kwargs, False, row_ctx, None, generic=True)
             except RecursionError:
                 continue
 

@@ -504,3 +504,32 @@ def test_a_test_under_a_users_decorator_is_analysed(tmp_path: Path, capsys: Any)
     code, out, found = jcd201_lines(tmp_path, capsys, "test_wrapped.py", WRAPPED_TESTS)
     assert code == 1 and len(found) == 1, out
     assert "T = S = 65" in out and "T = S = 67" not in out
+
+
+XFAIL_ROWS = """
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+def grad_of(seq_len):
+    q = jnp.zeros((1, seq_len, 4, 64), jnp.bfloat16)
+    return jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum())(q)
+
+
+@pytest.mark.parametrize("seq_len", [32, pytest.param(33, marks=pytest.mark.xfail(raises=NotImplementedError))])
+def test_expected_row(seq_len):
+    grad_of(seq_len)
+
+
+@pytest.mark.parametrize("seq_len", [64, pytest.param(35, marks=pytest.mark.xfail(raises=ValueError, strict=True))])
+def test_row_expecting_another_class(seq_len):
+    grad_of(seq_len)
+"""
+
+
+def test_rows_marked_xfail_expect_what_the_mark_names(tmp_path: Path, capsys: Any) -> None:
+    # probe 41b: a row's xfail mark skipped the row; it runs, and expects only its raises=
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_rows.py", XFAIL_ROWS)
+    assert code == 1 and len(found) == 1, out
+    assert "T = S = 35" in out and "T = S = 33" not in out
