@@ -815,6 +815,12 @@ class Interpreter:
                     exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
                     if exprs:
                         found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
+                for block in (getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")):
+                    for before, after in zip(block, block[1:]) if isinstance(block, list) else ():
+                        if isinstance(after, ast.Try) and after.body and after.finalbody and (setting := _config_setting(before)) is not None:
+                            # `update(flag, v); try: ... finally: update(flag, back)`: the try's
+                            # body runs as under `with` the setting (probe 41a)
+                            found.append((after.body[0].lineno, after.body[-1].end_lineno or after.body[-1].lineno, [setting]))
             self.context_spans[id(info)] = found
         return found
 
@@ -4187,16 +4193,19 @@ def _decorated_def(value: FunctionV, name: str) -> FunctionV | None:
 
 
 def _calls_plainly(body: Sequence[ast.stmt], local: str) -> bool:
-    """Does the wrapper call `local(...)` as a statement of its own, or inside a `with`
-    that swallows nothing (not under a try or `pytest.raises`, which may expect what
-    the wrapped test raises)?"""
-    for stmt in body:
-        if isinstance(stmt, (ast.With, ast.AsyncWith)) and not any(_is_suppress(item.context_expr) for item in stmt.items):
-            if _calls_plainly(stmt.body, local):
-                return True
-        elif isinstance(stmt, (ast.Expr, ast.Return, ast.Assign)) and isinstance(call := stmt.value, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == local:
-            return True
-    return False
+    """Does the wrapper call `local(...)` as a statement of its own body, and do nothing
+    around it that changes how the test runs: no `with` (a patch, a precision, an
+    expectation), no `try`, no patching call (probe 41a: a decorator that runs the test
+    under a mock of the attention)?"""
+    if any(isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)) or _names_a_patch(stmt) for stmt in body):
+        return False
+    return any(isinstance(stmt, (ast.Expr, ast.Return, ast.Assign)) and isinstance(call := stmt.value, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == local for stmt in body)
+
+
+def _names_a_patch(stmt: ast.stmt) -> bool:
+    """A statement whose calls may patch (`mock.patch(...).start()`, `setattr(...)`,
+    `monkeypatch.setattr(...)`, `jax.config.update(...)`), by their names."""
+    return any(isinstance(node, ast.Call) and any(part in (_dotted(node.func) or "") for part in ("patch", "setattr", "enter_context", "config.update")) for node in ast.walk(stmt))
 
 
 def _distinct(events: list[CallEvent]) -> tuple[CallEvent, ...]:
@@ -4246,6 +4255,18 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
                 found |= mentioned
                 grew = True
     return frozenset(found)
+
+
+def _config_setting(stmt: ast.stmt) -> ast.expr | None:
+    """`jax.config.update("jax_default_matmul_precision", v)` (or "jax_enable_x64") as the
+    context that sets the same: `jax.default_matmul_precision(v)`, `jax.enable_x64(v)`."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and (_dotted(call.func) or "").endswith("config.update") and len(call.args) == 2 and isinstance(flag := call.args[0], ast.Constant)):
+        return None
+    maker = {"jax_default_matmul_precision": "default_matmul_precision", "jax_enable_x64": "enable_x64"}.get(str(flag.value))
+    if maker is None:
+        return None
+    return ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), maker, ast.Load()), [call.args[1]], []), stmt))
 
 
 def _calls_here(callee: ast.expr) -> bool:

@@ -31,16 +31,23 @@ class PatchStrings:
 
     def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue]) -> None:
         """What a statement binds, in the order statements come: `name = <string
-        expression>` the string, any other binding of a name forgets it."""
+        expression>` the string; any other binding of a name, in this statement or the
+        blocks it holds (an `if`, a loop, a `try`), forgets it (probe 41a)."""
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             found = self.value(info, stmt.value, visible)
             if found is not None:
                 bound[stmt.targets[0].id] = found
                 return
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    bound.pop(node.id, None)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.pop(stmt.name, None)  # (its body is its own scope)
+            return
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.pop(node.id, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.pop(node.name, None)
+            elif isinstance(node, ast.alias):
+                bound.pop(node.asname or node.name.split(".")[0], None)
 
     def value(self, info: ModuleInfo, node: ast.expr, strings: Mapping[str, StringValue], depth: int = 0) -> StringValue | None:
         """The string (or strings) `node` certainly is; None where a part is not known."""
@@ -100,22 +107,18 @@ class PatchStrings:
         return None
 
     def of_module(self, info: ModuleInfo) -> dict[str, StringValue | None]:
-        """The strings a module's top level binds, each name once (None: bound otherwise,
-        or more than once, or rebound by a function's `global`)."""
+        """The strings a module's top level leaves its names bound to (None: rebound by a
+        function's `global`); a name bound last in a block that may not run is left out."""
         found = self.module_strings.get(id(info))
         if found is None:
             found = self.module_strings[id(info)] = {}  # (a module that imports itself back reads nothing)
             self.project.load(info)
             strings: dict[str, StringValue] = {}
-            counts: dict[str, int] = {}
             for stmt in info.tree.body:
-                for node in ast.walk(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
-                    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                        counts[node.id] = counts.get(node.id, 0) + 1
-                self.record(info, stmt, strings, strings)
+                self.record(info, stmt, strings, strings)  # (the last plain binding is what the module ends with)
             rebound = info.facts.global_names()
             for name, value in strings.items():
-                found[name] = value if counts.get(name) == 1 and name not in rebound else None
+                found[name] = value if name not in rebound else None
         return found
 
     def as_functions_read(self, info: ModuleInfo) -> Mapping[str, StringValue]:

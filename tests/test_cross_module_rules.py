@@ -354,6 +354,9 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         ("def test_it():\n    with mock.patch('{}.dot_product_attention'.format('jax.image'), fake, create=True):\n        attend(Q)\n", True),
         ("def test_it():\n    target = 'jax.nn.dot_product_attention'\n    with mock.patch(target, fake):\n        pass\n    target = 'jax.nn.relu'\n    with mock.patch(target, fake):\n        attend(Q)\n", True),  # rebound
         ("def test_a():\n    target = 'jax.nn.dot_product_attention'\n\n\ndef test_it():\n    target = 'jax.nn.relu'\n    with mock.patch(target, fake):\n        attend(Q)\n", True),  # another test's local
+        ("MOD = 'jax.image'\nMOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake):\n        attend(Q)\n", False),  # the module ends with jax.nn (41a)
+        ("MOD = 'jax.nn'\nMOD = 'jax.image'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake, create=True):\n        attend(Q)\n", True),
+        ("MOD = 'jax.image'\nif Q is None:\n    MOD = 'jax.nn'\n\n\ndef test_it():\n    with mock.patch(f'{MOD}.dot_product_attention', fake, create=True):\n        attend(Q)\n", False),  # unknown: the last name
         (f"if __name__ == '__main__':\n    {PATCH}.start()\n\n\ndef test_it():\n    attend(Q)\n", True),  # not under pytest
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(unittest.TestCase, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # shadowed
         (f"class Mixin:\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass Base(unittest.TestCase):\n    pass\n\n\nclass T(Base, Mixin):\n    def test_it(self):\n        attend(Q)\n", True),  # (38a)
