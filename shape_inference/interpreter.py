@@ -20,7 +20,7 @@ import time
 import weakref
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
@@ -815,8 +815,9 @@ class Interpreter:
                     exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
                     if exprs:
                         found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
-                for block in (getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")):
-                    for before, after in zip(block, block[1:]) if isinstance(block, list) else ():
+                for held in (getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")):
+                    block = cast("list[ast.stmt]", held) if isinstance(held, list) else []
+                    for before, after in zip(block, block[1:]):
                         if isinstance(after, ast.Try) and after.body and after.finalbody and (setting := _config_setting(before)) is not None:
                             # `update(flag, v); try: ... finally: update(flag, back)`: the try's
                             # body runs as under `with` the setting (probe 41a)
