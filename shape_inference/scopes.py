@@ -851,9 +851,12 @@ def _index_calls(
                 push(child)
     rebound = set(aliases.get(_REBOUND, ()))
     for alias, attribute in attribute_aliases:
-        if alias in other_uses or alias in rebound:
-            attribute_calls.setdefault(attribute, []).append(CALLED_LATER)  # handed on: any call may reach it
-        elif alias_calls := calls.get(alias, []):
+        alias_calls = calls.get(alias, [])
+        if alias in other_uses or alias in rebound or not alias_calls:
+            # handed on, or called where this tree does not show (a definition not parsed
+            # yet): any call may reach it, as a function held by a name is
+            attribute_calls.setdefault(attribute, []).append(CALLED_LATER)
+        else:
             attribute_calls.setdefault(attribute, []).extend(alias_calls)
             attribute_uses[attribute] = attribute_uses.get(attribute, 0) + len(alias_calls) - 1  # the one use is these calls
 
