@@ -29,10 +29,11 @@ class PatchStrings:
         self.project = project
         self.module_strings: dict[int, dict[str, StringValue | None]] = {}
 
-    def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue]) -> None:
+    def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue], deep: bool = False) -> None:
         """What a statement binds, in the order statements come: `name = <string
-        expression>` the string; any other binding of a name, in this statement or the
-        blocks it holds (an `if`, a loop, a `try`), forgets it (probe 41a)."""
+        expression>` the string; any other binding of a name forgets it.  `deep`: also
+        in the blocks the statement holds (an `if`, a loop, a `try`: a module's top
+        level read statement by statement, probe 41a); else the caller visits them."""
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             found = self.value(info, stmt.value, visible)
             if found is not None:
@@ -40,6 +41,16 @@ class PatchStrings:
                 return
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.pop(stmt.name, None)  # (its body is its own scope)
+            return
+        if not bound:
+            return
+        if not deep:
+            for target in _own_targets(stmt):
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        bound.pop(node.id, None)
+            for alias in stmt.names if isinstance(stmt, (ast.Import, ast.ImportFrom)) else ():
+                bound.pop(alias.asname or alias.name.split(".")[0], None)
             return
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -115,7 +126,7 @@ class PatchStrings:
             self.project.load(info)
             strings: dict[str, StringValue] = {}
             for stmt in info.tree.body:
-                self.record(info, stmt, strings, strings)  # (the last plain binding is what the module ends with)
+                self.record(info, stmt, strings, strings, deep=True)  # (the last plain binding is what the module ends with)
             rebound = info.facts.global_names()
             for name, value in strings.items():
                 found[name] = value if name not in rebound else None
@@ -144,6 +155,17 @@ class PatchStrings:
                 if (alias.asname or alias.name.split(".")[0]) == name and (found := self.project.bound_module(info, stmt, alias)) is not None and found is not info:
                     return found
         return None
+
+
+def _own_targets(stmt: ast.stmt) -> list[ast.expr]:
+    """What a statement itself binds (not the blocks it holds)."""
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        return [stmt.target]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    return [node for node in ast.walk(stmt) if isinstance(node, ast.NamedExpr)] if isinstance(stmt, (ast.Expr, ast.If, ast.While)) else []
 
 
 class _FinalStrings(Mapping[str, StringValue]):
