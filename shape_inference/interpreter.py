@@ -380,6 +380,7 @@ class Interpreter:
         # as the module ends (it runs after), a top-level statement as they are so far
         scoped: dict[int, dict[str, StringValue]] = {0: {}}
         final = self.patch_strings.as_functions_read(info)
+        built_targets = info.facts.patches_by_expression()  # (most modules patch nothing, or by literals)
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
@@ -390,9 +391,11 @@ class Interpreter:
                     spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<exit stack>", False, False, is_stack=True))
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
-            scope = next((span.first for span in reversed(spans) if span.first <= stmt.lineno <= span.last and not span.is_class and not span.is_stack and span.first != stmt.lineno), 0)
-            strings: Mapping[str, StringValue] = ChainMap(scoped.setdefault(scope, {}), final) if scope else scoped[0]  # type: ignore[arg-type]
-            self.patch_strings.record(info, stmt, scoped[scope], strings)
+            strings: Mapping[str, StringValue] = scoped[0]
+            if built_targets:
+                scope = next((span.first for span in reversed(spans) if span.first <= stmt.lineno <= span.last and not span.is_class and not span.is_stack and span.first != stmt.lineno), 0)
+                strings = ChainMap(scoped.setdefault(scope, {}), final) if scope else scoped[0]  # type: ignore[arg-type]
+                self.patch_strings.record(info, stmt, scoped[scope], strings)
             self._mark_api_patches(info, stmt, spans, strings)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -500,8 +503,9 @@ class Interpreter:
         strings: `f"{MODULE}.dot_product_attention"`, `consts.ATTENTION`; probes 37a, 38b,
         40a); a string built from parts not known whose last name is literal, that name in
         BUILT_AT_RUN_TIME (whichever module it names); else `call` as it is."""
-        if not call.args or isinstance(call.args[0], ast.Constant):
-            return call
+        named = _dotted(call.func) or ""
+        if not call.args or isinstance(call.args[0], ast.Constant) or not (named == "patch" or named.endswith((".patch", ".setattr"))):
+            return call  # (only these take a dotted string)
         if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
             return call  # `setattr(obj, "NAME", v)`: the object is the first argument
         target = call.args[0]
@@ -810,6 +814,9 @@ class Interpreter:
         found = self.context_spans.get(id(info))
         if found is None:
             found = list[tuple[int, int, list[ast.expr]]]()
+            if not (info.facts.calls_attribute("default_matmul_precision") or info.facts.calls_attribute("enable_x64") or info.facts.updates_config()):
+                self.context_spans[id(info)] = found  # (no such context or update in the module: most)
+                return found
             for stmt in every_statement(info.tree.body):
                 if isinstance(stmt, (ast.With, ast.AsyncWith)) and stmt.body:
                     exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
@@ -3361,7 +3368,9 @@ class Interpreter:
         for name in free:
             for scope in func.closure:
                 if name in scope:
-                    found.append((name, scope[name].key()))
+                    held = scope[name]
+                    # plain data by value; an object by identity (its key may walk all it holds)
+                    found.append((name, held.key() if isinstance(held, _KEYED_BY_VALUE) else id(held)))
                     break
         return tuple(found)
 
@@ -4219,6 +4228,9 @@ def _names_a_patch(stmt: ast.stmt) -> bool:
     return any(isinstance(node, ast.Call) and any(part in (_dotted(node.func) or "") for part in ("patch", "setattr", "enter_context", "config.update")) for node in ast.walk(stmt))
 
 
+_KEYED_BY_VALUE = (IntV, ConstV, FloatV, DTypeV, ArrayV, ExternalV, UnknownV, OpaqueV)
+
+
 def _distinct(events: list[CallEvent]) -> tuple[CallEvent, ...]:
     """A call's events, each object once: a call that reaches one helper twice replays the
     helper's memoised events twice, and a tree of such calls (`f(a) + f(a * 2)` at each of
@@ -4244,20 +4256,25 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
             found.add(stmt.name)  # `@register` / `@REGISTRY.setdefault("k")`: a registry holds it (probe 40a)
         if value is None:
             continue
-        for call in ast.walk(value):
-            if isinstance(call, ast.Call) and not _calls_here(call.func):
-                # `REGISTRY.append(step)`, `callbacks.append(partial(step))`, `setattr(m, "f", step)`:
-                # what an argument of a call that may keep it mentions is handed out (probe 40a)
-                # (flax's `attention_fn=` is called by the layer, with the arguments it passes)
-                found.update(name.id for argument in (*call.args, *(k.value for k in call.keywords if k.arg != "attention_fn")) for name in ast.walk(argument) if isinstance(name, ast.Name))
-        mentioned = {name.id for name in ast.walk(value) if isinstance(name, ast.Name)}
+        mentioned: set[str] = set()
+        keeps = False  # a call that may keep what it is given (`REGISTRY.append(step)`, `setattr(m,
+        # "f", step)`: probe 40a); flax's `attention_fn=` is called by the layer, JAX's transforms call theirs
+        layer_called: set[str] = set()  # `attention_fn=f`: the layer calls it
+        for inner in ast.walk(value):
+            if isinstance(inner, ast.Name):
+                mentioned.add(inner.id)
+            elif isinstance(inner, ast.Call):
+                layer_called.update(k.value.id for k in inner.keywords if k.arg == "attention_fn" and isinstance(k.value, ast.Name))
+                keeps = keeps or not _calls_here(inner.func)
+        if keeps:
+            found.update(mentioned - layer_called)  # (every name of the statement: one walk, not one per call)
         if isinstance(stmt, ast.Return) or isinstance(value, (ast.Yield, ast.YieldFrom)):
             found.update(mentioned)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(not isinstance(target, ast.Name) for target in targets):
                 found.update(mentioned)
-            local_flows.append(({target.id for target in targets if isinstance(target, ast.Name)}, mentioned))
+            local_flows.append(({target.id for target in targets if isinstance(target, ast.Name)}, mentioned - layer_called))
     grew = True
     while grew:
         grew = False

@@ -28,6 +28,7 @@ class PatchStrings:
     def __init__(self, project: Project) -> None:
         self.project = project
         self.module_strings: dict[int, dict[str, StringValue | None]] = {}
+        self.imported_strings: dict[tuple[int, str], StringValue | None] = {}
 
     def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue], deep: bool = False) -> None:
         """What a statement binds, in the order statements come: `name = <string
@@ -140,6 +141,12 @@ class PatchStrings:
 
     def _imported(self, info: ModuleInfo, name: str) -> StringValue | None:
         """`name` as `from consts import name` takes it from a project module."""
+        key = (id(info), name)
+        if key not in self.imported_strings:
+            self.imported_strings[key] = self._find_imported(info, name)
+        return self.imported_strings[key]
+
+    def _find_imported(self, info: ModuleInfo, name: str) -> StringValue | None:
         for stmt in info.facts.imports():
             if isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:

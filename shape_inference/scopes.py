@@ -705,6 +705,28 @@ class ScopeFacts:
                 pending.extend(self._aliases.get(alias, ()))
         return found
 
+    def calls_attribute(self, name: str) -> bool:
+        """Does the module call some `<x>.name(...)` (used other ways too or not)?"""
+        return bool(self._call_index()[1].get(name))
+
+    def patches_by_expression(self) -> bool:
+        """Does the module call `patch(...)`, `<x>.patch(...)` or `<x>.setattr(...)` with a
+        first argument that is not a literal (a target it builds: patch_strings)?  Calls in
+        definitions not parsed yet count: their text is searched."""
+        calls, attribute_calls = self._call_index()
+        candidates = (*calls.get("patch", ()), *attribute_calls.get("patch", ()), *(call for call in attribute_calls.get("setattr", ()) if len(call.args) == 2))  # (monkeypatch's string form)
+        if any(call is not CALLED_LATER and call.args and not isinstance(call.args[0], ast.Constant) for call in candidates):
+            return True
+        return self.tree is not None and any(isinstance(stmt, LazyDef) and _PATCH_CALL.search(stmt.text) for stmt in every_statement(self.tree.body))
+
+    def updates_config(self) -> bool:
+        """Does the module call `jax.config.update(...)` (or `config.update(...)`)?"""
+        for call in self._call_index()[1].get("update", ()):
+            owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+            if isinstance(owner, ast.Name) and owner.id == "config" or isinstance(owner, ast.Attribute) and owner.attr == "config":
+                return True
+        return False
+
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call in the module (`partial(<x>.name, ...)` too), when
         the module uses `.name` in no other way; None otherwise."""
@@ -860,6 +882,8 @@ def _index_calls(
             attribute_calls.setdefault(attribute, []).extend(alias_calls)
             attribute_uses[attribute] = attribute_uses.get(attribute, 0) + len(alias_calls) - 1  # the one use is these calls
 
+
+_PATCH_CALL = re.compile(r"\bpatch\(\s*[^\s\"')]|\.setattr\(\s*[^\s\"')][^,()]*,[^,()]*\)")  # a patch whose first argument is no literal
 
 # the keywords nnx.MultiHeadAttention passes its attention_fn (flax 0.12), besides mask
 NNX_ATTENTION_KWARGS = ("dropout_rng", "dropout_rate", "broadcast_dropout", "deterministic", "dtype", "precision", "module", "is_causal")
