@@ -29,7 +29,7 @@ from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
-from jax_cudnn_lint.shape_inference.patch_strings import PatchStrings, StringValue
+from jax_cudnn_lint.shape_inference.patch_strings import BUILT_AT_RUN_TIME, PatchStrings, StringValue
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
@@ -508,11 +508,8 @@ class Interpreter:
             return call  # (only these take a dotted string)
         if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
             return call  # `setattr(obj, "NAME", v)`: the object is the first argument
-        target = call.args[0]
-        text = self.patch_strings.value(info, target, strings)
-        if not isinstance(text, str) and (tail := _literal_tail(target)) is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
-            text = f"{BUILT_AT_RUN_TIME}.{name}"
-        return ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords) if isinstance(text, str) else call
+        text = self.patch_strings.target(info, call.args[0], strings)
+        return ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords) if text is not None else call
 
     def _patch_class_attribute(self, module: ModuleInfo, cls_name: str, name: str) -> None:
         """The attribute `name` of the class `cls_name` that `module` binds (or re-exports)
@@ -4304,29 +4301,6 @@ def _calls_here(callee: ast.expr) -> bool:
     target = callee.func if isinstance(callee, ast.Call) else callee  # `@jax.jit` / `@partial(jax.jit, ...)`
     last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
     return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last == "eval_shape"
-
-
-BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not literal
-
-
-def _literal_tail(node: ast.expr) -> str | None:
-    """The literal end of a string built at run time: `f"{MOD}.dot_product_attention"`,
-    `MOD + ".dot_product_attention"`, `"%s.lstm_ref" % MOD`, `"{}.lstm".format(MOD)`,
-    `".".join([MOD, "dot_product_attention"])`; None where its end is not literal."""
-    if isinstance(node, ast.JoinedStr) and node.values and isinstance(last := node.values[-1], ast.Constant) and isinstance(last.value, str):
-        return last.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        right = node.right
-        return right.value if isinstance(right, ast.Constant) and isinstance(right.value, str) else _literal_tail(right)
-    template = node.left if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) else node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" else None
-    if isinstance(template, ast.Constant) and isinstance(template.value, str):
-        end = template.value[template.value.rfind(".") :]
-        return end if "." in template.value and not any(mark in end for mark in "%{}") else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(node.func.value, ast.Constant) and node.func.value.value == ".":
-        parts = node.args[0] if len(node.args) == 1 else None
-        if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
-            return f".{last.value}"
-    return None
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:

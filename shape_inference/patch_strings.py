@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 
+BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not known
 StringValue = str | tuple[str, ...]  # a string, or a list or tuple of them (`PARTS = ["jax.nn", ...]`)
 MAX_DEPTH = 8
 
@@ -60,6 +61,18 @@ class PatchStrings:
                 bound.pop(node.name, None)
             elif isinstance(node, ast.alias):
                 bound.pop(node.asname or node.name.split(".")[0], None)
+
+    def target(self, info: ModuleInfo, node: ast.expr, strings: Mapping[str, StringValue]) -> str | None:
+        """A patch target as the string it is; for one built from parts not known whose
+        last name is literal, that name in BUILT_AT_RUN_TIME (whichever module it names);
+        None else."""
+        text = self.value(info, node, strings)
+        if isinstance(text, str):
+            return text
+        tail = _literal_tail(node)
+        if tail is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
+            return f"{BUILT_AT_RUN_TIME}.{name}"
+        return None
 
     def value(self, info: ModuleInfo, node: ast.expr, strings: Mapping[str, StringValue], depth: int = 0) -> StringValue | None:
         """The string (or strings) `node` certainly is; None where a part is not known."""
@@ -162,6 +175,26 @@ class PatchStrings:
                 if (alias.asname or alias.name.split(".")[0]) == name and (found := self.project.bound_module(info, stmt, alias)) is not None and found is not info:
                     return found
         return None
+
+
+def _literal_tail(node: ast.expr) -> str | None:
+    """The literal end of a string built at run time: `f"{MOD}.dot_product_attention"`,
+    `MOD + ".dot_product_attention"`, `"%s.lstm_ref" % MOD`, `"{}.lstm".format(MOD)`,
+    `".".join([MOD, "dot_product_attention"])`; None where its end is not literal."""
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(last := node.values[-1], ast.Constant) and isinstance(last.value, str):
+        return last.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        right = node.right
+        return right.value if isinstance(right, ast.Constant) and isinstance(right.value, str) else _literal_tail(right)
+    template = node.left if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) else node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" else None
+    if isinstance(template, ast.Constant) and isinstance(template.value, str):
+        end = template.value[template.value.rfind(".") :]
+        return end if "." in template.value and not any(mark in end for mark in "%{}") else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(node.func.value, ast.Constant) and node.func.value.value == ".":
+        parts = node.args[0] if len(node.args) == 1 else None
+        if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
+            return f".{last.value}"
+    return None
 
 
 def _own_targets(stmt: ast.stmt) -> list[ast.expr]:
