@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 
-DEFAULT_GPU = "sm90"
-DEFAULT_CUDNN = "9.10"
+from jax_cudnn_lint.kernels.targets import DEFAULT_CUDNN, DEFAULT_GPU, parse_gpu
 
 
 def installed_jax_version() -> str | None:
@@ -33,25 +32,13 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(part) if part else 0 for part in match.groups())
 
 
-def parse_gpu(text: str) -> tuple[int, int] | None:
-    """'sm90' / 'sm_90' / '9.0' / '90' / 'sm103' / 'sm90a' / 'sm100f' (an architecture's
-    feature set, the same chip) -> compute capability (major, minor)."""
-    cleaned = text.strip().lower().replace("sm_", "").replace("sm", "")
-    found: tuple[int, int] | None = None
-    if re.fullmatch(r"\d+\.\d", cleaned):
-        major, minor = cleaned.split(".")
-        found = int(major), int(minor)
-    elif re.fullmatch(r"\d{2,3}[af]?", cleaned):
-        digits = cleaned.rstrip("af")
-        found = int(digits[:-1]), int(digits[-1])
-    # NVIDIA's compute capabilities run from 3.x to 12.x: `800` or `10` is a typo (probe 40a)
-    return found if found is not None and 3 <= found[0] <= 15 else None
-
-
 def canonical_gpu(text: str) -> str | None:
     """The one spelling every part of the tool reads ('80', '8.0', 'sm_80a' -> 'sm80')."""
-    found = parse_gpu(text)
-    return f"sm{found[0]}{found[1]}" if found is not None else None
+    try:
+        major, minor = parse_gpu(text)
+    except ValueError:
+        return None
+    return f"sm{major}{minor}"
 
 
 def parse_cudnn(text: str) -> tuple[int, ...] | None:
@@ -80,7 +67,10 @@ class Config:
 
     @property
     def gpu_capability(self) -> tuple[int, int]:
-        return parse_gpu(self.gpu) or (9, 0)
+        try:
+            return parse_gpu(self.gpu)
+        except ValueError:
+            return parse_gpu(DEFAULT_GPU)
 
     @property
     def cudnn_tuple(self) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from typing import Any, cast
 DEFAULT_GPU = "sm90"
 DEFAULT_CUDNN = "9.10"
 
-_SM_RE = re.compile(r"^sm_?(\d+)(\d)[a-z]?$", re.IGNORECASE)
+_SM_DIGITS_RE = re.compile(r"^\d{2,3}[af]?$")  # "90", "103", "90a", "100f" once "sm" is gone
 _CC_RE = re.compile(r"^(\d+)\.(\d+)$")
 _CUDNN_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
@@ -57,17 +57,24 @@ def _parse_cc(capability: str) -> tuple[int, int]:
 
 
 def parse_gpu(gpu: str) -> tuple[int, int]:
-    """'sm90' / 'sm_90' / 'sm100' / 'sm103' / '9.0' -> (major, minor)."""
-    text = gpu.strip()
-    m = _SM_RE.match(text)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    if _CC_RE.match(text):
-        return _parse_cc(text)
-    raise ValueError(
-        f"unknown GPU target {gpu!r}: use an SM name such as sm80, sm90, sm100, sm103"
-        " (or a compute capability such as 9.0)"
-    )
+    """'sm90' / 'sm_90' / '9.0' / '90' / 'sm103' / 'sm90a' / 'sm100f' (an architecture's
+    feature set, the same chip) -> compute capability (major, minor).
+
+    The one reader of a GPU spelling: the command, the plugin and confirm all call it."""
+    cleaned = gpu.strip().lower().replace("sm_", "").replace("sm", "")
+    found: tuple[int, int] | None = None
+    if _CC_RE.match(cleaned):
+        found = _parse_cc(cleaned)
+    elif _SM_DIGITS_RE.match(cleaned):
+        digits = cleaned.rstrip("af")
+        found = int(digits[:-1]), int(digits[-1])
+    # NVIDIA's compute capabilities run from 3.x to 12.x: `800` or `10` is a typo (probe 40a)
+    if found is None or not 3 <= found[0] <= 15:
+        raise ValueError(
+            f"unknown GPU target {gpu!r}: use an SM name such as sm80, sm90, sm100, sm103"
+            " (or a compute capability such as 9.0)"
+        )
+    return found
 
 
 def parse_cudnn(cudnn: str) -> int:

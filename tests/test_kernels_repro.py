@@ -234,6 +234,8 @@ def test_targets() -> None:
     assert parse_gpu("sm100") == (10, 0)
     assert parse_gpu("sm103") == (10, 3)
     assert parse_gpu("9.0") == (9, 0)
+    assert parse_gpu("90") == (9, 0)  # the command's spelling reaches confirm unchanged
+    assert parse_gpu("sm100f") == (10, 0)
     assert parse_cudnn("9.10") == 91000
     assert parse_cudnn("9.11") == 91100
     assert parse_cudnn("9.10.2") == 91002
@@ -249,7 +251,7 @@ def test_targets() -> None:
         "cudnn": "9.10",
         "cudnn_version": 91000,
     }
-    for bad in ("h100", "sm", "90"):
+    for bad in ("h100", "sm", "800", "10", "2.0"):
         with pytest.raises(ValueError, match="unknown GPU target"):
             parse_gpu(bad)
     with pytest.raises(ValueError, match="unknown cuDNN version"):
