@@ -16,6 +16,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import Ctx, with_config
+from jax_cudnn_lint.shape_inference.scopes import config_update
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -2508,26 +2509,20 @@ def _restored_in_finally(func: ast.AST, node: ast.AST, flag: str, setting: objec
     whose `finally` sets `flag` back to the literal `setting` (`jax.config.update(
     "jax_enable_x64", True)`)?  Then the function leaves the flag as it found it."""
     line = getattr(node, "lineno", 0)
-    tries: list[ast.Try] = []
     for block in ast.walk(func):
         for field in ("body", "orelse", "finalbody"):
             held: object = getattr(block, field, None)
-            if not isinstance(held, list):
-                continue
-            statements = cast("list[ast.stmt]", held)
+            statements = cast("list[ast.stmt]", held) if isinstance(held, list) else []
             for i, stmt in enumerate(statements):
                 if isinstance(stmt, ast.Try) and stmt.body and stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or stmt.body[-1].lineno):
-                    tries.append(stmt)  # set in the try's body
-                elif stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and i + 1 < len(statements) and isinstance(after := statements[i + 1], ast.Try):
-                    tries.append(after)  # set just before it: `update(flag, False); try: ... finally: update(flag, True)`
-    for stmt in tries:
-        if stmt.finalbody:
-            for restore in stmt.finalbody:
-                call = restore.value if isinstance(restore, ast.Expr) else None
-                config = call.func.value if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" else None
-                if isinstance(call, ast.Call) and (isinstance(config, ast.Name) and config.id == "config" or isinstance(config, ast.Attribute) and config.attr == "config") and len(call.args) == 2:
-                    named, given = call.args
-                    if isinstance(named, ast.Constant) and named.value == flag and isinstance(given, ast.Constant) and given.value == setting:
+                    tried = stmt  # set in the try's body
+                elif stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and i + 1 < len(statements) and isinstance(statements[i + 1], ast.Try):
+                    tried = cast("ast.Try", statements[i + 1])  # set just before it: `update(flag, False); try: ... finally: update(flag, True)`
+                else:
+                    continue
+                for restore in tried.finalbody:
+                    update = config_update(restore)
+                    if update is not None and update[0] == flag and isinstance(update[1], ast.Constant) and update[1].value == setting:
                         return True
     return False
 

@@ -33,7 +33,7 @@ from jax_cudnn_lint.shape_inference.patch_strings import BUILT_AT_RUN_TIME, Patc
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, constructor_name, dict_of, differentiating_functions, every_statement, parameter_names, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -821,10 +821,9 @@ class Interpreter:
                         found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
                 for held in (getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")):
                     block = cast("list[ast.stmt]", held) if isinstance(held, list) else []
-                    for before, after in zip(block, block[1:]):
-                        if isinstance(after, ast.Try) and after.body and after.finalbody and (setting := _config_setting(before)) is not None:
-                            # `update(flag, v); try: ... finally: update(flag, back)`: the try's
-                            # body runs as under `with` the setting (probe 41a)
+                    for before, after in set_and_restored(block):
+                        if (setting := _config_setting(before)) is not None:
+                            # the try's body runs as under `with` the setting (probe 41a)
                             found.append((after.body[0].lineno, after.body[-1].end_lineno or after.body[-1].lineno, [setting]))
             self.context_spans[id(info)] = found
         return found
@@ -4285,13 +4284,11 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
 def _config_setting(stmt: ast.stmt) -> ast.expr | None:
     """`jax.config.update("jax_default_matmul_precision", v)` (or "jax_enable_x64") as the
     context that sets the same: `jax.default_matmul_precision(v)`, `jax.enable_x64(v)`."""
-    call = stmt.value if isinstance(stmt, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and (_dotted(call.func) or "").endswith("config.update") and len(call.args) == 2 and isinstance(flag := call.args[0], ast.Constant)):
+    update = config_update(stmt)
+    maker = {"jax_default_matmul_precision": "default_matmul_precision", "jax_enable_x64": "enable_x64"}.get(update[0]) if update is not None else None
+    if update is None or maker is None:
         return None
-    maker = {"jax_default_matmul_precision": "default_matmul_precision", "jax_enable_x64": "enable_x64"}.get(str(flag.value))
-    if maker is None:
-        return None
-    return ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), maker, ast.Load()), [call.args[1]], []), stmt))
+    return ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), maker, ast.Load()), [update[1]], []), stmt))
 
 
 def _calls_here(callee: ast.expr) -> bool:

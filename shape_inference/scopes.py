@@ -721,11 +721,7 @@ class ScopeFacts:
 
     def updates_config(self) -> bool:
         """Does the module call `jax.config.update(...)` (or `config.update(...)`)?"""
-        for call in self._call_index()[1].get("update", ()):
-            owner = call.func.value if isinstance(call.func, ast.Attribute) else None
-            if isinstance(owner, ast.Name) and owner.id == "config" or isinstance(owner, ast.Attribute) and owner.attr == "config":
-                return True
-        return False
+        return any(_is_config_update(call) for call in self._call_index()[1].get("update", ()))
 
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call in the module (`partial(<x>.name, ...)` too), when
@@ -1321,3 +1317,27 @@ def _setattr_on_self(node: ast.expr) -> str | None:
     if isinstance(obj, ast.Name) and obj.id == "self" and isinstance(name, ast.Constant) and isinstance(name.value, str):
         return name.value
     return None
+
+
+def _is_config_update(call: ast.Call) -> bool:
+    """`jax.config.update(...)` / `config.update(...)`, by its syntax."""
+    owner = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "update" else None
+    return isinstance(owner, ast.Name) and owner.id == "config" or isinstance(owner, ast.Attribute) and owner.attr == "config"
+
+
+def config_update(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(flag, value) of a statement `jax.config.update("flag", value)`, else None."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and _is_config_update(call) and len(call.args) == 2 and isinstance(flag := call.args[0], ast.Constant) and isinstance(flag.value, str):
+        return flag.value, call.args[1]
+    return None
+
+
+def set_and_restored(block: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Try]]:
+    """Each `update(flag, v)` statement of a block followed at once by a `try` with a
+    `finally`: the try's body runs with the setting (`update(flag, v); try: ... finally:
+    update(flag, back)`, the set-and-restore idiom of tests and helpers)."""
+    for before, after in zip(block, block[1:]):
+        if isinstance(after, ast.Try) and after.body and after.finalbody and config_update(before) is not None:
+            yield before, after
+
