@@ -397,6 +397,13 @@ def h_at_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return ArrayV(arr.shape, arr.dtype, any_diff(arr, *args[1:], *kwargs.values()), arr.why)
 
 
+def h_at_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """x.at[idx].get(mode=..., fill_value=...): x[idx]'s shape and dtype."""
+    at = args[0] if args else None
+    indexed = at.kwarg("<indexed>") if isinstance(at, ExtObjectV) else None
+    return indexed if indexed is not None else UNKNOWN
+
+
 def _sized_axis(arr: ArrayV, axis: int | None, size: Dim, step: Step) -> Value:
     """`arr` with the size of one axis replaced."""
     if arr.shape is None or axis is None or not -len(arr.shape) <= axis < len(arr.shape):
@@ -2142,6 +2149,7 @@ _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)
 _register(["asdict"], ["dataclasses"], h_asdict)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)
+_register(["get"], ["jax.Array.at"], h_at_get)
 _register(["dynamic_slice", "dynamic_slice_in_dim"], ["jax.lax"], h_dynamic_slice)
 _register(["index_in_dim", "dynamic_index_in_dim"], ["jax.lax"], h_index_in_dim)
 _register(["slice", "slice_in_dim"], ["jax.lax"], h_static_slice)

@@ -128,8 +128,8 @@ _BUILTINS = frozenset(
 def builtin(name: str) -> Value:
     if name in _BUILTINS or name in BUILTIN_EXCEPTIONS:
         return ExternalV("builtins." + name)
-    if name in ("True", "False", "None"):
-        return ConstV({"True": True, "False": False, "None": None}[name])
+    if name in ("True", "False", "None", "Ellipsis"):
+        return ConstV({"True": True, "False": False, "None": None, "Ellipsis": Ellipsis}[name])
     return UNKNOWN
 
 
@@ -1528,8 +1528,12 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
     if isinstance(base, ExtObjectV) and base.qualname == "jax.Array.at":
-        interp.ev(index_node, fr)
-        return base
+        # `x.at[idx]`: .set()/.add() keep x's shape, .get() is x[idx] (probe 41a)
+        held = base.args[0] if base.args else None
+        if not isinstance(held, ArrayV):
+            interp.ev(index_node, fr)
+            return base
+        return ExtObjectV(base.qualname, base.args, (("<indexed>", S.index_array(interp, held, node, fr)),), base.why, base.diff)
     if isinstance(base, TupleV):
         if isinstance(index_node, ast.Slice):
             bounds = [interp.ev(b, fr) if b is not None else None for b in (index_node.lower, index_node.upper, index_node.step)]

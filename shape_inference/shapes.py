@@ -28,6 +28,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     any_diff,
+    const_value,
     int_value,
 )
 from jax_cudnn_lint.shape_inference.dims import merge_why
@@ -134,7 +135,8 @@ def _index_parts(interp: Interpreter, index: ast.expr, fr: Frame) -> Sequence[as
     known slices, ints and Nones written back as the literals they are (`idx = (slice(
     None), slice(1, None)); x[idx]`, `x[np.s_[:, 1:]]`: probe 40a)."""
     if isinstance(index, ast.Tuple):
-        return index.elts
+        # `x[(Ellipsis, slice(1, None))]`: the builtin's name is the `...` it holds
+        return [ast.copy_location(ast.Constant(Ellipsis), elt) if isinstance(elt, ast.Name) and elt.id == "Ellipsis" and const_value(interp.ev(elt, fr)) == (True, Ellipsis) else elt for elt in index.elts]
     if isinstance(index, (ast.Name, ast.Attribute, ast.Subscript)):
         value = interp.ev(index, fr)
         if isinstance(value, TupleV) and not value.is_list and value.items:
@@ -568,8 +570,6 @@ def einsum(interp: Interpreter, spec: str, operands: Sequence[Value], node: ast.
 def dot_general(interp: Interpreter, lhs: ArrayV, rhs: ArrayV, numbers: Value, node: ast.AST, fr: Frame) -> ArrayV:
     dtype = promote(lhs.dtype, rhs.dtype)
     diff = lhs.diff or rhs.diff
-    from jax_cudnn_lint.shape_inference.values import const_value
-
     ok, dn = const_value(numbers)
     if not ok or lhs.shape is None or rhs.shape is None:
         return ArrayV(None, dtype, diff)
