@@ -536,7 +536,10 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             mapped.append(new)
             size = size or s
     call = tv.func.cls.lookup("__call__") if isinstance(tv.func, InstanceV) else None
-    mapped_def = tv.func.node if isinstance(tv.func, FunctionV) else call.node if isinstance(call, FunctionV) else None
+    inner = tv.func
+    while isinstance(inner, TransformV) and inner.kind in SAME_ARGUMENTS:
+        inner = inner.func  # `jax.vmap(jax.grad(loss), in_axes=1)`: loss gets the mapped arguments as they are
+    mapped_def = inner.node if isinstance(inner, FunctionV) else call.node if isinstance(call, FunctionV) else None
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
     vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
@@ -546,6 +549,27 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     if out_axis is None:
         return UnknownV(result.diff)
     return _add_axis(result, size, out_axis)
+
+
+# transforms that call their function with the arguments they are given, in order: a vmap
+# of one maps the function's parameters as its in_axes say
+SAME_ARGUMENTS = frozenset(
+    {
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacrev",
+        "jax.jacobian",
+        "jax.jacfwd",
+        "jax.hessian",
+        "jax.jit",
+        "jax.checkpoint",
+        "jax.named_call",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
+        "equinox.filter_jit",
+        "equinox.filter_checkpoint",
+    }
+)
 
 
 def _direct_api(interp: Interpreter, func: Value) -> tuple[int, frozenset[str]] | None:
