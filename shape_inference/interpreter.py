@@ -3116,8 +3116,8 @@ class Interpreter:
             return False
         if scope.fixture is not None:
             return scope.autouse or self._requests_fixture(path, line, scope.fixture)
-        if conftest:
-            return True
+        if conftest and scope.lasting and (scope.installer is None or self._conftest_runs(scope.path, scope.installer)):
+            return True  # the conftest's top level, a hook of it, or what those call: every test of its folder
         if path == scope.path and scope.first <= line <= scope.last:
             return True  # the rest of the with block, test or function that patches
         if not scope.lasting:
@@ -3129,6 +3129,13 @@ class Interpreter:
         info = self.project.by_path.get(path)
         # the patching function runs where the module calls it (`testing_utils.install()`)
         return info is not None and bool(info.facts.direct_calls(scope.installer) or info.facts.attribute_calls(scope.installer))
+
+    def _conftest_runs(self, path: str, function: str) -> bool:
+        """Does pytest run the conftest function: a hook (`pytest_configure`), or one the
+        conftest itself calls (its top level, a fixture, a hook)?  An uncalled helper that
+        patches holds for no test (probe 42c)."""
+        info = self.project.by_path.get(path)
+        return function.startswith("pytest_") or info is None or bool(info.facts.direct_calls(function))
 
     def _fixtures_requesting(self, info: ModuleInfo, fixture: str) -> frozenset[str]:
         """`fixture` and the module's fixtures that ask for it, directly or through each

@@ -414,6 +414,28 @@ def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypat
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
 
 
+@pytest.mark.parametrize(
+    ("conftest", "found"),
+    [
+        (f"{PATCH}.start()\n", False),  # the conftest's top level: every test of its folder
+        (f"def pytest_configure(config):\n    {PATCH}.start()\n", False),  # a hook pytest runs
+        (f"def _install():\n    {PATCH}.start()\n\n\ndef pytest_configure(config):\n    _install()\n", False),  # what a hook calls
+        (f"@pytest.fixture(autouse=True)\ndef xla():\n    with {PATCH}:\n        yield\n", False),
+        (f"def helper():\n    with {PATCH}:\n        pass\n", True),  # a helper nobody calls (probe 42c)
+        (f"def unstarted():\n    return {PATCH}\n", True),
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        pass\n    yield\n", True),  # left before the yield
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n", True),  # asked for by no test
+    ],
+)
+def test_where_a_conftest_patch_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, conftest: str, found: bool) -> None:
+    # probe 42c: any patch in a conftest.py silenced every test of its folder
+    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    header = "from unittest import mock\n\nimport jax\nimport pytest\n\nfake = lambda q, k, v, **kw: q\n\n\n"
+    test = "import jax.numpy as jnp\n\nfrom model import attend\n\n\ndef test_it():\n    attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "tests/conftest.py": header + conftest, "tests/test_model.py": test})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
 @pytest.mark.parametrize("configure", ["helper.configure(128)\n", ""])
 def test_a_global_another_module_rebinds_with_a_global_statement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, configure: str) -> None:
     # probe 35b: `helper.configure(128)` sets helper.SEQ through `global`; the read after
