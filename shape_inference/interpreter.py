@@ -12,6 +12,7 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import copy
 import os
 import math
 import re
@@ -29,7 +30,7 @@ from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
-from jax_cudnn_lint.shape_inference.patch_strings import BUILT_AT_RUN_TIME, PatchStrings, StringValue
+from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_TIME, OWN_CLASS, PatchStrings, StringValue
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
@@ -394,7 +395,9 @@ class Interpreter:
             strings: Mapping[str, StringValue] = scoped[0]
             if built_targets:
                 scope = next((span.first for span in reversed(spans) if span.first <= stmt.lineno <= span.last and not span.is_class and not span.is_stack and span.first != stmt.lineno), 0)
-                strings = ChainMap(scoped.setdefault(scope, {}), final) if scope else scoped[0]  # type: ignore[arg-type]
+                owner = next((span.name for span in reversed(spans) if span.is_class and span.first < scope <= span.last), None) if scope else None
+                own_class = {OWN_CLASS: owner} if owner is not None else {}  # a method reads `self.TARGET` from it
+                strings = ChainMap(scoped.setdefault(scope, {}), own_class, final) if scope else scoped[0]  # type: ignore[arg-type]
                 self.patch_strings.record(info, stmt, scoped[scope], strings)
             self._mark_api_patches(info, stmt, spans, strings)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -470,7 +473,7 @@ class Interpreter:
 
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
         found = [(owner, target.attr) for target in targets if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None]
-        for call in _patching_calls(stmt):
+        for call in (*_patching_calls(stmt), *_factory_patches(info, stmt)):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
             for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
@@ -478,6 +481,11 @@ class Interpreter:
                     for api in WATCHED:
                         if api.rpartition(".")[2] == name:
                             note(api)  # `mock.patch(f"{MODULE}.dot_product_attention")`: whichever module it names
+                        elif name == ANY_NAME:
+                            # a target not known (a parameter, a row): it may be any API, in the
+                            # lines the patch holds in, not wherever a helper that patches is called
+                            scope = patch_scope(info.path, stmt, spans, False)
+                            self.patched_apis.setdefault(api, []).append(scope._replace(lasting=False))
                     continue
                 if full is not None and not full.startswith("jax.") and ".jax." in f"{full}.":
                     full = full[full.index(".jax.") + 1 :] if ".jax." in full else "jax"  # "model.jax.nn": the module's `jax` (probe 36a)
@@ -4146,6 +4154,43 @@ def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
         yield from (d for d in stmt.decorator_list if isinstance(d, ast.Call))
     elif isinstance(stmt, (ast.With, ast.AsyncWith)):
         yield from (item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call))
+
+
+def _factory_patches(info: ModuleInfo, stmt: ast.stmt) -> Iterator[ast.Call]:
+    """`with patched("jax.nn.dot_product_attention"):` where the module's `def patched(
+    target): return mock.patch(target, fake)` makes the patch: that call, with the with
+    item's arguments in place of the parameters it names (probe 42c)."""
+    if not isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return
+    for item in stmt.items:
+        call = item.context_expr
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)) or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        factory = next((d for d in info.tree.body if isinstance(d, ast.FunctionDef) and d.name == call.func.id and not d.decorator_list), None)
+        made = factory.body[-1].value if factory is not None and isinstance(factory.body[-1], ast.Return) else None
+        if factory is None or not isinstance(made, ast.Call) or not (_dotted(made.func) or "").endswith(("patch", "patch.object", "patch.multiple", "patch.dict")):
+            continue
+        params = [a.arg for a in (*factory.args.posonlyargs, *factory.args.args)]
+        given: dict[str, ast.expr] = dict(zip(params, call.args))
+        given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+        defaults = factory.args.defaults
+        given.update((name, default) for name, default in zip(params[len(params) - len(defaults) :], defaults) if name not in given)
+        kwonly = factory.args.kwonlyargs
+        given.update((a.arg, d) for a, d in zip(kwonly, factory.args.kw_defaults) if d is not None and a.arg not in given)
+        every = {*params, *(a.arg for a in kwonly)}
+        yield ast.copy_location(_Substituted(given, every).visit(copy.deepcopy(made)), call)
+
+
+class _Substituted(ast.NodeTransformer):
+    """An expression with a function's parameters replaced by the arguments a call gives
+    (`f"{mod}.{name}"` of `patched2("jax.nn", "relu")`); a parameter not given stays."""
+
+    def __init__(self, given: Mapping[str, ast.expr], params: set[str]) -> None:
+        self.given = given
+        self.params = params
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.given.get(node.id, node) if node.id in self.params else node
 
 
 def _options_of(items: Sequence[Value]) -> list[object] | None:

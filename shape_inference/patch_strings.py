@@ -12,13 +12,16 @@ strings the code spells (probes 38b, 40a).
 from __future__ import annotations
 
 import ast
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 
 BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not known
+OWN_CLASS = "<class>"  # in the strings a method reads: the name of its class (self.TARGET)
+ANY_NAME = "*"  # the name of a patch target built from parts none of which is known
 StringValue = str | tuple[str, ...]  # a string, or a list or tuple of them (`PARTS = ["jax.nn", ...]`)
 MAX_DEPTH = 8
 
@@ -30,6 +33,7 @@ class PatchStrings:
         self.project = project
         self.module_strings: dict[int, dict[str, StringValue | None]] = {}
         self.imported_strings: dict[tuple[int, str], StringValue | None] = {}
+        self.class_strings: dict[tuple[int, str], dict[str, StringValue]] = {}
 
     def record(self, info: ModuleInfo, stmt: ast.stmt, bound: dict[str, StringValue], visible: Mapping[str, StringValue], deep: bool = False) -> None:
         """What a statement binds, in the order statements come: `name = <string
@@ -40,6 +44,12 @@ class PatchStrings:
             found = self.value(info, stmt.value, visible)
             if found is not None:
                 bound[stmt.targets[0].id] = found
+                return
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(names := stmt.targets[0], (ast.Tuple, ast.List)) and all(isinstance(name, ast.Name) for name in names.elts):
+            found = self.value(info, stmt.value, visible)  # `MODULE, NAME = "jax.nn", "dot_product_attention"`
+            if isinstance(found, tuple) and len(found) == len(names.elts):
+                for name, item in zip(names.elts, found):
+                    bound[cast("ast.Name", name).id] = item
                 return
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.pop(stmt.name, None)  # (its body is its own scope)
@@ -72,6 +82,8 @@ class PatchStrings:
         tail = _literal_tail(node)
         if tail is not None and "." in tail and (name := tail.rpartition(".")[2]).isidentifier():
             return f"{BUILT_AT_RUN_TIME}.{name}"
+        if tail is None and not isinstance(node, ast.Constant):
+            return f"{BUILT_AT_RUN_TIME}.{ANY_NAME}"  # `mock.patch(target)` with a target not known: it may be any API
         return None
 
     def value(self, info: ModuleInfo, node: ast.expr, strings: Mapping[str, StringValue], depth: int = 0) -> StringValue | None:
@@ -83,8 +95,23 @@ class PatchStrings:
         if isinstance(node, ast.Name):
             return strings[node.id] if node.id in strings else self._imported(info, node.id)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in ("self", "cls") and isinstance(owner := strings.get(OWN_CLASS), str):
+                return self.of_class(info, owner).get(node.attr)  # `self.TARGET`: the class's own (or a base's)
+            if node.value.id not in strings and (named := self.of_class(info, node.value.id)):
+                return named.get(node.attr)  # `TestAttention.TARGET`
             module = self._imported_module(info, node.value.id)
             return self.of_module(module).get(node.attr) if module is not None else None  # `consts.ATTENTION`
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "type" and len(node.value.args) == 1:
+            return self.value(info, ast.Attribute(node.value.args[0], node.attr, ast.Load()), strings, depth + 1)  # `type(self).TARGET`
+        if isinstance(node, ast.Subscript):
+            held = self.value(info, node.value, strings, depth + 1)  # `TARGETS[1]`, `PARTS[:2]`
+            index = _index(node.slice)
+            if held is None or index is None:
+                return None
+            try:
+                return held[index]
+            except (IndexError, TypeError):
+                return None
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.value(info, item, strings, depth + 1) for item in node.elts]
             return tuple(item for item in items if isinstance(item, str)) if all(isinstance(item, str) for item in items) else None
@@ -146,6 +173,28 @@ class PatchStrings:
                 found[name] = value if name not in rebound else None
         return found
 
+    def of_class(self, info: ModuleInfo, name: str) -> dict[str, StringValue]:
+        """The strings a module's class binds in its body or takes from a base of the
+        module (`TARGET = "jax.nn.dot_product_attention"`), as `self.TARGET` reads them
+        in its methods; not a name a subclass of the module binds again, nor one code
+        sets on some object (`obj.TARGET = ...`): those may differ when the test runs."""
+        key = (id(info), name)
+        found = self.class_strings.get(key)
+        if found is None:
+            found = self.class_strings[key] = {}  # (a class that is its own base reads nothing)
+            classes = {stmt.name: stmt for stmt in info.tree.body if isinstance(stmt, ast.ClassDef)}
+            if name in classes:
+                for base in reversed(classes[name].bases):
+                    found.update(self.of_class(info, base.id) if isinstance(base, ast.Name) else {})
+                own: dict[str, StringValue] = {}
+                for stmt in classes[name].body:
+                    self.record(info, stmt, own, ChainMap(own, self.as_functions_read(info)), deep=True)
+                found.update(own)
+                if found:
+                    for rebound in _rebound_below(info.tree, classes, name):
+                        found.pop(rebound, None)
+        return found
+
     def as_functions_read(self, info: ModuleInfo) -> Mapping[str, StringValue]:
         """The module's strings as its functions read them when they run (after the
         module ran): of_module without the names it cannot tell, computed when first read."""
@@ -165,6 +214,8 @@ class PatchStrings:
                 for alias in stmt.names:
                     if (alias.asname or alias.name) == name and (source := self.project.find(self.project.from_base(info, stmt))) is not None and source is not info:
                         return self.of_module(source).get(alias.name)
+                    if alias.name == "*" and (source := self.project.find(self.project.from_base(info, stmt))) is not None and source is not info and (found := self.of_module(source).get(name)) is not None:
+                        return found  # `from consts import *`
         return None
 
     def _imported_module(self, info: ModuleInfo, name: str) -> ModuleInfo | None:
@@ -195,6 +246,42 @@ def _literal_tail(node: ast.expr) -> str | None:
         if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
             return f".{last.value}"
     return None
+
+
+def _rebound_below(tree: ast.Module, classes: Mapping[str, ast.ClassDef], name: str) -> set[str]:
+    """The names the module's subclasses of `name` bind in their bodies, and every
+    attribute code stores (`obj.TARGET = ...`, `setattr` aside)."""
+    below = {name}
+    grew = True
+    while grew:
+        grew = False
+        for cls in classes.values():
+            if cls.name not in below and any(isinstance(b, ast.Name) and b.id in below or isinstance(b, ast.Attribute) and b.attr in below for b in cls.bases):
+                below.add(cls.name)
+                grew = True
+    rebound: set[str] = set()
+    for cls in classes.values():
+        if cls.name in below and cls.name != name:
+            rebound.update(target.id for stmt in cls.body for target in _own_targets(stmt) if isinstance(target, ast.Name))
+    rebound.update(node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load))
+    return rebound
+
+
+def _index(node: ast.expr) -> int | slice | None:
+    """A literal index or slice (`[1]`, `[:-1]`, `[0:2]`), else None."""
+    if isinstance(node, ast.Slice):
+        bounds = [_int(part) if part is not None else None for part in (node.lower, node.upper, node.step)]
+        if any(b is None and part is not None for b, part in zip(bounds, (node.lower, node.upper, node.step))):
+            return None
+        return slice(*bounds)
+    return _int(node)
+
+
+def _int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return -inner if inner is not None else None
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) else None
 
 
 def _own_targets(stmt: ast.stmt) -> list[ast.expr]:

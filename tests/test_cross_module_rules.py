@@ -414,6 +414,55 @@ def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypat
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
 
 
+ATTENTION_TARGET = "'jax.nn.dot_product_attention'"
+
+
+@pytest.mark.parametrize(
+    ("test_code", "found"),
+    [
+        (f"class TestIt:\n    TARGET = {ATTENTION_TARGET}\n\n    def test_it(self):\n        with mock.patch(self.TARGET, fake):\n            attend(Q)\n", False),
+        ("class TestIt:\n    TARGET = 'jax.nn.relu'\n\n    def test_it(self):\n        with mock.patch(self.TARGET, fake):\n            attend(Q)\n", True),
+        (f"class TestIt:\n    TARGET = {ATTENTION_TARGET}\n\n    def test_it(self):\n        with mock.patch(type(self).TARGET, fake):\n            attend(Q)\n", False),
+        (f"class TestIt:\n    TARGET = {ATTENTION_TARGET}\n\n    def test_it(self):\n        with mock.patch(TestIt.TARGET, fake):\n            attend(Q)\n", False),
+        (f"class Base:\n    TARGET = {ATTENTION_TARGET}\n\n\nclass TestIt(Base):\n    def test_it(self):\n        with mock.patch(self.TARGET, fake):\n            attend(Q)\n", False),  # a base's
+        # a subclass binds it again: `self.TARGET` of the base's method is not known, and
+        # not known may be the attention (silent)
+        (f"class Base:\n    TARGET = 'jax.nn.relu'\n\n    def test_it(self):\n        with mock.patch(self.TARGET, fake):\n            attend(Q)\n\n\nclass TestIt(Base):\n    TARGET = {ATTENTION_TARGET}\n", False),
+        ("MODULE, NAME = 'jax.nn', 'dot_product_attention'\n\n\ndef test_it():\n    with mock.patch(f'{MODULE}.{NAME}', fake):\n        attend(Q)\n", False),  # unpacked
+        (f"TARGETS = ['jax.nn.relu', {ATTENTION_TARGET}]\n\n\ndef test_it():\n    with mock.patch(TARGETS[1], fake):\n        attend(Q)\n", False),
+        (f"TARGETS = ['jax.nn.relu', {ATTENTION_TARGET}]\n\n\ndef test_it():\n    with mock.patch(TARGETS[0], fake):\n        attend(Q)\n", True),
+        ("@pytest.mark.parametrize('target', ['jax.nn.dot_product_attention'])\ndef test_it(target):\n    with mock.patch(target, fake):\n        attend(Q)\n", False),  # a row: any API
+        ("def patched(target):\n    return mock.patch(target, fake)\n\n\ndef test_it():\n    with patched('jax.nn.dot_product_attention'):\n        attend(Q)\n", False),  # a factory
+        ("def patched(target):\n    return mock.patch(target, fake)\n\n\ndef test_it():\n    with patched('jax.nn.relu'):\n        attend(Q)\n", True),
+        ("def patched(mod, name='dot_product_attention'):\n    return mock.patch(f'{mod}.{name}', fake)\n\n\ndef test_it():\n    with patched('jax.nn'):\n        attend(Q)\n", False),
+        # a helper that starts a patch of a target not known: not taken to hold wherever it is called
+        ("def start(target):\n    mock.patch(target, fake).start()\n\n\ndef test_it():\n    start('jax.nn.relu')\n    attend(Q)\n", True),
+    ],
+)
+def test_patch_targets_read_through_classes_rows_and_factories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
+    # probe 42c: `self.TARGET`, `TARGETS[1]`, unpacked names and patch factories were not
+    # read; a target from a parameter or a row may be any API
+    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    test = (
+        "from unittest import mock\n\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\n"
+        f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
+@pytest.mark.parametrize(("name", "found"), [("ATTENTION", False), ("OTHER", True)])
+def test_a_patch_target_star_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, name: str, found: bool) -> None:
+    # a name not read would be taken for any API (silent): OTHER is found only where read
+    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    test = (
+        "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\nfrom tests.consts import *\n\n\n"
+        f"def test_it():\n    with mock.patch({name}, lambda *a, **kw: a[0]):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
+    )
+    files = {"model.py": model, "tests/__init__.py": "", "tests/consts.py": "ATTENTION = 'jax.nn.dot_product_attention'\nOTHER = 'jax.nn.relu'\n", "tests/test_model.py": test}
+    assert [code for _, code in places(tmp_path, monkeypatch, capsys, files)] == (["JCD203"] if found else [])
+
+
 @pytest.mark.parametrize(
     ("conftest", "found"),
     [
