@@ -29,12 +29,13 @@ from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ER
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
+from jax_cudnn_lint.shape_inference.fixture_requests import requests_fixture
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_TIME, OWN_CLASS, PatchStrings, StringValue
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -297,7 +298,7 @@ class Interpreter:
         # functions some analysed code called: a generic body's nested def it called itself
         # and does not hand out is not analysed again on its own (analyse_nested)
         self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
-        self.context_spans: dict[int, list[tuple[int, int, list[ast.expr]]]] = {}  # id of a module -> _context_spans
+        self.context_spans: dict[int, list[tuple[int, int, list[ast.expr]]]] = {}  # id of a module's facts -> _context_spans_of
         self.patch_strings = PatchStrings(project)  # the strings patch targets are built from
         self.handed_out_names: dict[int, frozenset[str]] = {}  # id of a def -> _names_handed_out
         self.free_names: dict[int, tuple[str, ...]] = {}  # id of a def -> the names it reads and does not bind (_closure_key)
@@ -385,7 +386,7 @@ class Interpreter:
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (_dotted(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (dotted_name(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
                 if not any(isinstance(node, ast.Attribute) and node.attr == "pop_all" for inner in stmt.body for node in ast.walk(inner)):
                     # (`stack.pop_all()` hands the patches on past the block: they hold where a
                     # patch in the enclosing function would)
@@ -402,12 +403,12 @@ class Interpreter:
             self._mark_api_patches(info, stmt, spans, strings)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                    if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None and owner not in ("self", "cls"):
+                    if isinstance(target, ast.Attribute) and (owner := dotted_name(target.value)) is not None and owner not in ("self", "cls"):
                         patches.append((owner, target.attr))
-                    elif isinstance(target, ast.Subscript) and (owner := _dotted(_container(target))) is not None:
+                    elif isinstance(target, ast.Subscript) and (owner := dotted_name(_container(target))) is not None:
                         patches.append((owner, ""))  # `CFG["seq_len"] = 255`: the object changes in place
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
-                if stmt.value.func.attr in _IN_PLACE and (owner := _dotted(_container(stmt.value.func.value))) is not None:
+                if stmt.value.func.attr in _IN_PLACE and (owner := dotted_name(_container(stmt.value.func.value))) is not None:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
                 for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
@@ -472,7 +473,7 @@ class Interpreter:
             self.patched_apis.setdefault(api, []).append(patch_scope(info.path, stmt, spans, internals))
 
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
-        found = [(owner, target.attr) for target in targets if isinstance(target, ast.Attribute) and (owner := _dotted(target.value)) is not None]
+        found = [(owner, target.attr) for target in targets if isinstance(target, ast.Attribute) and (owner := dotted_name(target.value)) is not None]
         for call in (*_patching_calls(stmt), *_factory_patches(info, stmt)):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
@@ -511,7 +512,7 @@ class Interpreter:
         strings: `f"{MODULE}.dot_product_attention"`, `consts.ATTENTION`; probes 37a, 38b,
         40a); a string built from parts not known whose last name is literal, that name in
         BUILT_AT_RUN_TIME (whichever module it names); else `call` as it is."""
-        named = _dotted(call.func) or ""
+        named = dotted_name(call.func) or ""
         if not call.args or isinstance(call.args[0], ast.Constant) or not (named == "patch" or named.endswith((".patch", ".setattr"))):
             return call  # (only these take a dotted string)
         if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
@@ -787,44 +788,59 @@ class Interpreter:
 
     def _context_at_every_call(self, func: FunctionV, ctx: Ctx) -> Ctx:
         """`ctx` under the precision or x64 context that every call of a module-level
-        function has around it, where the analysis sees all its calls (its module's, none
-        from other files): `with jax.default_matmul_precision("float32"): encode(...)` is
-        how encode() runs (probe 40b: JCD103 and JCD102 were reported on its generic run)."""
+        function has around it, where the analysis sees all its calls (its module's, and
+        those of the other files that import it): `with jax.default_matmul_precision(
+        "float32"): encode(...)` is how encode() runs (probes 40b, 42c: JCD103 and JCD102
+        were reported on its generic run)."""
         node = func.node
         if func.owner is not None or isinstance(node, ast.Lambda) or node not in func.module.tree.body:
             return ctx
-        withs = self._context_spans(func.module)
-        if not withs:
-            return ctx
+        if not self._context_spans_of(func.module.facts) and not func.module.facts.updates_config():
+            return ctx  # (a module that neither enters such a context nor sets the flags: most)
         calls = func.module.facts.direct_calls(node.name)
-        if not calls or CALLED_LATER in calls or self._calls_from_other_roots(func.module, node.name) != []:
+        if calls is None or CALLED_LATER in calls:
+            return ctx
+        outside = self._calls_from_other_modules(func.module, node.name)
+        if outside is None or not calls and not outside:
+            return ctx
+        every = [*((func.module.facts, call) for call in calls), *outside]
+        if any(call is CALLED_LATER for _, call in every):
             return ctx
         common: set[str] | None = None
-        contexts: dict[str, ast.expr] = {}
-        for call in calls:
-            around = {ast.dump(expr): expr for start, end, exprs in withs if start <= call.lineno <= end for expr in exprs}
+        contexts: dict[str, tuple[ScopeFacts, ast.expr]] = {}
+        for facts, call in every:
+            around = {ast.dump(expr): (facts, expr) for start, end, exprs in self._context_spans_of(facts) if start <= call.lineno <= end for expr in exprs}
             contexts.update(around)
             common = set(around) if common is None else common & set(around)
             if not common:
                 return ctx
         if common is None or len(common) != 1:
             return ctx  # (two contexts around every call: which one is inner is not told here)
-        frame = Frame(func.module, func.module.namespace, Ctx())
-        expr = contexts[common.pop()]
+        facts, expr = contexts[common.pop()]
+        if facts is not func.module.facts:
+            # another file's context, read as JAX's own with its arguments as they are
+            # spelled (that file's top level is not run for it: a script's is its program)
+            maker = cast("ast.Call", expr)
+            named = (dotted_name(maker.func) or "").rpartition(".")[2]
+            expr = ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), named, ast.Load()), maker.args, maker.keywords), maker))
+            frame = Frame(func.module, {"jax": self.external("jax")}, Ctx())
+        else:
+            frame = Frame(func.module, func.module.namespace, Ctx())
         return self.api.enter_context(self, self.ev(expr, frame), ctx, ast.withitem(expr), frame)
 
-    def _context_spans(self, info: ModuleInfo) -> list[tuple[int, int, list[ast.expr]]]:
-        """Each `with` body of a module by its lines, with the precision and x64 contexts
-        it enters (`jax.default_matmul_precision(...)`, `jax.enable_x64(...)`)."""
-        found = self.context_spans.get(id(info))
+    def _context_spans_of(self, facts: ScopeFacts) -> list[tuple[int, int, list[ast.expr]]]:
+        """Each `with` body of a module (as its facts' tree holds it) by its lines, with the
+        precision and x64 contexts it enters (`jax.default_matmul_precision(...)`,
+        `jax.enable_x64(...)`)."""
+        found = self.context_spans.get(id(facts))
         if found is None:
             found = list[tuple[int, int, list[ast.expr]]]()
-            if not (info.facts.calls_attribute("default_matmul_precision") or info.facts.calls_attribute("enable_x64") or info.facts.updates_config()):
-                self.context_spans[id(info)] = found  # (no such context or update in the module: most)
+            if facts.tree is None or not (facts.calls_attribute("default_matmul_precision") or facts.calls_attribute("enable_x64") or facts.updates_config()):
+                self.context_spans[id(facts)] = found  # (no such context or update in the module: most)
                 return found
-            for stmt in every_statement(info.tree.body):
+            for stmt in every_statement(facts.tree.body):
                 if isinstance(stmt, (ast.With, ast.AsyncWith)) and stmt.body:
-                    exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (_dotted(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
+                    exprs: list[ast.expr] = [item.context_expr for item in stmt.items if isinstance(item.context_expr, ast.Call) and (dotted_name(item.context_expr.func) or "").endswith(("default_matmul_precision", "enable_x64"))]
                     if exprs:
                         found.append((stmt.body[0].lineno, stmt.end_lineno or stmt.lineno, exprs))
                 for held in (getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")):
@@ -833,7 +849,7 @@ class Interpreter:
                         if (setting := _config_setting(before)) is not None:
                             # the try's body runs as under `with` the setting (probe 41a)
                             found.append((after.body[0].lineno, after.body[-1].end_lineno or after.body[-1].lineno, [setting]))
-            self.context_spans[id(info)] = found
+            self.context_spans[id(facts)] = found
         return found
 
     def _try_spans(self, info: ModuleInfo) -> list[tuple[int, int, frozenset[str]]]:
@@ -1143,7 +1159,13 @@ class Interpreter:
         it by name (`from trainer import train`), and in the modules the analysis reached
         (model.py between layers.py and train.py: probe 32b); None where one uses it
         otherwise, or imports the module itself (`trainer.train` may be passed anywhere)."""
-        calls: list[ast.Call] = []
+        found = self._calls_from_other_modules(module, name)
+        return [call for _, call in found] if found is not None else None
+
+    def _calls_from_other_modules(self, module: ModuleInfo, name: str) -> list[tuple[ScopeFacts, ast.Call]] | None:
+        """_calls_from_other_roots, each call with the facts of its module (its tree with
+        the definitions that hold the calls parsed)."""
+        calls: list[tuple[ScopeFacts, ast.Call]] = []
         roots = self.project.roots
         for info in [*roots, *(info for info in self.project.importers_of(module) if info not in roots)]:
             if info is module:
@@ -1166,12 +1188,12 @@ class Interpreter:
                 through = facts.attribute_calls(name)  # `trainer.train(...)`
                 if through is None:
                     return None
-                calls.extend(through)
+                calls.extend((facts, call) for call in through)
             for bound in bound_names:
                 found = facts.direct_calls(bound)
                 if found is None:
                     return None
-                calls.extend(found)
+                calls.extend((facts, call) for call in found)
         return calls
 
     def _package_reexports(self, info: ModuleInfo, module: ModuleInfo, name: str) -> bool:
@@ -1884,7 +1906,7 @@ class Interpreter:
                     fr.ctx = with_handled(fr.ctx, fr.ctx.handled.union(*(relevant(self._swallowed(inner, None, fr)) for inner in entered)))
                     for call in _entered_contexts(stmt.body, item.optional_vars.id):
                         inner = call.args[0]
-                        if isinstance(inner, ast.Call) and (_dotted(inner.func) or "").endswith(("default_matmul_precision", "enable_x64")):
+                        if isinstance(inner, ast.Call) and (dotted_name(inner.func) or "").endswith(("default_matmul_precision", "enable_x64")):
                             # `stack.enter_context(jax.default_matmul_precision("float32"))`: from
                             # the block's start (probe 40b; a call before it in the block is read
                             # under it too)
@@ -3145,23 +3167,6 @@ class Interpreter:
         info = self.project.by_path.get(path)
         return function.startswith("pytest_") or info is None or bool(info.facts.direct_calls(function))
 
-    def _fixtures_requesting(self, info: ModuleInfo, fixture: str) -> frozenset[str]:
-        """`fixture` and the module's fixtures that ask for it, directly or through each
-        other (`def model(xla): ...`: a test asking for `model` gets the patch: probe 36a)."""
-        fixtures = [
-            stmt for stmt in every_statement(info.tree.body)
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any((_dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in stmt.decorator_list)
-        ]
-        found = {fixture}
-        grew = True
-        while grew:
-            grew = False
-            for stmt in fixtures:
-                if stmt.name not in found and any(arg.arg in found for arg in (*stmt.args.args, *stmt.args.kwonlyargs)):
-                    found.add(stmt.name)
-                    grew = True
-        return frozenset(found)
-
     def _in_subclass_keeping_set_up(self, path: str, line: int, base: str) -> bool:
         """Is the line in a class of that module whose setUp is `base`'s: found through
         its bases left to right, depth first (as Python's order does for these trees), where
@@ -3188,7 +3193,7 @@ class Interpreter:
                     return False  # `setUp = unittest.TestCase.setUp`
             if cls.name == base:
                 return True
-            for named in (_dotted(b) for b in cls.bases):
+            for named in (dotted_name(b) for b in cls.bases):
                 short = (named or "").rpartition(".")[2]
                 if short in classes:
                     found = resolves(classes[short], depth + 1)
@@ -3214,35 +3219,15 @@ class Interpreter:
         return False
 
     def _requests_fixture(self, path: str, line: int, fixture: str) -> bool:
-        """Is the line in a function (a test, or a fixture) that names `fixture` among
-        its parameters or asks for it with `request.getfixturevalue("fixture")`, or under
-        `@pytest.mark.usefixtures("fixture")` (a decorator, or a module's or class's
-        `pytestmark`)?"""
+        """Is the line in a test (or fixture) that requests `fixture` (fixture_requests),
+        through the fixtures of its own module and of its conftest.py files?"""
         info = self.project.by_path.get(path)
         if info is None:
             return False
-        wanted = self._fixtures_requesting(info, fixture)
-
-        def names_fixture(call: ast.expr, marker: str) -> bool:
-            return isinstance(call, ast.Call) and (_dotted(call.func) or "").endswith(marker) and any(isinstance(a, ast.Constant) and a.value in wanted for a in call.args)
-
-        def marks(value: ast.expr) -> list[ast.expr]:
-            return list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
-
-        if any(names_fixture(mark, "usefixtures") for stmt in info.tree.body if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets) for mark in marks(stmt.value)):
-            return True  # (probe 38b)
-        for stmt in every_statement(info.tree.body):
-            if not (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
-                continue
-            if isinstance(stmt, ast.ClassDef):
-                body_marks = [mark for item in stmt.body if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets) for mark in marks(item.value)]
-                if any(names_fixture(mark, "usefixtures") for mark in body_marks):
-                    return True
-            elif any(arg.arg in wanted for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(isinstance(node, ast.Call) and node.lineno < line and names_fixture(node, "getfixturevalue") for node in ast.walk(stmt)):
-                return True
-            if any(names_fixture(d, "usefixtures") for d in stmt.decorator_list):
-                return True
-        return False
+        conftests = [found for conftest in conftest_paths(path) if (found := self.project.by_path.get(conftest)) is not None]
+        for conftest in conftests:
+            self.project.load(conftest)
+        return requests_fixture(info.tree, line, fixture, [info.tree, *(conftest.tree for conftest in conftests)])
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
@@ -3969,19 +3954,6 @@ _EXPR_HANDLERS: dict[type, Callable[[Interpreter, ast.expr, Frame], Value]] = {
 }
 
 
-def _dotted(node: ast.expr) -> str | None:
-    """`pkg.mod` for a chain of names, else None.  A loop, not recursion: a chain can be
-    thousands of attributes deep."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 # the JAX modules that hold the watched APIs: an import of them cannot fail where the rules apply
 _API_MODULES = frozenset({"jax", "jax.nn", "jax.experimental", "jax.experimental.rnn", "jax._src.cudnn", "jax._src.cudnn.fused_attention_stablehlo"})
 
@@ -4026,7 +3998,7 @@ def function_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -
         return FunctionSpan(node.lineno, last, node.name, False, False, is_class=True)
     fixture = autouse = context = False
     for decorator in node.decorator_list:
-        named = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+        named = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
         if named.endswith("fixture"):
             fixture = True
             autouse = isinstance(decorator, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in decorator.keywords)
@@ -4168,7 +4140,7 @@ def _factory_patches(info: ModuleInfo, stmt: ast.stmt) -> Iterator[ast.Call]:
             continue
         factory = next((d for d in info.tree.body if isinstance(d, ast.FunctionDef) and d.name == call.func.id and not d.decorator_list), None)
         made = factory.body[-1].value if factory is not None and isinstance(factory.body[-1], ast.Return) else None
-        if factory is None or not isinstance(made, ast.Call) or not (_dotted(made.func) or "").endswith(("patch", "patch.object", "patch.multiple", "patch.dict")):
+        if factory is None or not isinstance(made, ast.Call) or not (dotted_name(made.func) or "").endswith(("patch", "patch.object", "patch.multiple", "patch.dict")):
             continue
         params = [a.arg for a in (*factory.args.posonlyargs, *factory.args.args)]
         given: dict[str, ast.expr] = dict(zip(params, call.args))
@@ -4222,7 +4194,7 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
     """What `call` replaces: _patch_target's one name, or each name that
     `mock.patch.multiple(obj, NAME=v, ...)` and `mock.patch.dict(obj.__dict__, {"NAME":
     v})` set (probe 34a); [] where none is known."""
-    named = _dotted(call.func) or ""
+    named = dotted_name(call.func) or ""
     args = call.args
     if named.endswith("patch.multiple") and args:
         names = [keyword.arg for keyword in call.keywords if keyword.arg is not None]
@@ -4237,7 +4209,7 @@ def _patch_targets(call: ast.Call) -> list[tuple[str | None, str | None, str]]:
         return [found] if found[0] is not None or found[1] is not None else []
     if isinstance(target, ast.Constant) and isinstance(target.value, str):
         return [(None, target.value, name) for name in names]  # `patch.multiple("jax.nn", ...)`
-    local = _dotted(target)
+    local = dotted_name(target)
     return [(local, None, name) for name in names] if local is not None else []
 
 
@@ -4273,7 +4245,7 @@ def _calls_plainly(wrapper: ast.FunctionDef | ast.AsyncFunctionDef, local: str) 
 def _names_a_patch(stmt: ast.stmt) -> bool:
     """A statement whose calls may patch (`mock.patch(...).start()`, `setattr(...)`,
     `monkeypatch.setattr(...)`, `jax.config.update(...)`), by their names."""
-    return any(isinstance(node, ast.Call) and any(part in (_dotted(node.func) or "") for part in ("patch", "setattr", "enter_context", "config.update")) for node in ast.walk(stmt))
+    return any(isinstance(node, ast.Call) and any(part in (dotted_name(node.func) or "") for part in ("patch", "setattr", "enter_context", "config.update")) for node in ast.walk(stmt))
 
 
 _KEYED_BY_VALUE = (IntV, ConstV, FloatV, DTypeV, ArrayV, ExternalV, UnknownV, OpaqueV)
@@ -4357,12 +4329,12 @@ def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
     `monkeypatch.setattr(...)` or `mock.patch.object(...)`; (None, the module's full
     name, NAME) for the dotted-string forms ("pkg.mod.NAME"); (None, None, "") else."""
     args = call.args
-    named = _dotted(call.func) or ""
+    named = dotted_name(call.func) or ""
     setattr_like = named == "setattr" or named.endswith((".setattr", "patch.object"))
     if setattr_like and len(args) >= 2:
         second = args[1]
         if isinstance(second, ast.Constant) and isinstance(second.value, str):
-            return _dotted(args[0]), None, second.value
+            return dotted_name(args[0]), None, second.value
     first = args[0] if args else None
     string_form = named.endswith(".setattr") or named == "patch" or named.endswith(".patch")
     if string_form and isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:

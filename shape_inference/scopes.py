@@ -802,6 +802,14 @@ def _index_calls(
                 # `tree_map(f, qs, dtypes)` / `map(f, xs)`: f called with one leaf of each tree
                 calls.setdefault(mapped.id, []).append(ast.copy_location(ast.Call(func=mapped, args=call.args[1:], keywords=[]), call))
                 handed_on.add(id(mapped))
+            elif callee in ("eval_shape", "filter_eval_shape") and call.args and isinstance(shaped := call.args[0], (ast.Name, ast.Attribute)) and not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords):
+                # `jax.eval_shape(f, x, seq_len=128)` calls f(x, seq_len=128) there (probe 42c)
+                made = ast.copy_location(ast.Call(func=shaped, args=call.args[1:], keywords=call.keywords), call)
+                if isinstance(shaped, ast.Name):
+                    calls.setdefault(shaped.id, []).append(made)
+                    handed_on.add(id(shaped))
+                else:
+                    attribute_calls.setdefault(shaped.attr, []).append(made)  # `jax.eval_shape(lstm_mod.run)`
             elif isinstance(func, ast.Call) and isinstance(through := _passed_through(func), (ast.Name, ast.Attribute)):
                 if isinstance(through, ast.Name):
                     calls.setdefault(through.id, []).append(call)  # `jax.jit(f)(x, dtype=...)`: a call of f
@@ -1341,3 +1349,15 @@ def set_and_restored(block: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Try]
         if isinstance(after, ast.Try) and after.body and after.finalbody and config_update(before) is not None:
             yield before, after
 
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`pkg.mod` for a chain of names, else None.  A loop, not recursion: a chain can be
+    thousands of attributes deep."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))

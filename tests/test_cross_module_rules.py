@@ -463,6 +463,32 @@ def test_a_patch_target_star_imported_from_a_project_module(tmp_path: Path, monk
     assert [code for _, code in places(tmp_path, monkeypatch, capsys, files)] == (["JCD203"] if found else [])
 
 
+LSTM_MODULE = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import rnn\n\n"
+    "jax.config.update('jax_default_matmul_precision', 'bfloat16')\n\nI, H = 4, 8\n\n\n"
+    "def run():\n    x = jnp.zeros((2, 3, I))\n    h = jnp.zeros((1, 2, H))\n"
+    "    w = jnp.zeros((rnn.get_num_params_in_lstm(I, H, 1, False),))\n"
+    "    return rnn.lstm(x, h, h, w, jnp.array([3, 2], jnp.int32), I, H, 1, 0.0, False)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("caller", "found"),
+    [
+        ("import jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('float32'):\n        return lstm_mod.run()\n", False),
+        ("import jax\n\nfrom lstm_mod import run\n\n\ndef main():\n    with jax.default_matmul_precision('float32'):\n        return jax.eval_shape(run)\n", False),
+        ("import jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('bfloat16'):\n        return lstm_mod.run()\n", True),
+        ("import jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('float32'):\n        lstm_mod.run()\n    return lstm_mod.run()\n", True),  # one call outside
+        ("import lstm_mod\n\n\ndef main():\n    return lstm_mod.run()\n", True),
+    ],
+)
+def test_a_precision_context_every_caller_in_other_files_enters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, caller: str, found: bool) -> None:
+    # probe 42c: the module sets bfloat16 for its LSTM; every call of run() from other
+    # files runs under float32 (JCD103 was reported on run()'s own analysis)
+    found_at = places(tmp_path, monkeypatch, capsys, {"lstm_mod.py": LSTM_MODULE, "caller.py": caller})
+    assert [code for _, code in found_at] == (["JCD103"] if found else [])
+
+
 @pytest.mark.parametrize(
     ("conftest", "found"),
     [
