@@ -515,8 +515,8 @@ class Interpreter:
         named = dotted_name(call.func) or ""
         if not call.args or isinstance(call.args[0], ast.Constant) or not (named == "patch" or named.endswith((".patch", ".setattr"))):
             return call  # (only these take a dotted string)
-        if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
-            return call  # `setattr(obj, "NAME", v)`: the object is the first argument
+        if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str) or named.endswith(".setattr") and len(call.args) >= 3:
+            return call  # `setattr(obj, "NAME", v)`, `monkeypatch.setattr(cfg, key, v)`: the object is the first argument
         text = self.patch_strings.target(info, call.args[0], strings)
         return ast.Call(call.func, [ast.Constant(text), *call.args[1:]], call.keywords) if text is not None else call
 

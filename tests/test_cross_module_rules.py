@@ -437,6 +437,8 @@ ATTENTION_TARGET = "'jax.nn.dot_product_attention'"
         ("def patched(mod, name='dot_product_attention'):\n    return mock.patch(f'{mod}.{name}', fake)\n\n\ndef test_it():\n    with patched('jax.nn'):\n        attend(Q)\n", False),
         # a helper that starts a patch of a target not known: not taken to hold wherever it is called
         ("def start(target):\n    mock.patch(target, fake).start()\n\n\ndef test_it():\n    start('jax.nn.relu')\n    attend(Q)\n", True),
+        # an object's attribute of a name not known: the object is no JAX module
+        ("def test_it(monkeypatch):\n    for key in ('indent', 'sort_keys'):\n        monkeypatch.setattr(pytest, key, 1)\n    attend(Q)\n", True),
     ],
 )
 def test_patch_targets_read_through_classes_rows_and_factories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
