@@ -62,6 +62,9 @@ def _get(obj: ExtObjectV, i: int, name: str) -> Value | None:
 
 def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
     given = obj.kwarg("dtype")
+    if not absent(given) and obj.qualname == "equinox.nn.Linear":
+        given_name = A.dtype_name(given)  # the weights' dtype: `weight @ x` promotes with the input (probe 42a)
+        return promote(x.dtype, given_name) if given_name is not None else None
     if not absent(given):
         return A.dtype_name(given)  # None when given but not resolved
     if obj.qualname.startswith("flax."):
@@ -75,6 +78,24 @@ def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
         # equinox makes the weights when the layer is built: float32 unless dtype= said
         return promote(x.dtype, "float32")
     return x.dtype
+
+
+def _embedding_dtype(obj: ExtObjectV) -> str | None:
+    """What an embedding lookup gives: flax's `dtype`, else its `param_dtype` (float32 by
+    default: probe 42a, `nn.Embed(..., param_dtype=jnp.bfloat16)` is bfloat16); haiku's
+    and equinox's table is float32 unless given (`embedding_matrix`, `weight`, `dtype`)."""
+    q = obj.qualname
+    given = obj.kwarg("dtype")
+    if q.startswith("flax."):
+        return A.dtype_name(given) if not absent(given) else A.dtype_or(obj.kwarg("param_dtype"), "float32")
+    table = _arr(_get(obj, 2, "embedding_matrix" if q.startswith("haiku") else "weight"))
+    if table is not None:
+        return table.dtype
+    if q.startswith("haiku."):
+        return None if obj.kwarg(HAIKU_POLICY) is not None or _get(obj, 2, "embedding_matrix") is not None else "float32"
+    if q.startswith("equinox."):
+        return A.dtype_name(given) if not absent(given) else "float32" if _get(obj, 2, "weight") is None else None
+    return None
 
 
 HAIKU_POLICY = "<haiku mixed precision>"  # a keyword no call can spell: a policy was set
@@ -159,7 +180,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         feats = _get(obj, 1, "features" if short == "Embed" else "embedding_size")
         if q.startswith("haiku"):
             feats = _haiku_embed_dim(obj)
-        dtype = A.dtype_or(obj.kwarg("dtype"), "float32" if q.startswith("flax") else None)
+        dtype = _embedding_dtype(obj)
         if x.shape is None:
             return ArrayV(None, dtype, diff)
         width = feats.dim.with_why(step) if isinstance(feats, IntV) else D.unknown()  # (the ids' dims hold whatever the width)
@@ -352,12 +373,15 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
 
 def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     """`hk.get_parameter(name, shape, dtype=None, init=...)`: an array of that shape,
-    differentiated when the parameters being applied are.  Its dtype only when given:
-    haiku's mixed-precision policies may cast parameters of a module."""
+    differentiated when the parameters being applied are.  Its dtype is the one given, or
+    float32 (haiku's default, probe 42a), unless a mixed-precision policy or a custom
+    getter or creator may cast it."""
     shape_v = _in(args, kwargs, 1, "shape")
     dtype_v = _in(args, kwargs, 2, "dtype")
     shape = shape_of(shape_v) if shape_v is not None else None
-    dtype = None if absent(dtype_v) else A.dtype_name(dtype_v)
+    facts = fr.module.facts
+    casts = interp.haiku_policy or facts.calls_attribute("custom_getter") or facts.calls_attribute("custom_creator")
+    dtype = None if casts else "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
     return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 

@@ -547,14 +547,16 @@ class ScopeFacts:
         reads it) changes nothing (probes 36a, 37a)."""
         if self._rebound_around_calls is None:
             bound_at: dict[str, list[int]] = {}
+            imported_as: dict[str, set[object]] = {}  # what each binding is: the same import twice binds the same
             for stmt in statements(self.tree.body if isinstance(self.tree, ast.Module) else []):
                 names: set[str] = set()
                 _bound_by(stmt, names)
                 for name in names:
                     bound_at.setdefault(name, []).append(stmt.lineno)
+                    imported_as.setdefault(name, set()).add(_import_source(stmt, name) or stmt.lineno)
             found: set[str] = set()
             for name, lines in bound_at.items():
-                if len(lines) > 1 and any(min(lines) <= line < max(lines) for line in self.calls_reaching(self._readers_of(name))):
+                if len(imported_as[name]) > 1 and any(min(lines) <= line < max(lines) for line in self.calls_reaching(self._readers_of(name))):
                     found.add(name)
             self._rebound_around_calls = frozenset(found)
         return self._rebound_around_calls
@@ -1361,3 +1363,18 @@ def dotted_name(node: ast.expr) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _import_source(stmt: ast.stmt, name: str) -> tuple[str, ...] | None:
+    """What an absolute import statement binds to `name` (`import flax.linen as nn`:
+    ("flax.linen",); `from jax import numpy as jnp`: ("jax", "numpy")), else None."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if (alias.asname or alias.name.split(".")[0]) == name:
+                return (alias.name if alias.asname else alias.name.split(".")[0],)
+    elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module is not None:
+        for alias in stmt.names:
+            if (alias.asname or alias.name) == name:
+                return (stmt.module, alias.name)
+    return None
+
