@@ -2304,7 +2304,16 @@ _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
 _register(["Linear", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential",
            *(f"{kind}Pool{n}d" for kind in ("Max", "Avg", "AdaptiveMax", "AdaptiveAvg") for n in (1, 2, 3))], ["equinox.nn"], h_layer)
-_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D", "Sequential"], ["haiku"], h_layer)
+_register(["Linear", "Embed", "LayerNorm", "RMSNorm", "BatchNorm", "GroupNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D", "Sequential"], ["haiku"], h_layer)
+
+
+def h_haiku_dropout(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`hk.dropout(rng, rate, x)`: x's shape and dtype, differentiated as x is (probe 42a)."""
+    x = arg(args, kwargs, 2, "x")
+    return x if isinstance(x, ArrayV) else UnknownV(x.diff if x is not None else False)
+
+
+_register(["dropout"], ["haiku"], h_haiku_dropout)
 _register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
 # hk.layer_stack(n) is an object that, called on f, gives the stacked function
 _register(["layer_stack"], ["haiku"], h_layer)
