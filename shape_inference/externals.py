@@ -1361,6 +1361,9 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     name = args[1] if len(args) == 3 else None
     obj = args[0] if args else None
     interp.register_functions(args[2:])  # `setattr(registry, name, fn)`: called through it
+    if isinstance(obj, ClassV) and isinstance(name, ConstV) and isinstance(name.value, str):
+        obj.attrs[name.value] = UNKNOWN  # `setattr(Config, "T", 512)`: ordered against the reads or not, unknown
+        return ConstV(None)
     if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
         interp.escape(args, kwargs)
         if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it
@@ -1376,6 +1379,19 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         old = obj.attrs.get(name.value)
         value = join(old, value) if old is not None else UNKNOWN
     obj.attrs[name.value] = value
+    return ConstV(None)
+
+
+def h_delattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """delattr(obj, "name"): what obj.name reads next (a base's value, an error) is not
+    followed: unknown (probe 42b)."""
+    obj = args[0] if args else None
+    name = args[1] if len(args) == 2 else None
+    if isinstance(obj, (InstanceV, ClassV)) and isinstance(name, ConstV) and isinstance(name.value, str):
+        interp.mutations += 1
+        obj.attrs[name.value] = UNKNOWN
+    elif isinstance(obj, InstanceV):
+        obj.forget_all()
     return ConstV(None)
 
 
@@ -2166,7 +2182,8 @@ _register(["max_pool", "avg_pool"], ["flax.linen", "flax.nnx", "flax.linen.pooli
 _register(["min_pool"], ["flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)  # not in flax.linen's namespace
 _register(["max_pool", "avg_pool"], ["haiku"], windows.h_haiku_pool)
 _register(["prod"], ["math", "jax.numpy"], h_prod)
-_register(["setattr", "object.__setattr__"], ["builtins"], h_setattr)
+_register(["setattr", "object.__setattr__", "type.__setattr__"], ["builtins"], h_setattr)
+_register(["delattr", "object.__delattr__", "type.__delattr__"], ["builtins"], h_delattr)
 _register(["bool"], ["builtins"], h_bool)
 _register(["tuple", "list"], ["builtins"], h_tuple)
 _register(["max", "min"], ["builtins"], h_minmax)

@@ -1512,6 +1512,10 @@ class Interpreter:
                 self._stores_unspelled(view, fr)  # `vars(cfg)[k] = v`
             container_v = self.ev(target.value, fr)
             self.mutations += 1  # in place: a generator run earlier may have read the old item
+            held = target.value
+            if isinstance(held, ast.Attribute) and held.attr in ("keywords", "args") and isinstance(held.value, ast.Name) and fr.state is not None and isinstance(fr.state.get(held.value.id), PartialV):
+                fr.state[held.value.id] = UNKNOWN  # `attn.keywords["implementation"] = "xla"`: the partial changed (probe 42b)
+                return
             if isinstance(container_v, InstanceV) and self.api.is_mapping_namespace(container_v):
                 # cfg["seq"] = n on a ConfigDict / DictConfig: its attribute
                 ok, key = const_value(self.ev(target.slice, fr))
@@ -2464,6 +2468,14 @@ class Interpreter:
             # another file sets it (`Config.SEQ = 128`): bound before or after?  (On this
             # class, over what it inherits too: the patch shadows the base's value.)
             cls.attrs[name] = UNKNOWN
+        cls.rewritten = _rewrites_its_class(meta) or any(isinstance(base, ClassV) and base.rewritten for base in bases) or any(isinstance(member, InstanceV) and isinstance(member.cls.lookup("__set_name__"), FunctionV) for member in cls.attrs.values())
+        if cls.rewritten:
+            # a metaclass of ours that makes or reads the class, or a descriptor's
+            # `__set_name__`, may set any attribute (probe 42b: `ns["T"] = 512`)
+            for name, member in list(cls.attrs.items()):
+                if not isinstance(member, FunctionV):
+                    cls.attrs[name] = UNKNOWN
+            cls.fields = [(name, UNKNOWN if default is not None else None, annotation) for name, default, annotation in cls.fields]
         if enums.is_enum(cls):
             enums.finish_class(cls)
         value: Value = cls
@@ -2486,6 +2498,8 @@ class Interpreter:
                     self.mutations += 1
                     base.touch()
                     base.attrs[target.attr] = UNKNOWN
+                elif isinstance(base, ClassV):
+                    base.attrs[target.attr] = UNKNOWN  # `del Child.T`: a base's value shows through (probe 42b)
 
     def _delete_item(self, target: ast.Subscript, fr: Frame) -> None:
         """`del cfg["key"]`: a known dict loses the key (`.get(key, default)` then gives
@@ -2681,6 +2695,10 @@ class Interpreter:
                 return self.call(hook, [ConstV(name)], {}, False, node, fr)
             return UNKNOWN
         if isinstance(base, InstanceV):
+            if base.cls.intercepts is None:
+                base.cls.intercepts = isinstance(base.cls.lookup("__getattribute__"), FunctionV)
+            if base.cls.intercepts:
+                return UNKNOWN.tainted(base.diff)  # its own `__getattribute__` answers every read (probe 42b)
             if name in base.attrs:
                 found = base.attrs[name]
                 if configdict.is_ref(found) and self.api.is_mapping_namespace(base):
@@ -4163,6 +4181,18 @@ class _Substituted(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         return self.given.get(node.id, node) if node.id in self.params else node
+
+
+def _rewrites_its_class(meta: Value | None) -> bool:
+    """Is `meta` a metaclass of the analysed code that may change what its classes hold:
+    one that defines how a class is made or read (`__new__`, `__init__`, `__prepare__`,
+    `__getattribute__`, `__getattr__`, `__setattr__`), or a property?"""
+    from jax_cudnn_lint.shape_inference.jax_api import PropertyV  # (jax_api imports this module)
+
+    if not isinstance(meta, ClassV):
+        return False
+    hooks = ("__new__", "__init__", "__prepare__", "__getattribute__", "__getattr__", "__setattr__", "__call__")
+    return any(isinstance(meta.lookup(hook), FunctionV) for hook in hooks) or any(isinstance(member, PropertyV) for member in meta.attrs.values())
 
 
 def _options_of(items: Sequence[Value]) -> list[object] | None:

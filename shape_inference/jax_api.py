@@ -120,7 +120,7 @@ def np_twin(qualname: str) -> str:
 
 _BUILTINS = frozenset(
     "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
-    "isinstance getattr setattr hasattr print super type object property staticmethod classmethod "
+    "isinstance getattr setattr delattr hasattr print super type object property staticmethod classmethod "
     "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset exec slice".split()
 )
 

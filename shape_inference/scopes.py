@@ -290,7 +290,7 @@ class ScopeFacts:
                     if isinstance(node, ast.Call):
                         obj = _dynamic_store(node)
                         if obj is None:
-                            if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2 and not _is_self(node.args[0]) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+                            if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and not _is_self(node.args[0]) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                                 names.add(node.args[1].value)
                                 if in_function and (stored_on := _class_named_by(node.args[0], enclosing)) is not False:
                                     on_classes.add((stored_on if isinstance(stored_on, str) else None, node.args[1].value))
@@ -1271,6 +1271,8 @@ def _stores_and_calls(top: ast.stmt) -> Iterator[ast.AST]:
     for stmt in every_statement([top]):
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             yield stmt
+        elif isinstance(stmt, ast.Delete):
+            yield ast.Assign(targets=stmt.targets, value=ast.Constant(None))  # `del Child.T` changes what Child.T reads
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             yield stmt.value
 

@@ -464,6 +464,8 @@ class ClassV(Value):
     decorators: tuple[Value, ...] = ()
     linearised: list[ClassV] | None = field(default=None, repr=False, compare=False)  # (mro(), cached)
     metaclass_call: bool = False  # its metaclass (of the analysed code) has a `__call__`: it makes the instances
+    rewritten: bool = False  # a metaclass or a descriptor's `__set_name__` may set its attributes: each unknown
+    intercepts: bool | None = field(default=None, repr=False, compare=False)  # defines `__getattribute__` (itself or a base; computed when first read)
 
     def key(self) -> object:
         return ("class", id(self.node))
