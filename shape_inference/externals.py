@@ -2019,7 +2019,7 @@ def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     from jax_cudnn_lint.shape_inference.layers import HAIKU_POLICY
 
     items = tuple(kwargs.items())
-    if interp.haiku_policy and q.startswith("haiku."):
+    if q.startswith("haiku.") and interp.haiku_casts(fr.module):
         items += ((HAIKU_POLICY, ConstV(True)),)
     return ExtObjectV(q, tuple(args), items, (interp.step(fr, node, A.src(node)),))
 

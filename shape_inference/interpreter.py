@@ -318,6 +318,8 @@ class Interpreter:
         # decode=True attention layers read their keys and values from it (layers.py)
         self.linen_decoding = 0
         self.haiku_policy = False  # hk.mixed_precision.set_policy ran: haiku dtypes unknown
+        self.haiku_cast_roots = -1  # (haiku_casts: the number of analysed files it read)
+        self.haiku_cast_files = False  # an analysed file sets a policy or a custom getter
         self.caught_by_try: IdentityTable[ast.Try, frozenset[str]] = IdentityTable()
         self.tried_again_at: IdentityTable[ast.Try, bool] = IdentityTable()
         self.try_spans: dict[int, list[tuple[int, int, frozenset[str]]]] = {}  # by id of a module
@@ -2357,6 +2359,18 @@ class Interpreter:
                         paths.add(target.path)
             found = self._imported[info.path] = frozenset(paths)
         return found
+
+    def haiku_casts(self, info: ModuleInfo) -> bool:
+        """May haiku cast parameters and layer outputs: a mixed-precision policy set (as the
+        analysis ran, or by any analysed file, whichever order it runs in), or a custom
+        getter or creator in `info` or an analysed file?"""
+        if self.haiku_policy:
+            return True
+        hooks = ("set_policy", "push_policy", "custom_getter", "custom_creator")
+        if len(self.project.roots) != self.haiku_cast_roots:
+            self.haiku_cast_roots = len(self.project.roots)
+            self.haiku_cast_files = any(root.facts.calls_attribute(hook) for root in self.project.roots for hook in hooks)
+        return self.haiku_cast_files or any(info.facts.calls_attribute(hook) for hook in hooks)
 
     def external(self, qualname: str) -> Value:
         """A name from outside the project.  `typing.TYPE_CHECKING` is False, as when the

@@ -379,9 +379,7 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     shape_v = _in(args, kwargs, 1, "shape")
     dtype_v = _in(args, kwargs, 2, "dtype")
     shape = shape_of(shape_v) if shape_v is not None else None
-    facts = fr.module.facts
-    casts = interp.haiku_policy or facts.calls_attribute("custom_getter") or facts.calls_attribute("custom_creator")
-    dtype = None if casts else "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
+    dtype = None if interp.haiku_casts(fr.module) else "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
     return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 

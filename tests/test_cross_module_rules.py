@@ -491,6 +491,25 @@ def test_a_precision_context_every_caller_in_other_files_enters(tmp_path: Path, 
     assert [code for _, code in found_at] == (["JCD103"] if found else [])
 
 
+@pytest.mark.parametrize(("policy", "found"), [(True, False), (False, True)])
+def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, policy: bool, found: bool) -> None:
+    # hk.get_parameter is float32 by default (probe 42a); the training script's policy may
+    # cast it, whichever file the analysis reads first
+    model = (
+        "import haiku as hk\nimport jax\nimport jax.numpy as jnp\n\n\nclass Block(hk.Module):\n    def __call__(self, x):\n"
+        "        cls = hk.get_parameter('cls', (1, 1, x.shape[-1]), init=jnp.zeros)\n"
+        "        x = jnp.concatenate([jnp.broadcast_to(cls, (x.shape[0], 1, x.shape[-1])), x], axis=1)\n"
+        "        q = x.reshape(x.shape[0], x.shape[1], 2, 16)\n        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    )
+    setting = "hk.mixed_precision.set_policy(Block, jmp.get_policy('params=bfloat16,compute=bfloat16,output=bfloat16'))\n" if policy else ""
+    train = (
+        f"import haiku as hk\nimport jax\nimport jax.numpy as jnp\nimport jmp\n\nfrom model import Block\n\n{setting}\n\n"
+        "def main():\n    f = hk.transform(lambda x: Block()(x))\n    x = jnp.zeros((2, 256, 32), jnp.bfloat16)\n    return f.apply(f.init(jax.random.PRNGKey(0), x), None, x)\n"
+    )
+    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "train.py": train})
+    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+
+
 @pytest.mark.parametrize(
     ("conftest", "found"),
     [
