@@ -504,7 +504,7 @@ def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_p
     setting = "hk.mixed_precision.set_policy(Block, jmp.get_policy('params=bfloat16,compute=bfloat16,output=bfloat16'))\n" if policy else ""
     train = (
         f"import haiku as hk\nimport jax\nimport jax.numpy as jnp\nimport jmp\n\nfrom model import Block\n\n{setting}\n\n"
-        "def main():\n    f = hk.transform(lambda x: Block()(x))\n    x = jnp.zeros((2, 256, 32), jnp.bfloat16)\n    return f.apply(f.init(jax.random.PRNGKey(0), x), None, x)\n"
+        "def main():\n    f = hk.transform(lambda x: Block()(x))\n    x = jnp.zeros((2, 255, 32), jnp.bfloat16)\n    return f.apply(f.init(jax.random.PRNGKey(0), x), None, x)\n"
     )
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "train.py": train})
     assert [code for _, code in found_at] == (["JCD203"] if found else [])
