@@ -12,7 +12,7 @@ module's own variables (`ROUTE = pytest.mark.usefixtures("xla")`, `@ROUTE`) coun
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set as AbstractSet
 
 from jax_cudnn_lint.shape_inference.scopes import dotted_name, every_statement
 
@@ -125,6 +125,6 @@ def _is_getfixturevalue(call: ast.Call) -> bool:
     return (dotted_name(call.func) or "").endswith("getfixturevalue")
 
 
-def _gets(node: ast.AST, wanted: Iterable[str]) -> bool:
+def _gets(node: ast.AST, wanted: AbstractSet[str]) -> bool:
     """`request.getfixturevalue("xla")` of a wanted fixture."""
-    return isinstance(node, ast.Call) and _is_getfixturevalue(node) and any(isinstance(a, ast.Constant) and a.value in wanted for a in node.args)
+    return isinstance(node, ast.Call) and _is_getfixturevalue(node) and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in wanted for a in node.args)

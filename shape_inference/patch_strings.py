@@ -187,8 +187,9 @@ class PatchStrings:
                 for base in reversed(classes[name].bases):
                     found.update(self.of_class(info, base.id) if isinstance(base, ast.Name) else {})
                 own: dict[str, StringValue] = {}
+                visible = ChainMap(own, dict(self.as_functions_read(info)))  # the class body reads module names too
                 for stmt in classes[name].body:
-                    self.record(info, stmt, own, ChainMap(own, self.as_functions_read(info)), deep=True)
+                    self.record(info, stmt, own, visible, deep=True)
                 found.update(own)
                 if found:
                     for rebound in _rebound_below(info.tree, classes, name):
