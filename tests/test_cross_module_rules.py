@@ -322,6 +322,19 @@ def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, m
         assert found_at == ([["layers.py:6:12:", "JCD203"]] if found else [])
 
 
+ATTEND_MODEL = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+
+
+def codes_under_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str) -> list[str]:
+    """The codes the command reports for ATTEND_MODEL with a test module of `test_code`
+    (after imports, a `fake` attention and a float32 `Q`): JCD203 where the call reaches JAX."""
+    test = (
+        "import contextlib\nimport unittest\nfrom unittest import mock\n\nimport jax\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\n"
+        f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
+    )
+    return [code for _, code in places(tmp_path, monkeypatch, capsys, {"model.py": ATTEND_MODEL, "test_model.py": test})]
+
+
 PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
 
 
@@ -384,13 +397,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
 def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
     # probe 34a: an ExitStack, patch.multiple, patch.dict of the module's namespace, a
     # fixture or @contextmanager that yields inside the patch, a unittest setUp
-    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
-    test = (
-        "import contextlib\nimport unittest\nfrom unittest import mock\n\nimport jax\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\n"
-        f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
-    )
-    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
-    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+    assert codes_under_test(tmp_path, monkeypatch, capsys, test_code) == (["JCD203"] if found else [])
 
 
 @pytest.mark.parametrize(
@@ -404,7 +411,7 @@ def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 )
 def test_a_patch_target_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, target: str, found: bool, imported: str) -> None:
     # probe 38b: the target string is a constant of the test suite's own helper module
-    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    model = ATTEND_MODEL
     consts = f"MODULE = 'jax.nn'\nATTENTION = {target}\n"
     test = (
         f"from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\n{imported}\n\n\n"
@@ -444,19 +451,13 @@ ATTENTION_TARGET = "'jax.nn.dot_product_attention'"
 def test_patch_targets_read_through_classes_rows_and_factories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
     # probe 42c: `self.TARGET`, `TARGETS[1]`, unpacked names and patch factories were not
     # read; a target from a parameter or a row may be any API
-    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
-    test = (
-        "from unittest import mock\n\nimport jax.numpy as jnp\nimport pytest\n\nfrom model import attend\n\n"
-        f"fake = lambda q, k, v, **kw: q\nQ = jnp.zeros((2, 16, 4, 64), jnp.float32)\n\n\n{test_code}"
-    )
-    found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "test_model.py": test})
-    assert [code for _, code in found_at] == (["JCD203"] if found else [])
+    assert codes_under_test(tmp_path, monkeypatch, capsys, test_code) == (["JCD203"] if found else [])
 
 
 @pytest.mark.parametrize(("name", "found"), [("ATTENTION", False), ("OTHER", True)])
 def test_a_patch_target_star_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, name: str, found: bool) -> None:
     # a name not read would be taken for any API (silent): OTHER is found only where read
-    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    model = ATTEND_MODEL
     test = (
         "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\nfrom tests.consts import *\n\n\n"
         f"def test_it():\n    with mock.patch({name}, lambda *a, **kw: a[0]):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
@@ -525,7 +526,7 @@ def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_p
 )
 def test_where_a_conftest_patch_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, conftest: str, found: bool) -> None:
     # probe 42c: any patch in a conftest.py silenced every test of its folder
-    model = "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    model = ATTEND_MODEL
     header = "from unittest import mock\n\nimport jax\nimport pytest\n\nfake = lambda q, k, v, **kw: q\n\n\n"
     test = "import jax.numpy as jnp\n\nfrom model import attend\n\n\ndef test_it():\n    attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
     found_at = places(tmp_path, monkeypatch, capsys, {"model.py": model, "tests/conftest.py": header + conftest, "tests/test_model.py": test})
