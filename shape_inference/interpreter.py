@@ -2363,8 +2363,9 @@ class Interpreter:
     def haiku_casts(self, info: ModuleInfo) -> bool:
         """May haiku cast parameters and layer outputs: a mixed-precision policy set (as the
         analysis ran, or by any analysed file, whichever order it runs in), or a custom
-        getter or creator in `info` or an analysed file?"""
-        if self.haiku_policy:
+        getter or creator in `info` or an analysed file?  A file linted on its own may be
+        run under a policy its project's training script sets (probe 43b)."""
+        if self.haiku_policy or self.project.alone:
             return True
         hooks = ("set_policy", "push_policy", "custom_getter", "custom_creator")
         if len(self.project.roots) != self.haiku_cast_roots:

@@ -338,13 +338,14 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
     next layer's arguments and a dict's items over its keywords.  An output whose kind we cannot see stops the chain (unknown), as does
     an nnx `rngs=` (handed only to layers that take it)."""
     spreads = obj.qualname.startswith("flax")  # equinox and haiku hand the output on whole
+    spelled = [name for name, _ in obj.kwargs if not name.startswith("<")]  # (not HAIKU_POLICY's mark)
     if obj.qualname in _LIST_SEQUENTIALS:
         given = _get(obj, 0, "layers")
-        if not isinstance(given, TupleV) or len(obj.args) + len(obj.kwargs) != 1:
+        if not isinstance(given, TupleV) or len(obj.args) + len(spelled) != 1:
             return UNKNOWN
         layers: tuple[Value, ...] = given.items
     else:
-        if obj.kwargs:
+        if spelled:
             return UNKNOWN
         layers = obj.args
     if not layers or "rngs" in kwargs:

@@ -195,6 +195,8 @@ class Project:
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
+        # one file on its own (the flake8 plugin): the project's other files are not seen
+        self.alone = root is None and not lazy and len(trees) == 1
         every = [*trees, *lazy]
         if root is None and len(every) > 1:
             # files handed over together: name them from the folder they share

@@ -25,6 +25,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ConstV,
     DictV,
     ExternalV,
+    FloatV,
     ExtObjectV,
     FunctionV,
     PartialV,
@@ -129,8 +130,10 @@ def mark_differentiated(value: Value, depth: int = 0, every_leaf: bool = True) -
     was stop_gradient'ed before (a custom rule's primal input) is differentiated anew.
     An nnx module's variables that are not nnx.Param (held stopped) are leaves to
     `jax.grad` (`every_leaf`), not to `nnx.grad` and its nnx.Param filters."""
-    if isinstance(value, (ConstV, IntV)):
-        return ArrayV((), "float32", True, value.why)
+    if isinstance(value, (ConstV, IntV, FloatV)):
+        # a Python number traced by the transform is a weakly typed scalar: `x * temp` of
+        # a bfloat16 x stays bfloat16 (probe 43b)
+        return ArrayV((), "float32", True, value.why, weak=True)
     if isinstance(value, ArrayV) and value.stopped:
         return ArrayV(value.shape, value.dtype, True, value.why, value.name, weak=value.weak)
     if isinstance(value, TupleV) and depth < 4:
