@@ -1261,6 +1261,8 @@ def h_int(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     if isinstance(v, IntV):
         return v
     if isinstance(v, ConstV) and isinstance(v.value, (float, bool)):
+        if isinstance(v.value, float) and not math.isfinite(v.value):
+            return UNKNOWN  # `int(float("inf"))` raises: on a path that runs, JAX never sees it (probe 43c)
         return make_int(int(v.value), v.why)
     if isinstance(v, ConstV) and isinstance(v.value, str) and v.value.strip().lstrip("-").isdigit() and len(v.value) < 20:
         return make_int(int(v.value), v.why)
@@ -1784,8 +1786,8 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         return UNKNOWN
     try:
         result: object = getattr(consts[0], q.rsplit(".", 1)[-1])(*consts[1:], **named)
-    except (TypeError, ValueError):
-        return UNKNOWN
+    except (TypeError, ValueError, LookupError):
+        return UNKNOWN  # `"{n}".format(limit=1)` raises KeyError where it runs (probe 43c)
     why = args[0].why
     if isinstance(result, (str, bool)):
         return ConstV(result, why)

@@ -1546,6 +1546,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
                     if v is None:
                         return UNKNOWN
                     ints.append(v)
+            if ints[2] == 0:
+                return UNKNOWN  # `xs[::0]` raises ValueError where it runs (probe 43c)
             return TupleV(base.items[slice(ints[0], ints[1], ints[2])], base.is_list, base.why)
         idx = int_value(interp.ev(index_node, fr))
         if idx is not None and -len(base.items) <= idx < len(base.items):

@@ -110,7 +110,7 @@ class PatchStrings:
                 return None
             try:
                 return held[index]
-            except (IndexError, TypeError):
+            except (IndexError, TypeError, ValueError):
                 return None
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.value(info, item, strings, depth + 1) for item in node.elts]

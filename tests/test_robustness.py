@@ -648,6 +648,21 @@ def test_huge_string_formats_stay_unknown(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 10
 
 
+def test_values_python_refuses_to_compute_stay_unknown(tmp_path: Path) -> None:
+    """int() of inf or nan, a format with a missing field, a slice step of zero (probe
+    43c): no internal error, and the module's real finding is kept."""
+    src = (
+        "import jax\nimport jax.numpy as jnp\nfrom unittest import mock\n"
+        "try:\n    CAP = int(float('inf'))\nexcept OverflowError:\n    CAP = None\n"
+        "def never_called():\n    a = int(float('nan'))\n    b = int(1e400)\n    c = '{n} {limit}'.format(limit=4096)\n"
+        "    d = '{0}{5}'.format(1)\n    e = (1, 2, 3)[::0]\n    f = 'abc'[::0]\n    return a, b, c, d, e, f\n"
+        "def test_patch():\n    with mock.patch('jax.nn.dot_product_attention'[::0]):\n        pass\n"
+        "def loss(x):\n    q = x[:, :255]\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').sum()\n"
+        "def train():\n    return jax.grad(loss)(jnp.zeros((2, 600, 2, 64), jnp.bfloat16))\n"
+    )
+    assert [f.code for f in engine.lint_source(src, str(tmp_path / "raising.py"))] == ["JCD201"]
+
+
 DEEP_THEN_ODD = (
     "import jax\nimport jax.numpy as jnp\n"
     "MAGIC = " + " + ".join(["0"] * 600) + "\n"
