@@ -430,7 +430,8 @@ def _write(text: str, output: str | None, stream: TextIO) -> None:
         stream.flush()
         return
     try:
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+        # (surrogateescape: a file name that is not UTF-8 is written back as its bytes)
+        with open(output, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
             handle.write(text)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None

@@ -258,7 +258,9 @@ def _artifact_location(path: str) -> dict[str, Any]:
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
     posix = Path(path).as_posix()
-    return {"uri": urllib.parse.quote(posix, safe="/"), "uriBaseId": "%SRCROOT%"}
+    # the name's bytes as the file system has them: a name that is not UTF-8 keeps its
+    # bytes, percent-encoded, as Path.as_uri does (probe 43c)
+    return {"uri": urllib.parse.quote(os.fsencode(posix), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(path: str, line: int, col: int, sources: SourceLines) -> dict[str, Any]:

@@ -1049,3 +1049,18 @@ def test_a_run_served_from_the_cache_names_the_rules(tmp_path: Path) -> None:
     assert [f["rule"] for f in warm["findings"]] == [f["rule"] for f in cold["findings"]] == ["lstm-ref-nonzero-dropout"]
     statistics = [run.stderr.splitlines()[0] for run in runs]  # (the summary after it has the time)
     assert statistics[0] == statistics[1] and "lstm-ref-nonzero-dropout" in statistics[1]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8 needs a byte-named file system")
+@pytest.mark.parametrize("fmt", ["text", "github", "sarif", "json"])
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    # probe 43c: `mod\xe9.py` made the SARIF URI and `-o FILE` fail (JCD901, exit 2, no report)
+    folder = os.fsencode(str(tmp_path))
+    with open(os.path.join(folder, b"mod\xe9.py"), "w", encoding="utf-8") as handle:
+        handle.write(LSTM_SNIPPET)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--no-cache", "--format", fmt, "-o", "out.txt", "."]) == 1
+    written = (tmp_path / "out.txt").read_bytes()
+    assert b"mod\xe9.py" in written or b"mod%E9.py" in written or b"mod\\udce9.py" in written
+    if fmt in ("sarif", "json"):
+        json.loads(written)  # (test_reports validates SARIF against the schema)
