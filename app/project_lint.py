@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from jax_cudnn_lint.config import Config
-from jax_cudnn_lint.discovery import SourceError, read_source
+from jax_cudnn_lint.discovery import SourceError, read_source, source_lines
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules.registry import RULES, one_per_place
 from jax_cudnn_lint.project_set import Component, Names, ProjectSet
@@ -236,7 +236,7 @@ def newer_syntax_hint(text: str, exc: SyntaxError) -> str:
     3.12's type-parameter syntax and this interpreter is older."""
     if sys.version_info >= (3, 12) or not exc.lineno:
         return ""
-    lines = text.splitlines()
+    lines = source_lines(text)
     line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
     if not _NEWER_SYNTAX.match(line):
         return ""

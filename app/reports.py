@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from jax_cudnn_lint.config import Config
-from jax_cudnn_lint.discovery import SourceError, read_source
+from jax_cudnn_lint.discovery import SourceError, read_source, source_lines
 from jax_cudnn_lint.finding import Finding, Location
 from jax_cudnn_lint.lint_rules.registry import loaded_rules
 
@@ -70,13 +70,13 @@ class SourceLines:
 
     def __init__(self, preloaded: dict[str, str] | None = None) -> None:
         self._lines: dict[str, list[str] | None] = {
-            path: text.splitlines() for path, text in (preloaded or {}).items()
+            path: source_lines(text) for path, text in (preloaded or {}).items()
         }
 
     def line(self, path: str, number: int) -> str | None:
         if path not in self._lines:
             try:
-                self._lines[path] = read_source(path)[0].splitlines()
+                self._lines[path] = source_lines(read_source(path)[0])
             except SourceError:
                 self._lines[path] = None
         lines = self._lines[path]

@@ -98,6 +98,23 @@ def test_noqa_comments_silence_findings_as_in_flake8(
     assert (code, "JCD101" in out) == (1, True)
 
 
+@pytest.mark.parametrize("separator", ["\f", "\u2028", "\x1c", "\x85"])
+def test_noqa_counts_lines_as_python_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, separator: str) -> None:
+    # probe 43c: a form feed or U+2028 in a comment above made str.splitlines read
+    # another line for `# noqa` (the finding kept, or a finding below silenced)
+    lines = LSTM_SNIPPET.splitlines()
+    lines[0] += f"  # a comment with {separator} in it"
+    noqa = list(lines)
+    noqa[LSTM_LINE - 1] += "  # noqa: JCD101"
+    above = list(lines)
+    above[LSTM_LINE - 2] += "  # noqa: JCD101"
+    monkeypatch.chdir(tmp_path)
+    for text, reported in ((noqa, False), (above, True)):
+        write(tmp_path, {"m.py": "\n".join(text) + "\n"})
+        code, out, _ = lint(capsys, "--no-cache", ".")
+        assert (code, "JCD101" in out) == ((1, True) if reported else (0, False))
+
+
 @pytest.mark.parametrize(
     "args",
     [
