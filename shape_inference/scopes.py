@@ -125,6 +125,10 @@ def _bound_by(stmt: ast.stmt, out: set[str]) -> None:
         for handler in getattr(stmt, "handlers", ()):
             if handler.name:
                 out.add(handler.name)
+    elif type(stmt).__name__ == "TypeAlias":  # `type Length = int` (3.12)
+        name = getattr(stmt, "name", None)
+        if isinstance(name, ast.Name):
+            out.add(name.id)
 
 
 class ScopeFacts:
@@ -164,6 +168,8 @@ class ScopeFacts:
         found = self._locals.get(func)
         if found is None:
             names = parameter_names(func.args)
+            # `def step[T](x: T)` (3.12): T is the function's own, not the module's T (probe 43c)
+            names.update(str(getattr(param, "name", "")) for param in getattr(func, "type_params", ()))
             declared: set[str] = set()
             if not isinstance(func, ast.Lambda):
                 for stmt in statements(func.body):

@@ -706,6 +706,18 @@ def test_deep_files_give_the_same_output_whatever_the_parallelism(tmp_path: Path
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="3.12 syntax")
+def test_a_type_parameter_shadows_the_module_name(tmp_path: Path) -> None:
+    # probe 43c: inside `def step[T]`, T is the type parameter, not the module's T = 127
+    src = (
+        "import jax\nimport jax.numpy as jnp\nT = 127\n"
+        "def attn(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+        "def step{params}(x):\n    q = jnp.zeros((2, T, 4, 64), jnp.bfloat16)\n    return jax.grad(lambda q: attn(q).sum())(q)\n"
+    )
+    assert [f.code for f in engine.lint_source(src.format(params="[T]"), str(tmp_path / "generic.py"))] == []
+    assert [f.code for f in engine.lint_source(src.format(params=""), str(tmp_path / "plain.py"))] == ["JCD201"]
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses its own syntax")
 def test_newer_syntax_is_named_as_such(tmp_path: Path) -> None:
     """A gated file in Python 3.12's syntax on an older interpreter: JCD900 says why."""
