@@ -1518,6 +1518,12 @@ def ExtObjectArray(obj: ExtObjectV) -> ArrayV | None:  # noqa: N802 - reads as a
     return ArrayV(shape, _dtype_name(dtype_v), False, obj.why)
 
 
+def _generic_base(base: Value) -> bool:
+    """typing.Generic (or Protocol), parameterised or not, as a class's base."""
+    generics = ("typing.Generic", "typing.Protocol", "typing_extensions.Protocol")
+    return isinstance(base, (ExternalV, JaxtypingV)) and base.qualname in generics
+
+
 def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
     if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
         ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
@@ -1527,6 +1533,9 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
+    if isinstance(base, ClassV) and base.lookup("__class_getitem__") is None and any(_generic_base(b) for c in class_chain(base) for b in c.bases):
+        interp.ev(index_node, fr)
+        return base  # `Attention[float]`: a typing.Generic class, parameterised, makes its own instances (probe 43c)
     if isinstance(base, ExtObjectV) and base.qualname == "jax.Array.at":
         # `x.at[idx]`: .set()/.add() keep x's shape, .get() is x[idx] (probe 41a)
         held = base.args[0] if base.args else None
