@@ -3198,7 +3198,12 @@ class Interpreter:
         conftest itself calls (its top level, a fixture, a hook)?  An uncalled helper that
         patches holds for no test (probe 42c)."""
         info = self.project.by_path.get(path)
-        return function.startswith("pytest_") or info is None or bool(info.facts.direct_calls(function))
+        if function.startswith("pytest_") or info is None:
+            return True
+        calls = info.facts.direct_calls(function)
+        # called, handed on (`pytest.fixture(autouse=True)(_route)`), or a method called
+        # (`Router().install()` in a hook: probe 43a)
+        return calls is None or bool(calls) or bool(info.facts.attribute_calls(function))
 
     def _in_subclass_keeping_set_up(self, path: str, line: int, base: str) -> bool:
         """Is the line in a class of that module whose setUp is `base`'s: found through
@@ -4084,6 +4089,8 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
         # a patch a script's `__main__` block starts, in that block only (probe 37a)
         return PatchScope(path, stmt.lineno, stack.last, internals)
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and inner is not None and _yields_inside(stmt):
+        if inner.name.startswith("pytest_"):
+            return PatchScope(path, 0, end, internals, lasting=True)  # a hookwrapper yields the test's run to the patch (probe 43a)
         if inner.fixture:
             return PatchScope(path, 0, end, internals, fixture=inner.name, autouse=inner.autouse)
         if inner.context:

@@ -522,6 +522,10 @@ def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_p
         (f"def unstarted():\n    return {PATCH}\n", True),
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        pass\n    yield\n", True),  # left before the yield
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n", True),  # asked for by no test
+        # a hook calling a method that patches, a fixture made by a call, a hookwrapper (probe 43a)
+        (f"class Router:\n    def install(self):\n        {PATCH}.start()\n\n\ndef pytest_configure(config):\n    Router().install()\n", False),
+        (f"def _route():\n    with {PATCH}:\n        yield\n\n\nroute = pytest.fixture(autouse=True)(_route)\n", False),
+        (f"@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    with {PATCH}:\n        yield\n", False),
     ],
 )
 def test_where_a_conftest_patch_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, conftest: str, found: bool) -> None:
