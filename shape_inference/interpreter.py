@@ -4095,6 +4095,10 @@ def patch_scope(path: str, stmt: ast.stmt, spans: list[FunctionSpan], internals:
             return PatchScope(path, 0, end, internals, fixture=inner.name, autouse=inner.autouse)
         if inner.context:
             return PatchScope(path, 0, end, internals, installer=inner.name, context=True)
+        if len(functions) == 1:
+            # a generator suspended under the patch (`pytest.fixture(autouse=True)(_route)`,
+            # `next(gen)`): the patch holds where it is made to run (probe 43a)
+            return PatchScope(path, stmt.lineno, inner.last, internals, installer=inner.name, lasting=True)
     if isinstance(stmt, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return PatchScope(path, stmt.lineno, stmt.end_lineno or end, internals)
     fixture = next((span for span in reversed(functions) if span.fixture), None)
