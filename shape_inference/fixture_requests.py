@@ -109,7 +109,11 @@ class _Reader:
             if _gets(node, self.wanted):
                 return True
             helper = self._helper(node.func)
-            if helper is not None and any(isinstance(inner, ast.Call) and _is_getfixturevalue(inner) and (_gets(inner, self.wanted) or any(isinstance(a, ast.Constant) and a.value in self.wanted for a in node.args)) for inner in ast.walk(helper)):
+            if helper is None:
+                continue
+            # the names it may ask for: the literals the call passes, its defaults (probe 43a)
+            given = [*node.args, *(k.value for k in node.keywords), *helper.args.defaults, *(d for d in helper.args.kw_defaults if d is not None)]
+            if any(isinstance(inner, ast.Call) and _is_getfixturevalue(inner) and (_gets(inner, self.wanted) or any(isinstance(a, ast.Constant) and a.value in self.wanted for a in given)) for inner in ast.walk(helper)):
                 return True
         return False
 

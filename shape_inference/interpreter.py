@@ -385,9 +385,12 @@ class Interpreter:
         scoped: dict[int, dict[str, StringValue]] = {0: {}}
         final = self.patch_strings.as_functions_read(info)
         built_targets = info.facts.patches_by_expression()  # (most modules patch nothing, or by literals)
+        defs: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # by first line: whose parameters a target may be
         for stmt in _statements_with_patching_defs(info):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 spans.append(function_span(stmt))
+                if built_targets and not isinstance(stmt, ast.ClassDef):
+                    defs[stmt.lineno] = stmt
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any("ExitStack" in (dotted_name(item.context_expr.func) or "") for item in stmt.items if isinstance(item.context_expr, ast.Call)):
                 if not any(isinstance(node, ast.Attribute) and node.attr == "pop_all" for inner in stmt.body for node in ast.walk(inner)):
                     # (`stack.pop_all()` hands the patches on past the block: they hold where a
@@ -396,13 +399,15 @@ class Interpreter:
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 spans.append(FunctionSpan(stmt.lineno, stmt.end_lineno or stmt.lineno, "<main>", False, False, is_stack=True))  # (probe 37a: not under pytest)
             strings: Mapping[str, StringValue] = scoped[0]
+            enclosing: ast.FunctionDef | ast.AsyncFunctionDef | None = None
             if built_targets:
                 scope = next((span.first for span in reversed(spans) if span.first <= stmt.lineno <= span.last and not span.is_class and not span.is_stack and span.first != stmt.lineno), 0)
                 owner = next((span.name for span in reversed(spans) if span.is_class and span.first < scope <= span.last), None) if scope else None
                 own_class = {OWN_CLASS: owner} if owner is not None else {}  # a method reads `self.TARGET` from it
                 strings = ChainMap(scoped.setdefault(scope, {}), own_class, final) if scope else scoped[0]  # type: ignore[arg-type]
                 self.patch_strings.record(info, stmt, scoped[scope], strings)
-            self._mark_api_patches(info, stmt, spans, strings)
+                enclosing = defs.get(scope)
+            self._mark_api_patches(info, stmt, spans, strings, enclosing)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     if isinstance(target, ast.Attribute) and (owner := dotted_name(target.value)) is not None and owner not in ("self", "cls"):
@@ -413,7 +418,7 @@ class Interpreter:
                 if stmt.value.func.attr in _IN_PLACE and (owner := dotted_name(_container(stmt.value.func.value))) is not None:
                     patches.append((owner, ""))  # `CFG.update(seq_len=255)`
             for call in _patching_calls(stmt):
-                for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
+                for local, full, name in (found_target for resolved in self._resolved_targets(info, call, strings, enclosing) for found_target in _patch_targets(resolved)):
                     if full is not None:  # "pkg.mod.NAME" given whole
                         found = self.project.find(full)
                         if found is not None and found is not info:
@@ -460,7 +465,7 @@ class Interpreter:
             if target is not None and target is not info:
                 target.patched.add(name)
 
-    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan], strings: Mapping[str, StringValue]) -> None:
+    def _mark_api_patches(self, info: ModuleInfo, stmt: ast.stmt, spans: list[FunctionSpan], strings: Mapping[str, StringValue], enclosing: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> None:
         """The watched JAX APIs the statement replaces, and where (patch_scope): `jax.nn.
         dot_product_attention = f`, `setattr(jax.nn, "dot_product_attention", f)`,
         `monkeypatch.setattr(...)`, `mock.patch("jax.nn.dot_product_attention", ...)` /
@@ -479,7 +484,7 @@ class Interpreter:
         for call in (*_patching_calls(stmt), *_factory_patches(info, stmt)):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
-            for local, full, name in _patch_targets(self._resolved_target(info, call, strings)):
+            for local, full, name in (found_target for resolved in self._resolved_targets(info, call, strings, enclosing) for found_target in _patch_targets(resolved)):
                 if full == BUILT_AT_RUN_TIME:
                     for api in WATCHED:
                         if api.rpartition(".")[2] == name:
@@ -508,6 +513,18 @@ class Interpreter:
             elif name and self.api.canonical(_imported_name(info, owner) or "") == CUDNN_ATTENTION_MODULE:
                 note(NN_ATTENTION, True)
                 note(FA_ATTENTION, True)
+
+    def _resolved_targets(self, info: ModuleInfo, call: ast.Call, strings: Mapping[str, StringValue], enclosing: ast.FunctionDef | ast.AsyncFunctionDef | None) -> list[ast.Call]:
+        """_resolved_target; a target that is a parameter of the enclosing function, as
+        each string its rows or its callers give it (PatchStrings.parameter_values)."""
+        resolved = self._resolved_target(info, call, strings)
+        first = resolved.args[0] if resolved.args else None
+        if enclosing is None or not call.args or not isinstance(target := call.args[0], ast.Name) or not (isinstance(first, ast.Constant) and first.value == f"{BUILT_AT_RUN_TIME}.{ANY_NAME}"):
+            return [resolved]
+        values = self.patch_strings.parameter_values(info, enclosing, target.id, strings)
+        if values is None:
+            return [resolved]
+        return [ast.Call(call.func, [ast.Constant(value), *call.args[1:]], call.keywords) for value in values]
 
     def _resolved_target(self, info: ModuleInfo, call: ast.Call, strings: Mapping[str, StringValue]) -> ast.Call:
         """`call` with a target that is no literal written as the string it is (patch_

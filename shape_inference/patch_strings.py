@@ -16,6 +16,8 @@ from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, cast
 
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER
+
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 
@@ -158,6 +160,32 @@ class PatchStrings:
                 return None
         return None
 
+    def parameter_values(self, info: ModuleInfo, func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, strings: Mapping[str, StringValue]) -> tuple[str, ...] | None:
+        """Every string the parameter `name` of the module's function `func` may hold: its
+        `pytest.mark.parametrize` rows (pytest calls a test with each), else the
+        arguments the module's calls pass it or its default.  None where one of them is
+        not known, or the function may be called from elsewhere (probe 43a: a target
+        from a row or a helper's parameter, taken for any API, hid what patches relu)."""
+        rows = _parametrize_rows(func, name)
+        if rows is not None:
+            found = [self.value(info, row, strings) for row in rows]
+        else:
+            calls = info.facts.direct_calls(func.name)
+            positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+            if not calls or name not in positional and name not in {a.arg for a in func.args.kwonlyargs} or func.name.startswith("test"):
+                return None
+            defaults = dict(zip(positional[len(positional) - len(func.args.defaults) :], func.args.defaults))
+            defaults.update((a.arg, d) for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults) if d is not None)
+            found: list[StringValue | None] = []
+            for call in calls:
+                if call is CALLED_LATER or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                    return None
+                index = positional.index(name) if name in positional else len(call.args)
+                given = call.args[index] if index < len(call.args) else next((k.value for k in call.keywords if k.arg == name), defaults.get(name))
+                found.append(self.value(info, given, strings) if given is not None else None)
+        values = [value for value in found if isinstance(value, str)]
+        return tuple(values) if len(values) == len(found) and values else None
+
     def of_module(self, info: ModuleInfo) -> dict[str, StringValue | None]:
         """The strings a module's top level leaves its names bound to (None: rebound by a
         function's `global`); a name bound last in a block that may not run is left out."""
@@ -246,6 +274,38 @@ def _literal_tail(node: ast.expr) -> str | None:
         parts = node.args[0] if len(node.args) == 1 else None
         if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts and isinstance(last := parts.elts[-1], ast.Constant) and isinstance(last.value, str):
             return f".{last.value}"
+    return None
+
+
+def _parametrize_rows(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr] | None:
+    """The values `@pytest.mark.parametrize` gives the parameter `name` (a `pytest.param`
+    row's first values), where the decorator lists its rows literally; None else."""
+    for decorator in func.decorator_list:
+        if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr == "parametrize" and len(decorator.args) >= 2):
+            continue
+        names_node, rows_node = decorator.args[0], decorator.args[1]
+        if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+            names = [part.strip() for part in names_node.value.split(",") if part.strip()]
+        elif isinstance(names_node, (ast.List, ast.Tuple)) and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names_node.elts):
+            names = [str(cast("ast.Constant", n).value) for n in names_node.elts]
+        else:
+            return None
+        if name not in names:
+            continue
+        if not isinstance(rows_node, (ast.List, ast.Tuple)):
+            return None
+        index = names.index(name)
+        values: list[ast.expr] = []
+        for row in rows_node.elts:
+            if isinstance(row, ast.Call) and isinstance(row.func, ast.Attribute) and row.func.attr == "param":
+                row = row.args[0] if len(names) == 1 and row.args else ast.Tuple(list(row.args), ast.Load())
+            if len(names) == 1:
+                values.append(row)
+            elif isinstance(row, (ast.List, ast.Tuple)) and len(row.elts) == len(names):
+                values.append(row.elts[index])
+            else:
+                return None
+        return values
     return None
 
 

@@ -392,6 +392,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def test_it(self):\n        attend(Q)\n", False),  # inherited (36a)
         (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def setUp(self):\n        pass\n\n    def test_it(self):\n        attend(Q)\n", True),  # overridden
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\n@pytest.fixture\ndef model(xla):\n    return attend\n\n\ndef test_it(model):\n    model(Q)\n", False),  # through a fixture
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef _route(request, name='xla'):\n    request.getfixturevalue(name)\n\n\ndef test_it(request):\n    _route(request)\n    attend(Q)\n", False),  # a helper's default (43a)
     ],
 )
 def test_other_forms_of_a_patch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, test_code: str, found: bool) -> None:
@@ -444,6 +445,11 @@ ATTENTION_TARGET = "'jax.nn.dot_product_attention'"
         ("def patched(mod, name='dot_product_attention'):\n    return mock.patch(f'{mod}.{name}', fake)\n\n\ndef test_it():\n    with patched('jax.nn'):\n        attend(Q)\n", False),
         # a helper that starts a patch of a target not known: not taken to hold wherever it is called
         ("def start(target):\n    mock.patch(target, fake).start()\n\n\ndef test_it():\n    start('jax.nn.relu')\n    attend(Q)\n", True),
+        # a row's or a helper's parameter read as each value it is given (probe 43a)
+        ("@pytest.mark.parametrize('target', ['jax.nn.relu', pytest.param('jax.numpy.tanh', id='tanh')])\ndef test_it(target):\n    with mock.patch(target, fake):\n        attend(Q)\n", True),
+        ("@pytest.mark.parametrize('n, target', [(1, 'jax.nn.relu'), (2, 'jax.nn.dot_product_attention')])\ndef test_it(n, target):\n    with mock.patch(target, fake):\n        attend(Q)\n", False),
+        ("@contextlib.contextmanager\ndef routed(target):\n    with mock.patch(target, fake):\n        yield\n\n\ndef test_it():\n    with routed('jax.numpy.tanh'):\n        attend(Q)\n", True),
+        ("@contextlib.contextmanager\ndef routed(target='jax.nn.dot_product_attention'):\n    with mock.patch(target, fake):\n        yield\n\n\ndef test_it():\n    with routed():\n        attend(Q)\n", False),
         # an object's attribute of a name not known: the object is no JAX module
         ("def test_it(monkeypatch):\n    for key in ('indent', 'sort_keys'):\n        monkeypatch.setattr(pytest, key, 1)\n    attend(Q)\n", True),
     ],
