@@ -2505,8 +2505,9 @@ class Interpreter:
             # a metaclass of ours that makes or reads the class, or a descriptor's
             # `__set_name__`, may set any attribute (probe 42b: `ns["T"] = 512`)
             for name, member in list(cls.attrs.items()):
-                if not isinstance(member, FunctionV):
-                    cls.attrs[name] = UNKNOWN
+                descriptor = isinstance(member, InstanceV) and any(isinstance(member.cls.lookup(hook), FunctionV) for hook in ("__get__", "__set__"))
+                if not isinstance(member, FunctionV) and not descriptor:
+                    cls.attrs[name] = UNKNOWN  # (a descriptor stays: its __set__ / __get__ decide what reads give)
             cls.fields = [(name, UNKNOWN if default is not None else None, annotation) for name, default, annotation in cls.fields]
         if enums.is_enum(cls):
             enums.finish_class(cls)
