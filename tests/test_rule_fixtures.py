@@ -85,3 +85,11 @@ def test_project_fixture_through_the_command(root: Path) -> None:
         for line, code in expected_findings(p.read_text(encoding="utf-8"))
     }
     assert not _compare(got, expected), "\n".join(_compare(got, expected))
+
+
+@pytest.mark.parametrize("path", rule_fixture_files(), ids=lambda p: p.name)
+def test_fixture_definitions_have_names_of_their_own(path: Path) -> None:
+    """A second `class Base` at the top of a fixture file shadows the first for every
+    case that runs after the module is loaded, and a case can pass for the wrong reason."""
+    names = [stmt.name for stmt in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
