@@ -35,7 +35,7 @@ from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -823,7 +823,7 @@ class Interpreter:
         if outside is None or not calls and not outside:
             return ctx
         every = [*((func.module.facts, call) for call in calls), *outside]
-        if any(call is CALLED_LATER for _, call in every):
+        if any(call is CALLED_LATER or made_by_partial(call) for _, call in every):
             return ctx
         common: set[str] | None = None
         contexts: dict[str, tuple[ScopeFacts, ast.expr]] = {}
@@ -4229,14 +4229,50 @@ class _Substituted(ast.NodeTransformer):
 
 def _rewrites_its_class(meta: Value | None) -> bool:
     """Is `meta` a metaclass of the analysed code that may change what its classes hold:
-    one that defines how a class is made or read (`__new__`, `__init__`, `__prepare__`,
-    `__getattribute__`, `__getattr__`, `__setattr__`), or a property?"""
+    one that reads them its own way (`__getattribute__`, `__getattr__`, `__setattr__`, a
+    property), makes their namespace (`__prepare__`), or whose `__new__` / `__init__`
+    writes into the namespace or onto the class (`ns["T"] = 512`, `cls.T = 512`,
+    `setattr(cls, ...)`)?  One that only records its classes in a registry does not."""
     from jax_cudnn_lint.shape_inference.jax_api import PropertyV  # (jax_api imports this module)
 
     if not isinstance(meta, ClassV):
         return False
-    hooks = ("__new__", "__init__", "__prepare__", "__getattribute__", "__getattr__", "__setattr__", "__call__")
-    return any(isinstance(meta.lookup(hook), FunctionV) for hook in hooks) or any(isinstance(member, PropertyV) for member in meta.attrs.values())
+    if any(isinstance(meta.lookup(hook), FunctionV) for hook in ("__prepare__", "__getattribute__", "__getattr__", "__setattr__")):
+        return True
+    if any(isinstance(member, PropertyV) for member in meta.attrs.values()):
+        return True
+    for hook in ("__new__", "__init__"):
+        made = meta.lookup(hook)
+        if isinstance(made, FunctionV) and not isinstance(made.node, ast.Lambda) and _writes_the_class(made.node, hook):
+            return True
+    return False
+
+
+def _writes_the_class(func: ast.FunctionDef | ast.AsyncFunctionDef, hook: str) -> bool:
+    """Does a metaclass's `__new__` / `__init__` write into the namespace it is given
+    (its fourth parameter), or set an attribute on a name of its own (the class, as its
+    first parameter in `__init__` or a local in `__new__`)?"""
+    params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+    namespace = params[3] if len(params) > 3 else None
+    own: set[str] = set(_stored_names_block(func.body)) | ({params[0]} if hook == "__init__" and params else set())
+    for node in ast.walk(func):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == namespace:
+                return True  # `namespace["seq_len"] = 1024`
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in own:
+                return True  # `cls.seq_len = 1024`
+        if isinstance(node, ast.Call):
+            called = node.func
+            if isinstance(called, ast.Name) and called.id == "setattr" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in own:
+                return True
+            if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id == namespace and called.attr in ("update", "setdefault", "pop", "__setitem__", "clear"):
+                return True
+    return False
 
 
 def _options_of(items: Sequence[Value]) -> list[object] | None:

@@ -833,6 +833,7 @@ def _index_calls(
                 # `globals()["train_" + mode](...)`: any function of the module, with any arguments
                 calls.setdefault(_ANY_FUNCTION, []).append(CALLED_LATER)
             if callee == "partial" and (bound := partial_call(call)) is not None:
+                setattr(bound, MADE_BY_PARTIAL, True)  # (bound here, called where the partial is: made_by_partial)
                 if isinstance(bound.func, ast.Name):
                     calls.setdefault(bound.func.id, []).append(bound)
                     extend(bound.args)
@@ -1335,6 +1336,16 @@ def _setattr_on_self(node: ast.expr) -> str | None:
     if isinstance(obj, ast.Name) and obj.id == "self" and isinstance(name, ast.Constant) and isinstance(name.value, str):
         return name.value
     return None
+
+
+MADE_BY_PARTIAL = "_jcd_made_by_partial"  # an attribute set on the calls a `partial(f, ...)` stands for
+
+
+def made_by_partial(call: ast.Call) -> bool:
+    """Is the call one a `partial(f, ...)` stands for: its arguments are bound at that
+    line, but f runs wherever the partial is called (a context around the line is not
+    around the call: probe 43a)."""
+    return bool(getattr(call, MADE_BY_PARTIAL, False))
 
 
 def _is_config_update(call: ast.Call) -> bool:

@@ -489,6 +489,8 @@ LSTM_MODULE = (
         ("import jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('bfloat16'):\n        return lstm_mod.run()\n", True),
         ("import jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('float32'):\n        lstm_mod.run()\n    return lstm_mod.run()\n", True),  # one call outside
         ("import lstm_mod\n\n\ndef main():\n    return lstm_mod.run()\n", True),
+        # a partial made under the context runs where it is called, after it (probe 43a)
+        ("import functools\n\nimport jax\n\nimport lstm_mod\n\n\ndef main():\n    with jax.default_matmul_precision('float32'):\n        run = functools.partial(lstm_mod.run)\n    return run()\n", True),
     ],
 )
 def test_a_precision_context_every_caller_in_other_files_enters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, caller: str, found: bool) -> None:
