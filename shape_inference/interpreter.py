@@ -69,6 +69,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    same_import,
     fresh_copies,
     next_born,
     next_serial,
@@ -195,7 +196,7 @@ def join_states(a: State | None, b: State | None) -> State | None:
     get = b.get
     for name in [name for name, va in a.items() if get(name) is not va]:  # (most names hold the same value on both paths)
         vb = get(name)
-        out[name] = UNKNOWN if vb is None else join(a[name], vb)
+        out[name] = UNKNOWN if vb is None else same_import(a[name], vb) or join(a[name], vb)
     for name in [name for name in b if name not in a]:
         out[name] = UNKNOWN
     return out
@@ -2648,6 +2649,7 @@ class Interpreter:
                 found = ModuleV(sub) if sub is not None else UNKNOWN
             if value.name in value.info.facts.written_by_code():
                 found = UNKNOWN  # `globals().update(overrides)` in that module
+            value.resolved_as(found)
             scope[name] = found
             value = found
         elif isinstance(value, LazyDefV):

@@ -869,13 +869,29 @@ class LazyImportV(FrozenValue):
 
     info: ModuleInfo
     name: str
+    resolution: Value | None  # what it was resolved to (Interpreter.resolved), once it is
 
     def __init__(self, info: ModuleInfo, name: str) -> None:
         _set(self, "info", info)
         _set(self, "name", name)
+        _set(self, "resolution", None)
 
     def key(self) -> object:
         return ("lazy", self.info.name, self.name)
+
+    def resolved_as(self, value: Value) -> None:
+        """The import is `value`: a branch that resolved it and one that did not hold the
+        same name (a join of the two is not unknown: probe 44b)."""
+        _set(self, "resolution", value)
+
+
+def same_import(a: Value, b: Value) -> Value | None:
+    """`b` where `a` is the import that resolved to it (or the reverse), else None."""
+    if isinstance(a, LazyImportV) and a.resolution is b:
+        return b
+    if isinstance(b, LazyImportV) and b.resolution is a:
+        return a
+    return None
 
 
 class LazyDefV(FrozenValue):

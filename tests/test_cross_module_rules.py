@@ -500,6 +500,22 @@ def test_a_precision_context_every_caller_in_other_files_enters(tmp_path: Path, 
     assert [code for _, code in found_at] == (["JCD103"] if found else [])
 
 
+@pytest.mark.parametrize("own_main", ["    run(1024)\n", "    pass\n"])
+def test_a_program_that_imports_a_module_with_its_own_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, own_main: str) -> None:
+    # probe 44b: finetune.py's own `__main__` resolved `attend` (a lazy import) in one arm
+    # of its main guard; the join made it unknown for script.py's run(1023)
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/layers.py": "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+        "pkg/finetune.py": (
+            "import jax\nimport jax.numpy as jnp\n\nfrom pkg.layers import attend\n\n\ndef loss_fn(q):\n    return attend(q).astype(jnp.float32).sum()\n\n\n"
+            f"def run(seq_len):\n    q = jnp.zeros((2, seq_len, 1, 64), jnp.bfloat16)\n    return jax.eval_shape(jax.grad(loss_fn), q)\n\n\nif __name__ == '__main__':\n{own_main}"
+        ),
+        "script.py": "from pkg.finetune import run\n\nrun(1023)\n",
+    }
+    assert places(tmp_path, monkeypatch, capsys, files) == [["pkg/layers.py:5:12:", "JCD201"]]
+
+
 @pytest.mark.parametrize(("policy", "found"), [(True, False), (False, True)])
 def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, policy: bool, found: bool) -> None:
     # hk.get_parameter is float32 by default (probe 42a); the training script's policy may
