@@ -257,7 +257,8 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         return TupleV(left.items + right.items, left.is_list, merge_why(left.why, right.why))
     if isinstance(left, TupleV) and isinstance(op, ast.Mult):
         n = int_value(right)
-        if n is not None and 0 <= n <= 64:
+        if n is not None and 0 <= n and len(left.items) * n <= 4096:
+            # `[pad] * 512`: a row a collator builds (probe 44b), its length what np.array reads
             return TupleV(left.items * n, left.is_list)
         return UNKNOWN
     if isinstance(left, (ArrayV, OpaqueV, UnknownV, IntV, ConstV, FloatV)) and isinstance(right, (ArrayV, OpaqueV, UnknownV, IntV, ConstV, FloatV)):
