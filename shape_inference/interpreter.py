@@ -2501,15 +2501,23 @@ class Interpreter:
             # another file sets it (`Config.SEQ = 128`): bound before or after?  (On this
             # class, over what it inherits too: the patch shadows the base's value.)
             cls.attrs[name] = UNKNOWN
-        cls.rewritten = _rewrites_its_class(meta) or any(isinstance(base, ClassV) and base.rewritten for base in bases) or any(isinstance(member, InstanceV) and isinstance(member.cls.lookup("__set_name__"), FunctionV) for member in cls.attrs.values())
-        if cls.rewritten:
-            # a metaclass of ours that makes or reads the class, or a descriptor's
-            # `__set_name__`, may set any attribute (probe 42b: `ns["T"] = 512`)
+        # what a metaclass of ours or a descriptor's `__set_name__` writes onto the class as it
+        # is made is unknown (probe 42b: `ns["T"] = 512`); a metaclass that reads its own way
+        # (a property, `__getattribute__`) answers the class's reads, not its instances'
+        made = _meta_writes(meta)
+        cls.rewritten = frozenset[str]().union(made, *(base.rewritten for base in bases if isinstance(base, ClassV)))
+        cls.meta_reads = _meta_reads(meta) or any(isinstance(base, ClassV) and base.meta_reads for base in bases)
+        written = set(cls.rewritten)
+        for member in list(cls.attrs.values()):
+            hook = member.cls.lookup("__set_name__") if isinstance(member, InstanceV) else None
+            if isinstance(hook, FunctionV) and not isinstance(hook.node, ast.Lambda):
+                written |= _set_name_writes(hook.node)
+        if written:
             for name, member in list(cls.attrs.items()):
                 descriptor = isinstance(member, InstanceV) and any(isinstance(member.cls.lookup(hook), FunctionV) for hook in ("__get__", "__set__"))
-                if not isinstance(member, FunctionV) and not descriptor:
+                if not isinstance(member, FunctionV) and not descriptor and (name in written or ANY_ATTRIBUTE in written):
                     cls.attrs[name] = UNKNOWN  # (a descriptor stays: its __set__ / __get__ decide what reads give)
-            cls.fields = [(name, UNKNOWN if default is not None else None, annotation) for name, default, annotation in cls.fields]
+            cls.fields = [(name, UNKNOWN if default is not None and (name in written or ANY_ATTRIBUTE in written) else default, annotation) for name, default, annotation in cls.fields]
         if enums.is_enum(cls):
             enums.finish_class(cls)
         value: Value = cls
@@ -2774,6 +2782,8 @@ class Interpreter:
             member = base.lookup(name)
             if isinstance(member, FunctionV) and self.api.is_classmethod(member):
                 return BoundMethodV(member, base)
+            if base.meta_reads and not isinstance(member, FunctionV):
+                return UNKNOWN  # its metaclass answers reads on the class (a property, `__getattribute__`)
             if member is not None and not isinstance(member, FunctionV) and self._stored_on_class(base, name):
                 return UNKNOWN  # a function stores it on the class: before or after, we cannot tell
             if member is not None and member.changed_in_place:
@@ -3218,8 +3228,8 @@ class Interpreter:
         conftest itself calls (its top level, a fixture, a hook)?  An uncalled helper that
         patches holds for no test (probe 42c)."""
         info = self.project.by_path.get(path)
-        if function.startswith("pytest_") or info is None:
-            return True
+        if function.startswith(("pytest_", "__")) or info is None:
+            return True  # (a dunder runs where its class is made or used: `Router()` in a hook, probe 44a)
         calls = info.facts.direct_calls(function)
         # called, handed on (`pytest.fixture(autouse=True)(_route)`), or a method called
         # (`Router().install()` in a hook: probe 43a)
@@ -4229,34 +4239,52 @@ class _Substituted(ast.NodeTransformer):
         return self.given.get(node.id, node) if node.id in self.params else node
 
 
-def _rewrites_its_class(meta: Value | None) -> bool:
-    """Is `meta` a metaclass of the analysed code that may change what its classes hold:
-    one that reads them its own way (`__getattribute__`, `__getattr__`, `__setattr__`, a
-    property), makes their namespace (`__prepare__`), or whose `__new__` / `__init__`
-    writes into the namespace or onto the class (`ns["T"] = 512`, `cls.T = 512`,
-    `setattr(cls, ...)`)?  One that only records its classes in a registry does not."""
+ANY_ATTRIBUTE = "*"  # in a set of attribute names a class hook writes: names it computes
+
+
+def _meta_reads(meta: Value | None) -> bool:
+    """Does a metaclass of the analysed code answer its classes' attribute reads itself
+    (`__getattribute__`, `__getattr__`, a property)?  Reads through an instance go
+    to the class's own namespace, as Python's lookup does (probe 44a)."""
     from jax_cudnn_lint.shape_inference.jax_api import PropertyV  # (jax_api imports this module)
 
     if not isinstance(meta, ClassV):
         return False
-    if any(isinstance(meta.lookup(hook), FunctionV) for hook in ("__prepare__", "__getattribute__", "__getattr__", "__setattr__")):
-        return True
-    if any(isinstance(member, PropertyV) for member in meta.attrs.values()):
-        return True
+    return any(isinstance(meta.lookup(hook), FunctionV) for hook in ("__getattribute__", "__getattr__")) or any(isinstance(member, PropertyV) for member in meta.attrs.values())
+
+
+def _meta_writes(meta: Value | None) -> frozenset[str]:
+    """The attributes a metaclass of the analysed code writes onto the classes it makes:
+    into the namespace its `__new__` / `__init__` is given (`ns["T"] = 512`) or onto the
+    class (`cls.T = 512`, `setattr(cls, "T", ...)`); ANY_ATTRIBUTE where it computes the
+    name, makes the namespace (`__prepare__`) or stores its own way (`__setattr__`).  One
+    that only records its classes in a registry writes none."""
+    if not isinstance(meta, ClassV):
+        return frozenset()
+    if any(isinstance(meta.lookup(hook), FunctionV) for hook in ("__prepare__", "__setattr__")):
+        return frozenset({ANY_ATTRIBUTE})
+    found: set[str] = set()
     for hook in ("__new__", "__init__"):
         made = meta.lookup(hook)
-        if isinstance(made, FunctionV) and not isinstance(made.node, ast.Lambda) and _writes_the_class(made.node, hook):
-            return True
-    return False
+        if isinstance(made, FunctionV) and not isinstance(made.node, ast.Lambda):
+            params = [a.arg for a in (*made.node.args.posonlyargs, *made.node.args.args)]
+            namespace = params[3] if len(params) > 3 else None
+            own: set[str] = set(_stored_names_block(made.node.body)) | ({params[0]} if hook == "__init__" and params else set())
+            found |= _writes_onto(made.node, own, namespace)
+    return frozenset(found)
 
 
-def _writes_the_class(func: ast.FunctionDef | ast.AsyncFunctionDef, hook: str) -> bool:
-    """Does a metaclass's `__new__` / `__init__` write into the namespace it is given
-    (its fourth parameter), or set an attribute on a name of its own (the class, as its
-    first parameter in `__init__` or a local in `__new__`)?"""
+def _set_name_writes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """What a descriptor's `__set_name__(self, owner, name)` writes onto its owner class."""
     params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
-    namespace = params[3] if len(params) > 3 else None
-    own: set[str] = set(_stored_names_block(func.body)) | ({params[0]} if hook == "__init__" and params else set())
+    return frozenset(_writes_onto(func, {params[1]} if len(params) > 1 else set(), None))
+
+
+def _writes_onto(func: ast.FunctionDef | ast.AsyncFunctionDef, own: set[str], namespace: str | None) -> set[str]:
+    """The attribute names a function stores on the names `own` (`cls.T = ...`,
+    `setattr(cls, "T", ...)`) or as keys of the dict `namespace` (`ns["T"] = ...`);
+    ANY_ATTRIBUTE for a name it computes or a whole-dict change (`ns.update(...)`)."""
+    found: set[str] = set()
     for node in ast.walk(func):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -4265,16 +4293,18 @@ def _writes_the_class(func: ast.FunctionDef | ast.AsyncFunctionDef, hook: str) -
             targets = [node.target]
         for target in targets:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == namespace:
-                return True  # `namespace["seq_len"] = 1024`
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in own:
-                return True  # `cls.seq_len = 1024`
+                key = target.slice
+                found.add(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ANY_ATTRIBUTE)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in own:
+                found.add(target.attr)
         if isinstance(node, ast.Call):
             called = node.func
-            if isinstance(called, ast.Name) and called.id == "setattr" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in own:
-                return True
-            if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id == namespace and called.attr in ("update", "setdefault", "pop", "__setitem__", "clear"):
-                return True
-    return False
+            if isinstance(called, ast.Name) and called.id in ("setattr", "delattr") and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in own:
+                named = node.args[1] if len(node.args) > 1 else None
+                found.add(named.value if isinstance(named, ast.Constant) and isinstance(named.value, str) else ANY_ATTRIBUTE)
+            elif isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id == namespace and called.attr in ("update", "setdefault", "pop", "__setitem__", "clear", "popitem"):
+                found.add(ANY_ATTRIBUTE)
+    return found
 
 
 def _options_of(items: Sequence[Value]) -> list[object] | None:

@@ -1534,7 +1534,7 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
-    if isinstance(base, ClassV) and base.lookup("__class_getitem__") is None and any(_generic_base(b) for c in class_chain(base) for b in c.bases):
+    if isinstance(base, ClassV) and base.lookup("__class_getitem__") is None and (getattr(base.node, "type_params", None) or any(_generic_base(b) for c in class_chain(base) for b in c.bases)):
         interp.ev(index_node, fr)
         return base  # `Attention[float]`: a typing.Generic class, parameterised, makes its own instances (probe 43c)
     if isinstance(base, ExtObjectV) and base.qualname == "jax.Array.at":

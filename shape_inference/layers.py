@@ -22,7 +22,7 @@ from jax_cudnn_lint.shape_inference import windows as W
 from jax_cudnn_lint.shape_inference.context import Ctx, DiffTree, params_diff_of
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
-from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS
+from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS, dotted_name
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -380,8 +380,25 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     shape_v = _in(args, kwargs, 1, "shape")
     dtype_v = _in(args, kwargs, 2, "dtype")
     shape = shape_of(shape_v) if shape_v is not None else None
-    dtype = None if interp.haiku_casts(fr.module) else "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
+    init = _in(args, kwargs, 3, "init")
+    # the initializer makes the array: haiku's own and jnp.zeros/ones honour the dtype
+    # they are handed (float32 by default); a user's may not (probe 44a)
+    named = init.qualname if isinstance(init, (ExternalV, ExtObjectV)) else _initializer_spelled(node)
+    honours = init is None or named.startswith("haiku.initializers") or "initializers." in named or named in ("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
+    if interp.haiku_casts(fr.module) or absent(dtype_v) and not honours:
+        dtype = None
+    else:
+        dtype = "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
     return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
+
+
+def _initializer_spelled(node: ast.AST) -> str:
+    """The dotted name a `get_parameter` call's initializer is made by, as spelled
+    (`hk.initializers.VarianceScaling(1.0)`: "hk.initializers.VarianceScaling")."""
+    call = node if isinstance(node, ast.Call) else None
+    given = (call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "init"), None)) if call is not None else None
+    made = given.func if isinstance(given, ast.Call) else given
+    return (dotted_name(made) or "") if made is not None else ""
 
 
 # Where each library's convolution takes its arguments: (features, kernel size, strides,

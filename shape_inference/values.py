@@ -464,7 +464,8 @@ class ClassV(Value):
     decorators: tuple[Value, ...] = ()
     linearised: list[ClassV] | None = field(default=None, repr=False, compare=False)  # (mro(), cached)
     metaclass_call: bool = False  # its metaclass (of the analysed code) has a `__call__`: it makes the instances
-    rewritten: bool = False  # a metaclass or a descriptor's `__set_name__` may set its attributes: each unknown
+    rewritten: frozenset[str] = frozenset()  # what a metaclass of ours writes onto it as it is made ("*": names it computes)
+    meta_reads: bool = False  # its metaclass answers reads on the class itself (a property, `__getattribute__`)
     intercepts: bool | None = field(default=None, repr=False, compare=False)  # defines `__getattribute__` (itself or a base; computed when first read)
 
     def key(self) -> object:

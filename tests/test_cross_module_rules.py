@@ -548,6 +548,7 @@ def test_a_haiku_policy_set_in_another_file_makes_parameter_dtypes_unknown(tmp_p
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n", True),  # asked for by no test
         # a hook calling a method that patches, a fixture made by a call, a hookwrapper (probe 43a)
         (f"class Router:\n    def install(self):\n        {PATCH}.start()\n\n\ndef pytest_configure(config):\n    Router().install()\n", False),
+        (f"class Router:\n    def __init__(self):\n        {PATCH}.start()\n\n\ndef pytest_configure(config):\n    Router()\n", False),  # (44a)
         (f"def _route():\n    with {PATCH}:\n        yield\n\n\nroute = pytest.fixture(autouse=True)(_route)\n", False),
         (f"@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    with {PATCH}:\n        yield\n", False),
     ],
