@@ -26,6 +26,8 @@ def requests_fixture(module: ast.Module, line: int, fixture: str, fixture_module
     reader = _Reader(module, fixtures_requesting(fixture, fixture_modules))
     if any(reader.names_fixture(mark, "usefixtures") for mark in reader.pytestmarks(module.body)):
         return True
+    if any(_autouse(stmt) and stmt.name in reader.wanted for fixtures in fixture_modules for stmt in every_statement(fixtures.body) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        return True  # an autouse fixture that requests it: every test of its module or folder (probe 43a)
     for stmt in every_statement(module.body):
         if not (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
             continue
@@ -123,6 +125,11 @@ class _Reader:
         if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
             return next((stmt for cls in self.classes.values() for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == callee.attr), None)
         return None
+
+
+def _autouse(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`@pytest.fixture(autouse=True)`."""
+    return any(isinstance(d, ast.Call) and (dotted_name(d.func) or "").endswith("fixture") and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in d.keywords) for d in func.decorator_list)
 
 
 def _is_getfixturevalue(call: ast.Call) -> bool:

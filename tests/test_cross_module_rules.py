@@ -392,6 +392,7 @@ PATCH = "mock.patch('jax.nn.dot_product_attention', fake)"
         (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def test_it(self):\n        attend(Q)\n", False),  # inherited (36a)
         (f"class Base(unittest.TestCase):\n    def setUp(self):\n        self.enterContext({PATCH})\n\n\nclass T(Base):\n    def setUp(self):\n        pass\n\n    def test_it(self):\n        attend(Q)\n", True),  # overridden
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\n@pytest.fixture\ndef model(xla):\n    return attend\n\n\ndef test_it(model):\n    model(Q)\n", False),  # through a fixture
+        (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\n@pytest.fixture(autouse=True)\ndef routed(xla):\n    yield\n\n\ndef test_it():\n    attend(Q)\n", False),  # an autouse fixture asks for it (43a)
         (f"@pytest.fixture\ndef xla():\n    with {PATCH}:\n        yield\n\n\ndef _route(request, name='xla'):\n    request.getfixturevalue(name)\n\n\ndef test_it(request):\n    _route(request)\n    attend(Q)\n", False),  # a helper's default (43a)
     ],
 )
