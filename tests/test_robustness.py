@@ -663,6 +663,17 @@ def test_values_python_refuses_to_compute_stay_unknown(tmp_path: Path) -> None:
     assert [f.code for f in engine.lint_source(src, str(tmp_path / "raising.py"))] == ["JCD201"]
 
 
+@pytest.mark.parametrize(("length", "codes"), [("-127", []), ("10 ** 30 + 1", []), ("127", ["JCD201"])])
+def test_lengths_no_array_can_have_are_not_judged(tmp_path: Path, length: str, codes: list[str]) -> None:
+    # probe 43c: jnp.zeros raises on a negative or an overflowing length before any attention
+    src = (
+        "import jax\nimport jax.numpy as jnp\n"
+        "def attn(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+        f"def step():\n    q = jnp.zeros((2, {length}, 4, 64), jnp.bfloat16)\n    return jax.grad(lambda q: attn(q).sum())(q)\n"
+    )
+    assert [f.code for f in engine.lint_source(src, str(tmp_path / "lengths.py"))] == codes
+
+
 DEEP_THEN_ODD = (
     "import jax\nimport jax.numpy as jnp\n"
     "MAGIC = " + " + ".join(["0"] * 600) + "\n"
