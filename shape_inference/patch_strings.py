@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 BUILT_AT_RUN_TIME = "<built at run time>"  # the module part of a patch target string that is not known
 OWN_CLASS = "<class>"  # in the strings a method reads: the name of its class (self.TARGET)
+# str methods of one string that give one string (their arguments strings too)
+_STRING_METHODS = frozenset({"replace", "lower", "upper", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
 ANY_NAME = "*"  # the name of a patch target built from parts none of which is known
 StringValue = str | tuple[str, ...]  # a string, or a list or tuple of them (`PARTS = ["jax.nn", ...]`)
 MAX_DEPTH = 8
@@ -55,6 +57,14 @@ class PatchStrings:
                 return
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.pop(stmt.name, None)  # (its body is its own scope)
+            return
+        if isinstance(stmt, ast.ImportFrom) and (source := self.project.find(self.project.from_base(info, stmt))) is not None and source is not info:
+            for alias in stmt.names:  # `from tests_support.consts import ATTN` in a test's body
+                found = self.of_module(source).get(alias.name) if alias.name != "*" else None
+                if found is not None:
+                    bound[alias.asname or alias.name] = found
+                else:
+                    bound.pop(alias.asname or alias.name, None)
             return
         if not bound:
             return
@@ -132,9 +142,13 @@ class PatchStrings:
                 else:
                     return None
             return "".join(pieces)
+        if isinstance(node, ast.NamedExpr):
+            return self.value(info, node.value, strings, depth + 1)  # `mock.patch(t := "jax.nn.relu")`
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
             left = self.value(info, node.left, strings, depth + 1)
             right = self.value(info, node.right, strings, depth + 1)
+            if isinstance(node.op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+                return left + right  # `BASE + ["dot_product_attention"]`
             if not isinstance(left, str) or right is None:
                 return None
             if isinstance(node.op, ast.Add):
@@ -143,9 +157,26 @@ class PatchStrings:
                 return left % right  # `"%s.%s" % (MODULE, NAME)`
             except (TypeError, ValueError):
                 return None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join") and not any(isinstance(a, ast.Starred) for a in node.args):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STRING_METHODS and not node.keywords:
+            held = self.value(info, node.func.value, strings, depth + 1)
+            given = [self.value(info, a, strings, depth + 1) for a in node.args]
+            if not isinstance(held, str) or not all(isinstance(a, str) for a in given):
+                return None
+            try:
+                return str(getattr(held, node.func.attr)(*given))  # `"jax.nn.x".replace("nn", "image")`
+            except (TypeError, ValueError):
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
             template = self.value(info, node.func.value, strings, depth + 1)
-            arguments = [self.value(info, a, strings, depth + 1) for a in node.args]
+            arguments: list[StringValue | None] = []
+            for a in node.args:
+                if isinstance(a, ast.Starred):  # `"{}.{}".format(*PARTS)`
+                    spread = self.value(info, a.value, strings, depth + 1)
+                    if not isinstance(spread, tuple):
+                        return None
+                    arguments.extend(spread)
+                else:
+                    arguments.append(self.value(info, a, strings, depth + 1))
             if not isinstance(template, str) or any(a is None for a in arguments):
                 return None
             if node.func.attr == "join":

@@ -446,6 +446,12 @@ ATTENTION_TARGET = "'jax.nn.dot_product_attention'"
         ("def patched(mod, name='dot_product_attention'):\n    return mock.patch(f'{mod}.{name}', fake)\n\n\ndef test_it():\n    with patched('jax.nn'):\n        attend(Q)\n", False),
         # a helper that starts a patch of a target not known: not taken to hold wherever it is called
         ("def start(target):\n    mock.patch(target, fake).start()\n\n\ndef test_it():\n    start('jax.nn.relu')\n    attend(Q)\n", True),
+        # read where they would otherwise be taken for any API (the sweep of probe 41a's cases)
+        ("def test_it():\n    with mock.patch(t := 'jax.nn.relu', fake):\n        attend(Q)\n", True),
+        ("BASE = ['jax', 'image']\n\n\ndef test_it():\n    with mock.patch('.'.join(BASE + ['dot_product_attention']), fake, create=True):\n        attend(Q)\n", True),
+        ("def test_it():\n    with mock.patch('jax.nn.dot_product_attention'.replace('nn', 'image'), fake, create=True):\n        attend(Q)\n", True),
+        ("PARTS = ('jax.image', 'dot_product_attention')\n\n\ndef test_it():\n    with mock.patch('{}.{}'.format(*PARTS), fake, create=True):\n        attend(Q)\n", True),
+        ("PARTS = ('jax.nn', 'dot_product_attention')\n\n\ndef test_it():\n    with mock.patch('{}.{}'.format(*PARTS), fake):\n        attend(Q)\n", False),
         # a row's or a helper's parameter read as each value it is given (probe 43a)
         ("@pytest.mark.parametrize('target', ['jax.nn.relu', pytest.param('jax.numpy.tanh', id='tanh')])\ndef test_it(target):\n    with mock.patch(target, fake):\n        attend(Q)\n", True),
         ("@pytest.mark.parametrize('n, target', [(1, 'jax.nn.relu'), (2, 'jax.nn.dot_product_attention')])\ndef test_it(n, target):\n    with mock.patch(target, fake):\n        attend(Q)\n", False),
@@ -461,13 +467,16 @@ def test_patch_targets_read_through_classes_rows_and_factories(tmp_path: Path, m
     assert codes_under_test(tmp_path, monkeypatch, capsys, test_code) == (["JCD203"] if found else [])
 
 
+@pytest.mark.parametrize("inside", [False, True])
 @pytest.mark.parametrize(("name", "found"), [("ATTENTION", False), ("OTHER", True)])
-def test_a_patch_target_star_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, name: str, found: bool) -> None:
-    # a name not read would be taken for any API (silent): OTHER is found only where read
+def test_a_patch_target_star_imported_from_a_project_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, name: str, found: bool, inside: bool) -> None:
+    # a name not read would be taken for any API (silent): OTHER is found only where read;
+    # imported at the top with a star, or by name in the test's body
     model = ATTEND_MODEL
+    top, local = ("", f"    from tests.consts import {name}\n") if inside else ("from tests.consts import *\n", "")
     test = (
-        "from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\nfrom tests.consts import *\n\n\n"
-        f"def test_it():\n    with mock.patch({name}, lambda *a, **kw: a[0]):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
+        f"from unittest import mock\n\nimport jax.numpy as jnp\n\nfrom model import attend\n{top}\n\n"
+        f"def test_it():\n{local}    with mock.patch({name}, lambda *a, **kw: a[0]):\n        attend(jnp.zeros((2, 16, 4, 64), jnp.float32))\n"
     )
     files = {"model.py": model, "tests/__init__.py": "", "tests/consts.py": "ATTENTION = 'jax.nn.dot_product_attention'\nOTHER = 'jax.nn.relu'\n", "tests/test_model.py": test}
     assert [code for _, code in places(tmp_path, monkeypatch, capsys, files)] == (["JCD203"] if found else [])
