@@ -525,7 +525,23 @@ class Interpreter:
         values = self.patch_strings.parameter_values(info, enclosing, target.id, strings)
         if values is None:
             return [resolved]
-        return [ast.Call(call.func, [ast.Constant(value), *call.args[1:]], call.keywords) for value in values]
+        # the test runs once per value: a watched API is patched on its path only where
+        # every value patches it (a row patching tanh beside one patching the attention
+        # leaves a run that reaches cuDNN: probe 44a)
+        patched = [self._watched_by_target(value) for value in values]
+        if any(apis != patched[0] for apis in patched):
+            return []
+        return [ast.Call(call.func, [ast.Constant(values[0]), *call.args[1:]], call.keywords)]
+
+    def _watched_by_target(self, text: str) -> frozenset[str]:
+        """The watched APIs a dotted patch target string replaces ("jax.nn.dot_product_attention";
+        the cuDNN module itself: every attention API runs through it)."""
+        full, _, name = text.rpartition(".")
+        if self.watch(self.api.canonical(text)):
+            return frozenset({self.api.canonical(text)})
+        if full and self.api.canonical(full) == CUDNN_ATTENTION_MODULE and name:
+            return frozenset({NN_ATTENTION, FA_ATTENTION})
+        return frozenset()
 
     def _resolved_target(self, info: ModuleInfo, call: ast.Call, strings: Mapping[str, StringValue]) -> ast.Call:
         """`call` with a target that is no literal written as the string it is (patch_
