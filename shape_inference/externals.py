@@ -190,7 +190,12 @@ def h_eye(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
 
 
 def _nested_shape(v: Value) -> tuple[tuple[Dim, ...], str | None] | None:
+    """The shape and dtype np.array gives nested lists; None where a row was changed in
+    place (`for r in rows: r.append(EOS)`: the list is not what it was made as) or the
+    rows differ in length (np.array raises on ragged rows: probe 45a)."""
     if isinstance(v, TupleV):
+        if v.changed_in_place:
+            return None
         if not v.items:
             return (D.const(0),), None
         inner = [_nested_shape(i) for i in v.items]
@@ -198,7 +203,7 @@ def _nested_shape(v: Value) -> tuple[tuple[Dim, ...], str | None] | None:
             return None
         first = inner[0]
         assert first is not None
-        if any(i is None or len(i[0]) != len(first[0]) for i in inner):
+        if any(i is None or len(i[0]) != len(first[0]) or any(not a.same_as(b) for a, b in zip(i[0], first[0])) for i in inner):
             return None
         dtype = first[1]
         for i in inner[1:]:

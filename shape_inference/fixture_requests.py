@@ -19,15 +19,19 @@ from jax_cudnn_lint.shape_inference.scopes import dotted_name, every_statement
 MAX_DEPTH = 12
 
 
-def requests_fixture(module: ast.Module, line: int, fixture: str, fixture_modules: Sequence[ast.Module]) -> bool:
+def requests_fixture(module: ast.Module, line: int, fixture: str, fixture_modules: Sequence[ast.Module], defined_here: bool = False) -> bool:
     """Is `line` of `module` in a test (or fixture) that requests `fixture`, directly or
     through the fixtures of `fixture_modules` (the module itself and its conftest.py
-    files) that request it?"""
+    files) that request it?  `defined_here`: the patching fixture is the module's own (one
+    of its name there otherwise overrides a conftest's)."""
     reader = _Reader(module, fixtures_requesting(fixture, fixture_modules))
     if any(reader.names_fixture(mark, "usefixtures") for mark in reader.pytestmarks(module.body)):
         return True
-    if any(_autouse(stmt) and stmt.name in reader.wanted for fixtures in fixture_modules for stmt in every_statement(fixtures.body) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        return True  # an autouse fixture that requests it: every test of its module or folder (probe 43a)
+    overridden = not defined_here and any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == fixture and _is_fixture(stmt) for stmt in module.body)
+    if not overridden and any(_autouse(stmt) and stmt.name in reader.wanted and stmt.name != fixture for fixtures in fixture_modules for stmt in fixtures.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        # a module-level autouse fixture that requests it: every test of its module or
+        # folder (probe 43a), unless the test module has a fixture of that name of its own
+        return True
     for stmt in every_statement(module.body):
         if not (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
             continue
@@ -48,14 +52,16 @@ def fixtures_requesting(fixture: str, modules: Iterable[ast.Module]) -> frozense
         stmt
         for module in modules
         for stmt in every_statement(module.body)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any((dotted_name(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in stmt.decorator_list)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_fixture(stmt)
     ]
     found = {fixture}
     grew = True
     while grew:
         grew = False
         for stmt in fixtures:
-            if stmt.name not in found and (any(arg.arg in found for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(_gets(node, found) for node in ast.walk(stmt))):
+            # (a request after the fixture's yield comes after the test: probe 45a)
+            before = _first_yield(stmt)
+            if stmt.name not in found and (any(arg.arg in found for arg in (*stmt.args.args, *stmt.args.kwonlyargs)) or any(isinstance(node, ast.Call) and _gets(node, found) and node.lineno < before for node in ast.walk(stmt))):
                 found.add(stmt.name)
                 grew = True
     return frozenset(found)
@@ -125,6 +131,16 @@ class _Reader:
         if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
             return next((stmt for cls in self.classes.values() for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == callee.attr), None)
         return None
+
+
+def _is_fixture(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any((dotted_name(d.func if isinstance(d, ast.Call) else d) or "").endswith("fixture") for d in func.decorator_list)
+
+
+def _first_yield(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The line of a generator fixture's first yield (past its end where it has none)."""
+    lines = [node.lineno for node in ast.walk(func) if isinstance(node, (ast.Yield, ast.YieldFrom))]
+    return min(lines, default=(func.end_lineno or func.lineno) + 1)
 
 
 def _autouse(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

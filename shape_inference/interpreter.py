@@ -35,7 +35,7 @@ from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, imported_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -506,12 +506,12 @@ class Interpreter:
                 elif local is not None:
                     found.append((local, name))
         for owner, name in found:
-            api = _imported_name(info, f"{owner}.{name}") if name in WATCHED_NAMES else None
+            api = imported_name(info.facts, f"{owner}.{name}") if name in WATCHED_NAMES else None
             if api is not None and not api.startswith("jax.") and ".jax." in api:
                 api = api[api.index(".jax.") + 1 :]  # `patch.object(model.jax.nn, ...)`: the module's `jax` (probe 37a)
             if api is not None and self.watch(self.api.canonical(api)):
                 note(self.api.canonical(api))  # `jax.nn.dot_product_attention = _xla_only`
-            elif name and self.api.canonical(_imported_name(info, owner) or "") == CUDNN_ATTENTION_MODULE:
+            elif name and self.api.canonical(imported_name(info.facts, owner) or "") == CUDNN_ATTENTION_MODULE:
                 note(NN_ATTENTION, True)
                 note(FA_ATTENTION, True)
 
@@ -3224,7 +3224,7 @@ class Interpreter:
         if conftest and not path.startswith(os.path.join(os.path.dirname(scope.path), "")):
             return False
         if scope.fixture is not None:
-            return scope.autouse or self._requests_fixture(path, line, scope.fixture)
+            return scope.autouse or self._requests_fixture(path, line, scope.fixture, scope.path == path)
         if conftest and scope.lasting and (scope.installer is None or self._conftest_runs(scope.path, scope.installer)):
             return True  # the conftest's top level, a hook of it, or what those call: every test of its folder
         if path == scope.path and scope.first <= line <= scope.last:
@@ -3302,7 +3302,7 @@ class Interpreter:
                         return True
         return False
 
-    def _requests_fixture(self, path: str, line: int, fixture: str) -> bool:
+    def _requests_fixture(self, path: str, line: int, fixture: str, defined_here: bool) -> bool:
         """Is the line in a test (or fixture) that requests `fixture` (fixture_requests),
         through the fixtures of its own module and of its conftest.py files?"""
         info = self.project.by_path.get(path)
@@ -3311,7 +3311,7 @@ class Interpreter:
         conftests = [found for conftest in conftest_paths(path) if (found := self.project.by_path.get(conftest)) is not None]
         for conftest in conftests:
             self.project.load(conftest)
-        return requests_fixture(info.tree, line, fixture, [info.tree, *(conftest.tree for conftest in conftests)])
+        return requests_fixture(info.tree, line, fixture, [info.tree, *(conftest.tree for conftest in conftests)], defined_here)
 
     def callee_ctx(self, fr: Frame, node: ast.AST, callee: Value) -> Ctx:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
@@ -4184,24 +4184,6 @@ def _yields_inside(stmt: ast.With | ast.AsyncWith) -> bool:
 
 
 
-def _imported_name(info: ModuleInfo, dotted: str) -> str | None:
-    """`nn.dot_product_attention` after `from jax import nn` -> "jax.nn.dot_product_attention":
-    the full name a dotted local name stands for through the module's absolute imports."""
-    first, _, rest = dotted.partition(".")
-    for stmt in info.facts.imports():
-        for alias in stmt.names:
-            if isinstance(stmt, ast.Import):
-                local = alias.asname or alias.name.split(".")[0]
-                full = alias.name if alias.asname else local
-            elif stmt.level == 0 and stmt.module:
-                local, full = alias.asname or alias.name, f"{stmt.module}.{alias.name}"
-            else:
-                continue
-            if local == first:
-                return f"{full}.{rest}" if rest else full
-    return None
-
-
 def _patching_calls(stmt: ast.stmt) -> Iterator[ast.Call]:
     """The calls a statement makes that may patch: its own call, its decorators, its
     with items, or the value it assigns (`p = mock.patch.object(...)`)."""
@@ -4286,6 +4268,8 @@ def _meta_writes(meta: Value | None) -> frozenset[str]:
             params = [a.arg for a in (*made.node.args.posonlyargs, *made.node.args.args)]
             namespace = params[3] if len(params) > 3 else None
             own: set[str] = set(_stored_names_block(made.node.body)) | ({params[0]} if hook == "__init__" and params else set())
+            if namespace is None and made.node.args.vararg is not None:
+                return frozenset({ANY_ATTRIBUTE})  # `def __new__(mcs, *args)`: what it does with the namespace is not followed
             found |= _writes_onto(made.node, own, namespace)
     return frozenset(found)
 
@@ -4298,9 +4282,13 @@ def _set_name_writes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[
 
 def _writes_onto(func: ast.FunctionDef | ast.AsyncFunctionDef, own: set[str], namespace: str | None) -> set[str]:
     """The attribute names a function stores on the names `own` (`cls.T = ...`,
-    `setattr(cls, "T", ...)`) or as keys of the dict `namespace` (`ns["T"] = ...`);
-    ANY_ATTRIBUTE for a name it computes or a whole-dict change (`ns.update(...)`)."""
+    `setattr(cls, "T", ...)`, `type.__setattr__(cls, "T", ...)`) or as keys of the dict
+    `namespace` (`ns["T"] = ...`); ANY_ATTRIBUTE for a name it computes, or where the
+    namespace is used other than read or handed on as it is (`{**ns, "T": 512}`,
+    `dict(ns, T=...)`, `ns |= {...}`, `d = ns`: probe 45a)."""
     found: set[str] = set()
+    read_only = {"get", "items", "keys", "values", "copy", "__contains__", "__getitem__"}
+    allowed: set[int] = set()  # the Name nodes of the namespace used as reads or passed on whole
     for node in ast.walk(func):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -4311,15 +4299,31 @@ def _writes_onto(func: ast.FunctionDef | ast.AsyncFunctionDef, own: set[str], na
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == namespace:
                 key = target.slice
                 found.add(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ANY_ATTRIBUTE)
+                allowed.add(id(target.value))
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in own:
                 found.add(target.attr)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == namespace and isinstance(node.ctx, ast.Load):
+            allowed.add(id(node.value))
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            allowed.update(id(c) for c in node.comparators if isinstance(c, ast.Name))
         if isinstance(node, ast.Call):
             called = node.func
-            if isinstance(called, ast.Name) and called.id in ("setattr", "delattr") and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in own:
+            setter = isinstance(called, ast.Name) and called.id in ("setattr", "delattr") or isinstance(called, ast.Attribute) and called.attr in ("__setattr__", "__delattr__") and isinstance(called.value, ast.Name) and called.value.id in ("type", "object")
+            if setter and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in own:
                 named = node.args[1] if len(node.args) > 1 else None
                 found.add(named.value if isinstance(named, ast.Constant) and isinstance(named.value, str) else ANY_ATTRIBUTE)
-            elif isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id == namespace and called.attr in ("update", "setdefault", "pop", "__setitem__", "clear", "popitem"):
-                found.add(ANY_ATTRIBUTE)
+            elif isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name) and called.value.id == namespace:
+                allowed.add(id(called.value))
+                if called.attr not in read_only:
+                    found.add(ANY_ATTRIBUTE)  # `ns.update(...)`, `ns.setdefault(...)`
+            elif isinstance(called, ast.Attribute) and called.attr in ("__new__", "__init__"):
+                # `super().__new__(mcs, name, bases, ns)`, `super().__init__(name, bases, ns)`: handed on
+                # as it is; a namespace built anew (`{k: ... for k, v in ns.items()}`) may hold anything
+                allowed.update(id(a) for a in node.args if isinstance(a, ast.Name) and a.id == namespace)
+                if len(node.args) >= 3 and not (isinstance(last := node.args[-1], ast.Name) and last.id == namespace):
+                    found.add(ANY_ATTRIBUTE)
+    if namespace is not None and any(isinstance(node, ast.Name) and node.id == namespace and id(node) not in allowed for node in ast.walk(func)):
+        found.add(ANY_ATTRIBUTE)
     return found
 
 

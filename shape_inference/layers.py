@@ -22,7 +22,7 @@ from jax_cudnn_lint.shape_inference import windows as W
 from jax_cudnn_lint.shape_inference.context import Ctx, DiffTree, params_diff_of
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import promote
-from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS, dotted_name
+from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS, dotted_name, imported_name
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
@@ -383,8 +383,8 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     init = _in(args, kwargs, 3, "init")
     # the initializer makes the array: haiku's own and jnp.zeros/ones honour the dtype
     # they are handed (float32 by default); a user's may not (probe 44a)
-    named = init.qualname if isinstance(init, (ExternalV, ExtObjectV)) else _initializer_spelled(node)
-    honours = init is None or named.startswith("haiku.initializers") or "initializers." in named or named in ("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
+    named = init.qualname if isinstance(init, (ExternalV, ExtObjectV)) else imported_name(fr.module.facts, _initializer_spelled(node)) or ""
+    honours = init is None or named.startswith("haiku.initializers.") or named in ("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
     if interp.haiku_casts(fr.module) or absent(dtype_v) and not honours:
         dtype = None
     else:

@@ -1397,3 +1397,20 @@ def _import_source(stmt: ast.stmt, name: str) -> tuple[str, ...] | None:
                 return (stmt.module, alias.name)
     return None
 
+
+def imported_name(facts: ScopeFacts, dotted: str) -> str | None:
+    """`nn.dot_product_attention` after `from jax import nn` -> "jax.nn.dot_product_attention":
+    the full name a dotted local name stands for through the module's absolute imports."""
+    first, _, rest = dotted.partition(".")
+    for stmt in facts.imports():
+        for alias in stmt.names:
+            if isinstance(stmt, ast.Import):
+                local = alias.asname or alias.name.split(".")[0]
+                full = alias.name if alias.asname else local
+            elif stmt.level == 0 and stmt.module:
+                local, full = alias.asname or alias.name, f"{stmt.module}.{alias.name}"
+            else:
+                continue
+            if local == first:
+                return f"{full}.{rest}" if rest else full
+    return None
