@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 
-from jax_cudnn_lint.kernels.targets import DEFAULT_CUDNN, DEFAULT_GPU, parse_gpu
+from jax_cudnn_lint.kernels.gpu_names import DEFAULT_CUDNN, DEFAULT_GPU, parse_gpu
 
 
 def installed_jax_version() -> str | None:
