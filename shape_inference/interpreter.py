@@ -831,8 +831,8 @@ class Interpreter:
         node = func.node
         if func.owner is not None or isinstance(node, ast.Lambda) or node not in func.module.tree.body:
             return ctx
-        if not self._context_spans_of(func.module.facts) and not func.module.facts.updates_config():
-            return ctx  # (a module that neither enters such a context nor sets the flags: most)
+        if not self._context_spans_of(func.module.facts) and not func.module.facts.updates_config(CONTEXT_FLAGS):
+            return ctx  # (a module that neither enters such a context nor sets these flags: most)
         calls = func.module.facts.direct_calls(node.name)
         if calls is None or CALLED_LATER in calls:
             return ctx
@@ -871,7 +871,7 @@ class Interpreter:
         found = self.context_spans.get(id(facts))
         if found is None:
             found = list[tuple[int, int, list[ast.expr]]]()
-            if facts.tree is None or not (facts.calls_attribute("default_matmul_precision") or facts.calls_attribute("enable_x64") or facts.updates_config()):
+            if facts.tree is None or not (facts.calls_attribute("default_matmul_precision") or facts.calls_attribute("enable_x64") or facts.updates_config(CONTEXT_FLAGS)):
                 self.context_spans[id(facts)] = found  # (no such context or update in the module: most)
                 return found
             for stmt in every_statement(facts.tree.body):
@@ -4465,6 +4465,10 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
                 found |= mentioned
                 grew = True
     return frozenset(found)
+
+
+# the config flags a precision or x64 context sets (`jax.config.update(flag, v)` too)
+CONTEXT_FLAGS = frozenset({"jax_default_matmul_precision", "jax_enable_x64"})
 
 
 def _config_setting(stmt: ast.stmt) -> ast.expr | None:

@@ -727,9 +727,15 @@ class ScopeFacts:
             return True
         return self.tree is not None and any(isinstance(stmt, LazyDef) and _PATCH_CALL.search(stmt.text) for stmt in every_statement(self.tree.body))
 
-    def updates_config(self) -> bool:
-        """Does the module call `jax.config.update(...)` (or `config.update(...)`)?"""
-        return any(_is_config_update(call) for call in self._call_index()[1].get("update", ()))
+    def updates_config(self, flags: frozenset[str] | None = None) -> bool:
+        """Does the module call `jax.config.update(...)` (or `config.update(...)`), of one of
+        `flags` where given (a literal flag name, or one it cannot read)?"""
+        for call in self._call_index()[1].get("update", ()):
+            if _is_config_update(call):
+                named = call.args[0] if call.args else None
+                if flags is None or not (isinstance(named, ast.Constant) and isinstance(named.value, str)) or named.value in flags:
+                    return True
+        return False
 
     def attribute_calls(self, name: str) -> list[ast.Call] | None:
         """Every `<x>.name(...)` call in the module (`partial(<x>.name, ...)` too), when
