@@ -522,15 +522,17 @@ class Interpreter:
         first = resolved.args[0] if resolved.args else None
         if enclosing is None or not call.args or not isinstance(target := call.args[0], ast.Name) or not (isinstance(first, ast.Constant) and first.value == f"{BUILT_AT_RUN_TIME}.{ANY_NAME}"):
             return [resolved]
-        values = self.patch_strings.parameter_values(info, enclosing, target.id, strings)
-        if values is None:
+        given = self.patch_strings.parameter_values(info, enclosing, target.id, strings)
+        if given is None:
             return [resolved]
-        # the test runs once per value: a watched API is patched on its path only where
-        # every value patches it (a row patching tanh beside one patching the attention
-        # leaves a run that reaches cuDNN: probe 44a)
+        values, rows = given
         patched = [self._watched_by_target(value) for value in values]
         if any(apis != patched[0] for apis in patched):
-            return []
+            # rows: the test runs once per row, and a row patching tanh beside one patching
+            # the attention leaves a run that reaches cuDNN (probe 44a); callers: each call
+            # patches where it is made, which the patch's scope does not tell apart (any API)
+            # (a row the test may skip or leave before the patch may be the only unpatched one)
+            return [] if rows and not _may_leave_before(enclosing, call.lineno) else [resolved]
         return [ast.Call(call.func, [ast.Constant(values[0]), *call.args[1:]], call.keywords)]
 
     def _watched_by_target(self, text: str) -> frozenset[str]:
@@ -4325,6 +4327,19 @@ def _writes_onto(func: ast.FunctionDef | ast.AsyncFunctionDef, own: set[str], na
     if namespace is not None and any(isinstance(node, ast.Name) and node.id == namespace and id(node) not in allowed for node in ast.walk(func)):
         found.add(ANY_ATTRIBUTE)
     return found
+
+
+def _may_leave_before(func: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> bool:
+    """May the test stop before `line`: a `return`, a `raise`, or a call that skips or
+    ends it (`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)`)?"""
+    for node in ast.walk(func):
+        if getattr(node, "lineno", line) >= line:
+            continue
+        if isinstance(node, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(node, ast.Call) and (dotted_name(node.func) or "").rpartition(".")[2] in ("skip", "xfail", "skipTest", "importorskip", "fail", "exit"):
+            return True
+    return False
 
 
 def _options_of(items: Sequence[Value]) -> list[object] | None:

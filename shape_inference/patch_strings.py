@@ -191,12 +191,14 @@ class PatchStrings:
                 return None
         return None
 
-    def parameter_values(self, info: ModuleInfo, func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, strings: Mapping[str, StringValue]) -> tuple[str, ...] | None:
+    def parameter_values(self, info: ModuleInfo, func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, strings: Mapping[str, StringValue]) -> tuple[tuple[str, ...], bool] | None:
         """Every string the parameter `name` of the module's function `func` may hold: its
         `pytest.mark.parametrize` rows (pytest calls a test with each), else the
         arguments the module's calls pass it or its default.  None where one of them is
         not known, or the function may be called from elsewhere (probe 43a: a target
-        from a row or a helper's parameter, taken for any API, hid what patches relu)."""
+        from a row or a helper's parameter, taken for any API, hid what patches relu).
+        With them, whether they are rows: each row runs the same lines, while each call
+        patches in its own place."""
         rows = _parametrize_rows(func, name)
         if rows is not None:
             found = [self.value(info, row, strings) for row in rows]
@@ -215,7 +217,7 @@ class PatchStrings:
                 given = call.args[index] if index < len(call.args) else next((k.value for k in call.keywords if k.arg == name), defaults.get(name))
                 found.append(self.value(info, given, strings) if given is not None else None)
         values = [value for value in found if isinstance(value, str)]
-        return tuple(values) if len(values) == len(found) and values else None
+        return (tuple(values), rows is not None) if len(values) == len(found) and values else None
 
     def of_module(self, info: ModuleInfo) -> dict[str, StringValue | None]:
         """The strings a module's top level leaves its names bound to (None: rebound by a
