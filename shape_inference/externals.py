@@ -16,7 +16,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import Ctx, with_config
-from jax_cudnn_lint.shape_inference.scopes import config_update
+from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -2518,7 +2518,7 @@ for _m in ("apply", "init", "init_with_output", "param", "variable", "make_rng",
 # Anywhere (a `main()`, an `if __name__ == "__main__":` block) the update also holds for
 # the statements after it on the same path and the calls they make, in program order: the
 # frame's context carries it (context.with_config; branches, loops and `try` join it).
-CONFIG_SLOTS = {"jax_enable_x64": "<jax_enable_x64>", "jax_default_matmul_precision": "<jax_default_matmul_precision>"}
+CONFIG_SLOTS = {flag: f"<{flag}>" for flag in CONTEXT_FLAGS}
 
 
 def h_config_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

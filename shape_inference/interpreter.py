@@ -35,7 +35,7 @@ from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
-from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, config_update, constructor_name, dotted_name, imported_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
+from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, CONTEXT_FLAGS, config_update, constructor_name, dotted_name, imported_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -498,12 +498,10 @@ class Interpreter:
                     continue
                 if full is not None and not full.startswith("jax.") and ".jax." in f"{full}.":
                     full = full[full.index(".jax.") + 1 :] if ".jax." in full else "jax"  # "model.jax.nn": the module's `jax` (probe 36a)
-                if full is not None and self.watch(self.api.canonical(f"{full}.{name}")):
-                    note(self.api.canonical(f"{full}.{name}"))  # `mock.patch("jax.nn.dot_product_attention")`
-                elif full is not None and self.api.canonical(full) == CUDNN_ATTENTION_MODULE:
-                    note(NN_ATTENTION, True)
-                    note(FA_ATTENTION, True)
-                elif local is not None:
+                apis, internals = self._watched_by_target(f"{full}.{name}") if full is not None else (frozenset[str](), False)
+                for api in sorted(apis):
+                    note(api, internals)  # `mock.patch("jax.nn.dot_product_attention")`, or the cuDNN module's internals
+                if not apis and full is None and local is not None:
                     found.append((local, name))
         for owner, name in found:
             api = imported_name(info.facts, f"{owner}.{name}") if name in WATCHED_NAMES else None
@@ -526,7 +524,7 @@ class Interpreter:
         if given is None:
             return [resolved]
         values, rows = given
-        patched = [self._watched_by_target(value) for value in values]
+        patched = [self._watched_by_target(value)[0] for value in values]
         if any(apis != patched[0] for apis in patched):
             # rows: the test runs once per row, and a row patching tanh beside one patching
             # the attention leaves a run that reaches cuDNN (probe 44a); callers: each call
@@ -535,15 +533,16 @@ class Interpreter:
             return [] if rows and not _may_leave_before(enclosing, call.lineno) else [resolved]
         return [ast.Call(call.func, [ast.Constant(values[0]), *call.args[1:]], call.keywords)]
 
-    def _watched_by_target(self, text: str) -> frozenset[str]:
-        """The watched APIs a dotted patch target string replaces ("jax.nn.dot_product_attention";
-        the cuDNN module itself: every attention API runs through it)."""
+    def _watched_by_target(self, text: str) -> tuple[frozenset[str], bool]:
+        """The watched APIs a dotted patch target string replaces ("jax.nn.dot_product_attention"),
+        and whether it replaces the cuDNN module's internals (every attention API runs
+        through them: both)."""
         full, _, name = text.rpartition(".")
         if self.watch(self.api.canonical(text)):
-            return frozenset({self.api.canonical(text)})
+            return frozenset({self.api.canonical(text)}), False
         if full and self.api.canonical(full) == CUDNN_ATTENTION_MODULE and name:
-            return frozenset({NN_ATTENTION, FA_ATTENTION})
-        return frozenset()
+            return frozenset({NN_ATTENTION, FA_ATTENTION}), True
+        return frozenset(), False
 
     def _resolved_target(self, info: ModuleInfo, call: ast.Call, strings: Mapping[str, StringValue]) -> ast.Call:
         """`call` with a target that is no literal written as the string it is (patch_
@@ -4480,10 +4479,6 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
                 found |= mentioned
                 grew = True
     return frozenset(found)
-
-
-# the config flags a precision or x64 context sets (`jax.config.update(flag, v)` too)
-CONTEXT_FLAGS = frozenset({"jax_default_matmul_precision", "jax_enable_x64"})
 
 
 def _config_setting(stmt: ast.stmt) -> ast.expr | None:

@@ -1344,6 +1344,8 @@ def _setattr_on_self(node: ast.expr) -> str | None:
     return None
 
 
+# the config flags a precision or x64 context sets (`jax.config.update(flag, v)` too)
+CONTEXT_FLAGS = frozenset({"jax_default_matmul_precision", "jax_enable_x64"})
 MADE_BY_PARTIAL = "_jcd_made_by_partial"  # an attribute set on the calls a `partial(f, ...)` stands for
 
 
