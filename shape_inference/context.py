@@ -69,6 +69,10 @@ class Ctx:
     # submodule name, whether its parameters are differentiated (a nested tree for a
     # submodule with submodules); None where not known (then params_diff says for all)
     params_tree: DiffTree | None = None
+    # the sizes of the named mesh axes in scope, those known: a shard_map's mesh in its
+    # body (axis_size, all_gather, psum_scatter...), the mesh of `with jax.set_mesh(m):`
+    # around it (a shard_map without mesh=: probe 46b)
+    mesh_axes: tuple[tuple[str, int], ...] = ()
 
     def key(self) -> object:
         return (
@@ -81,6 +85,7 @@ class Ctx:
             self.x64,
             None if self.precision is None else self.precision.key(),
             None if self.config_precision is None else self.config_precision.key(),
+            self.mesh_axes,
         )
 
 
@@ -103,7 +108,7 @@ def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> C
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh_axes)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -121,7 +126,7 @@ def with_handled(ctx: Ctx, handled: frozenset[str]) -> Ctx:
     """`ctx` where the errors of these classes are caught (or no longer are)."""
     if ctx.handled == handled:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
 
 
 def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
@@ -148,4 +153,4 @@ def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
     if entry is None:
         return None
     tree = None if isinstance(entry, bool) else entry
-    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree)
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh_axes)

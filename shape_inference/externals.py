@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -2239,7 +2239,7 @@ _register(["PartitionSpec"], ["jax.sharding"], h_call_result)
 _register(["divmod", "pow"], ["builtins"], h_int_function)
 _register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
-_register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (transforms._blocks)
+_register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (sharding.blocks)
 
 
 def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2269,26 +2269,15 @@ def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 HANDLERS["jax.devices"] = HANDLERS["jax.local_devices"] = h_devices
 
 
-def h_mesh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`jax.make_mesh((2, 4), ("data", "seq"))`, `Mesh(devices.reshape(2, 4), ("data",
-    "seq"))`: a mesh, with the sizes of its axes by name where they are known (shard_map's
-    blocks: transforms._call_shard_map)."""
-    made = q.endswith("make_mesh")
-    layout = arg(args, kwargs, 0, "axis_shapes" if made else "devices")
-    named = arg(args, kwargs, 1, "axis_names")
-    sizes: list[int | None] | None = None
-    if made and isinstance(layout, TupleV):
-        sizes = [int_value(item) for item in layout.items]
-    elif not made and isinstance(layout, ArrayV) and layout.shape is not None:
-        sizes = [dim.value for dim in layout.shape]
-    names = named.items if isinstance(named, TupleV) else (named,) if named is not None else ()
-    texts = [item.value for item in names if isinstance(item, ConstV) and isinstance(item.value, str)]
-    if sizes is None or len(texts) != len(names) or len(texts) != len(sizes):
-        return A.CallResultV(A.MESH, None)
-    return A.CallResultV(A.MESH, DictV(tuple((name, make_int(size)) for name, size in zip(texts, sizes) if size is not None)))
-
-
-HANDLERS["jax.make_mesh"] = HANDLERS["jax.sharding.Mesh"] = h_mesh
+HANDLERS["jax.make_mesh"] = HANDLERS["jax.sharding.Mesh"] = sharding.h_mesh
+HANDLERS["jax.experimental.mesh_utils.create_device_mesh"] = sharding.h_create_device_mesh
+_register(["set_mesh", "use_mesh"], ["jax", "jax.sharding"], sharding.h_set_mesh)
+_register(sharding.SAME_SHAPE_COLLECTIVES, ["jax.lax"], sharding.h_same_shape_collective)
+HANDLERS["jax.lax.axis_index"] = sharding.h_axis_index
+HANDLERS["jax.lax.axis_size"] = sharding.h_axis_size
+HANDLERS["jax.lax.all_gather"] = sharding.h_all_gather
+HANDLERS["jax.lax.psum_scatter"] = sharding.h_psum_scatter
+HANDLERS["jax.lax.all_to_all"] = sharding.h_all_to_all
 HANDLERS["jax.numpy.promote_types"] = HANDLERS["jax.numpy.result_type"] = h_promote_types
 _register(
     [n.rsplit(".", 1)[1] for n in A.GRAD_LIKE | A.JIT_LIKE | A.VMAP_LIKE if n.startswith("jax.")],

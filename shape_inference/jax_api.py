@@ -757,10 +757,13 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
+    if isinstance(value, CallResultV) and value.qualname in (MESH, SET_MESH):
+        # `with jax.set_mesh(mesh):`, `with mesh:`: a shard_map without mesh= runs over it
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh_axes(value))
     return ctx
 
 
@@ -825,6 +828,15 @@ _TRANSPARENT_DECORATORS = frozenset(
 )
 
 MESH = "jax.sharding.Mesh"  # a CallResultV whose payload is a DictV of its known axis sizes
+SET_MESH = "jax.set_mesh"  # a CallResultV whose payload is the mesh's, held in its `with`
+
+
+def mesh_axes(mesh: Value | None) -> tuple[tuple[str, int], ...]:
+    """The known axis sizes of a mesh value (a Mesh, or what `set_mesh` holds)."""
+    payload = mesh.payload if isinstance(mesh, CallResultV) and mesh.qualname in (MESH, SET_MESH) else None
+    if not isinstance(payload, DictV):
+        return ()
+    return tuple((str(name), size) for name, value in payload.items if (size := int_value(value)) is not None and size > 0)
 # optax's L-BFGS helper: `vg(params, *args, state=opt_state)` is value_and_grad of the
 # function over params, with the optimizer state kept out of its call (probe 39c)
 OPTAX_VALUE_AND_GRAD = "optax.value_and_grad_from_state"

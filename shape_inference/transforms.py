@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference import sharding
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
-from jax_cudnn_lint.shape_inference.dims import Dim, Step, const, unknown
+from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
 from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
@@ -63,6 +64,7 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.handled,
         ctx.config_precision,
         ctx.params_tree if params_diff is None else None,
+        ctx.mesh_axes,
     )
 
 
@@ -300,7 +302,6 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
 
 
 SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map")
-PARTITION_SPEC = "jax.sharding.PartitionSpec"
 
 
 def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -319,7 +320,12 @@ def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
             mapped.append(new)
             size = size or s
         mapped_kwargs = {k: _drop_axis(v, 0)[0] for k, v in kwargs.items()}  # keywords: always axis 0
-    result = interp.call(tv.func, mapped, mapped_kwargs, False, node, fr)
+    name = tv.param("axis_name")
+    if isinstance(name, ConstV) and isinstance(name.value, str) and size is not None and size.value is not None:
+        # the collectives of the body (`psum(1, "batch")`, all_gather) span the mapped size
+        result = call_in_ctx(interp, tv.func, mapped, mapped_kwargs, dataclasses.replace(fr.ctx, mesh_axes=((name.value, size.value),)), node, fr)
+    else:
+        result = interp.call(tv.func, mapped, mapped_kwargs, False, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
     return UnknownV(result.diff) if out_axis is None else _add_axis(result, size, out_axis)
@@ -335,69 +341,19 @@ def _static_argnums(value: Value | None) -> set[int] | None:
 
 
 def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
-    """shard_map runs the function on each device's block: an axis a PartitionSpec names
-    is split over those mesh axes, so its length in the body is the global one divided by
-    their sizes where the mesh is in sight (`jax.make_mesh((2,), ("seq",))`: sequence
-    parallelism, probe 39c), else unknown; an unresolved spec leaves every axis so.  The
-    result's sharded axes are unknown (out_specs joins the blocks back)."""
+    """shard_map runs the function on each device's block (sharding.blocks), over its
+    `mesh=` or the one `with jax.set_mesh(...)` holds around it; the body knows the
+    mesh's axis sizes (its collectives read them).  The result's sharded axes are
+    unknown (out_specs joins the blocks back)."""
     in_specs = tv.param("in_specs")
     specs = in_specs.items if isinstance(in_specs, TupleV) and len(in_specs.items) == len(args) else [in_specs] * len(args)
     mesh = tv.param("mesh")
-    sizes = {str(name): size for name, size in mesh.payload.items} if isinstance(mesh, A.CallResultV) and isinstance(mesh.payload, DictV) else {}
-    local = [_blocks(a, spec, sizes=sizes, step=interp.step(fr, node, f"block of a shard_map over {A.src(node)}")) for a, spec in zip(args, specs)]
-    result = interp.call(tv.func, local, kwargs, False, node, fr)
-    return _blocks(result, tv.param("out_specs"))
-
-
-def _replicated(entry: Value) -> bool:
-    """A PartitionSpec entry of None: the axis is not split."""
-    return isinstance(entry, ConstV) and entry.value is None
-
-
-def _blocks(value: Value, spec: Value | None, depth: int = 0, sizes: dict[str, Value] | None = None, step: Step | None = None) -> Value:
-    """`value` with the axes `spec` (a PartitionSpec, or a prefix of one for a pytree)
-    shards divided by the sizes of the mesh axes they name (`sizes`), unknown where one
-    is not known or does not divide; every axis when `spec` is not a PartitionSpec we
-    can read."""
-    entries: tuple[Value, ...] | None = None
-    if isinstance(spec, A.CallResultV) and spec.qualname == PARTITION_SPEC and isinstance(spec.payload, TupleV):
-        entries = spec.payload.items
-        if all(_replicated(entry) for entry in entries):
-            return value  # `P()`: replicated, a module's parameters too (nnx.shard_map(f, in_specs=(P(), ...)))
-    if isinstance(value, ArrayV):
-        if value.shape is None:
-            return value
-        shape = tuple(_block_length(d, entries[i] if entries is not None and i < len(entries) else None, entries is None, sizes or {}, step) for i, d in enumerate(value.shape))
-        return ArrayV(shape, value.dtype, value.diff, value.why)
-    if depth < 8 and (entries is not None or spec is None or isinstance(spec, UnknownV)):
-        if isinstance(value, TupleV):
-            return TupleV(tuple(_blocks(v, spec, depth + 1, sizes, step) for v in value.items), value.is_list, value.why, value.diff)
-        if isinstance(value, DictV):
-            return DictV(tuple((k, _blocks(v, spec, depth + 1, sizes, step)) for k, v in value.items), value.why, value.diff)
-    if isinstance(value, (TupleV, DictV, InstanceV, ExtObjectV)):
-        return UnknownV(value.diff)
-    return value
-
-
-def _block_length(dim: Dim, entry: Value | None, unread: bool, sizes: dict[str, Value], step: Step | None) -> Dim:
-    """One axis of a shard_map block: the whole axis where its spec entry is None (or
-    the spec is shorter), the global length over the named mesh axes' sizes where each is
-    known and divides it, else unknown."""
-    if unread:
-        return unknown(dim.why)
-    if entry is None or _replicated(entry):
-        return dim
-    names = entry.items if isinstance(entry, TupleV) else (entry,)
-    devices = 1
-    for name in names:
-        size = int_value(sizes[name.value]) if isinstance(name, ConstV) and isinstance(name.value, str) and name.value in sizes else None
-        if size is None or size <= 0:
-            return unknown(dim.why)
-        devices *= size
-    if dim.value is None or dim.value % devices:
-        return unknown(dim.why)
-    block = const(dim.value // devices, dim.why)
-    return block.with_why(dim.why, Step(step.path, step.line, f"{block.value} = {dim.value} / {devices} devices, {step.text}")) if step is not None else block
+    axes = A.mesh_axes(mesh) if mesh is not None else fr.ctx.mesh_axes
+    step = interp.step(fr, node, f"block of a shard_map over {A.src(node)}")
+    local = [sharding.blocks(a, spec, dict(axes), step) for a, spec in zip(args, specs)]
+    ctx = fr.ctx if axes == fr.ctx.mesh_axes else dataclasses.replace(fr.ctx, mesh_axes=axes)
+    result = call_in_ctx(interp, tv.func, local, kwargs, ctx, node, fr)
+    return sharding.blocks(result, tv.param("out_specs"), {})
 
 
 def _stopped(value: Value, depth: int = 0) -> Value:
@@ -545,7 +501,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     mapped_def = inner.node if isinstance(inner, FunctionV) else call.node if isinstance(call, FunctionV) else None
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
