@@ -275,7 +275,7 @@ def _call_custom_jvp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
             result = out.items[0]
     else:
         result = interp.call(tv.func, primals, {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
-    return result.tainted(True) if differentiated else result
+    return _released(result).tainted(True) if differentiated else result
 
 
 def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -298,7 +298,7 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
             interp.call(bwd, [*(primals[i] for i in sorted(nondiff)), out.items[1], _stopped(result)], {}, False, node, fr)
     else:
         result = interp.call(tv.func, primals, primal_kwargs, False, node, fr)
-    return result.tainted(True) if differentiated else result
+    return _released(result).tainted(True) if differentiated else result
 
 
 SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map")
@@ -365,6 +365,19 @@ def _stopped(value: Value, depth: int = 0) -> Value:
     if isinstance(value, DictV) and depth < 4:
         return DictV(tuple((k, _stopped(v, depth + 1)) for k, v in value.items), value.why)
     return value.tainted(False)
+
+
+def _released(value: Value, depth: int = 0) -> Value:
+    """A custom rule's result, leaf by leaf, as able to carry a tangent again: the rule
+    computes it from the primal inputs (stopped), but its tangent is the rule's (an
+    identity `custom_vjp` that scales the gradient returns its input: probe 46a)."""
+    if isinstance(value, ArrayV) and value.stopped:
+        return ArrayV(value.shape, value.dtype, value.diff, value.why, value.name, weak=value.weak)
+    if isinstance(value, TupleV) and depth < 4:
+        return TupleV(tuple(_released(item, depth + 1) for item in value.items), value.is_list, value.why, value.diff)
+    if isinstance(value, DictV) and depth < 4:
+        return DictV(tuple((k, _released(v, depth + 1)) for k, v in value.items), value.why, value.diff)
+    return value
 
 
 def _gradient_like(value: Value, depth: int = 0) -> Value:
