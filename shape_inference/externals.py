@@ -2344,8 +2344,9 @@ _register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
 
 def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) (or is_inexact_array: the
-    arrays a gradient reaches are the floating ones anyway) / eqx.combine: a module cut
-    into its arrays and the rest, and put back together (transforms.split_parts)."""
+    arrays a gradient reaches are the floating ones anyway; any other filter spec: some
+    of them) / eqx.combine: a module cut into its arrays and the rest, and put back
+    together (transforms.split_parts)."""
     from jax_cudnn_lint.shape_inference import transforms
 
     if kwargs or not args:
@@ -2353,10 +2354,14 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     if q == "flax.nnx.split":
         return transforms.split_parts(args[0], max(1, len(args) - 1), True, args[1:])
     if q == "equinox.partition":
-        spec = args[1] if len(args) == 2 else None
-        if not (isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array")):
+        if len(args) != 2:
             return UNKNOWN
-        return transforms.split_parts(args[0], 1, False)
+        spec = args[1]
+        if isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array"):
+            return transforms.split_parts(args[0], 1, False)
+        # another filter (a pytree of bools: `tree_at(..., spec, replace=True)` on the
+        # layers to train): a part of some of the arrays, as an nnx filter's (probe 46a)
+        return transforms.split_parts(args[0], 1, False, (spec,))
     return transforms.recombine(args, fr)
 
 
