@@ -1131,8 +1131,29 @@ def h_attention(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 
 def h_lstm(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """rnn.lstm / lstm_ref -> (y, h_n, c_n): y is (batch, time, directions * hidden), the
+    final states (directions * layers, batch, hidden) (an attention over an LSTM's
+    output reads its time axis: probe 47b).  cuDNN's y has x's dtype and its states
+    h_0's and c_0's (rnn_abstract_eval); the reference's are promoted with its weights."""
     diff = any_diff(*args, *kwargs.values())
-    return TupleV((ArrayV(None, None, diff), ArrayV(None, None, diff), ArrayV(None, None, diff)))
+    ref = q.endswith("lstm_ref")
+    first = 9 if ref else 6  # hidden_size, num_layers, dropout, bidirectional after it
+    hidden = int_value(arg(args, kwargs, first, "hidden_size") or UNKNOWN)
+    layers = int_value(arg(args, kwargs, first + 1, "num_layers") or UNKNOWN)
+    both = A.truth(arg(args, kwargs, first + 3, "bidirectional") or UNKNOWN)
+    x = _array(arg(args, kwargs, 0, "x"))
+    h_0, c_0 = _array(arg(args, kwargs, 1, "h_0")), _array(arg(args, kwargs, 2, "c_0"))
+    step = interp.step(fr, node, A.src(node))
+    directions = None if both is None else 2 if both else 1
+    features = D.const(hidden * directions, (step,)) if hidden is not None and directions is not None else D.unknown((step,))
+    y_shape = (x.shape[0], x.shape[1], features) if x is not None and x.shape is not None and len(x.shape) == 3 else None
+    y = ArrayV(y_shape, None if ref or x is None else x.dtype, diff, (step,))
+    if ref or h_0 is None or c_0 is None:
+        states = None
+        if y_shape is not None and hidden is not None and layers is not None and directions is not None:
+            states = (D.const(directions * layers, (step,)), y_shape[0], D.const(hidden, (step,)))
+        return TupleV((y, ArrayV(states, None, diff, (step,)), ArrayV(states, None, diff, (step,))))
+    return TupleV((y, ArrayV(h_0.shape, h_0.dtype, diff, (step,)), ArrayV(c_0.shape, c_0.dtype, diff, (step,))))
 
 
 def h_unpack_lstm_weights(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2349,6 +2370,9 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     together (transforms.split_parts)."""
     from jax_cudnn_lint.shape_inference import transforms
 
+    if q == "equinox.partition" and set(kwargs) == {"is_leaf"} and len(args) == 2:
+        # `is_leaf=` decides which subtrees the filter sees whole: some of the arrays
+        return transforms.split_parts(args[0], 1, False, (UNKNOWN,))
     if kwargs or not args:
         return UNKNOWN
     if q == "flax.nnx.split":

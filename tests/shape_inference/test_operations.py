@@ -580,3 +580,16 @@ def test_gradients_of_what_we_cannot_see_stay_unknown() -> None:
         "reveal_type(jax.grad(loss, has_aux=unknown())({'w': jnp.zeros(3)}, 1.0))\n"
     )
     assert [r.shape for r in reveal(src)] == ["?", "?"]
+
+
+def test_lstm_outputs() -> None:
+    """rnn.lstm / lstm_ref -> (y, h_n, c_n): y (batch, time, directions * hidden) in x's
+    dtype for cuDNN's, the states as h_0 and c_0 (rnn_abstract_eval); the reference's
+    states (directions * layers, batch, hidden) (probe 47b)."""
+    setup = "from jax.experimental import rnn\nx = jnp.zeros((2, 169, 8))\nh = jnp.zeros((2, 2, 32))\n"
+    y = one(PRELUDE + setup + "reveal_type(rnn.lstm(x, h, h, w, lengths, 8, 32, 1, 0.0, True)[0])\n")
+    assert (y.shape, y.dtype) == ("(2, 169, 64)", "float32")
+    assert shape_of("rnn.lstm(x, h, h, w, lengths, 8, 32, 1, 0.0, bidirectional=False)[1]", setup) == "(2, 2, 32)"
+    assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, 8, 32, 3, 0.0, False)[0]", setup) == "(2, 169, 32)"
+    assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, 8, 32, 3, 0.0, False)[2]", setup) == "(3, 2, 32)"
+    assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, input_size=8, hidden_size=32, num_layers=1, dropout=0.0, bidirectional=flag)[0]", setup) == "(2, 169, ?)"
