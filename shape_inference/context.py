@@ -35,6 +35,33 @@ class VmapInfo:
     direct: tuple[int, frozenset[str]] | None = None
 
 
+MeshAxes = tuple[tuple[str, int], ...]  # mesh axis names with their sizes, those known
+
+
+@dataclass(frozen=True)
+class MeshScope:
+    """The meshes in scope: `ambient`, the one `with jax.set_mesh(mesh):` holds (a
+    shard_map without `mesh=` runs over it); `bound`, the axes a shard_map's or pmap's
+    body runs over, whose collectives (all_gather, axis_size...) read their sizes.  A
+    collective outside such a body names an unbound axis (JAX raises): it reads nothing."""
+
+    ambient: MeshAxes = ()
+    bound: MeshAxes = ()
+
+    def binding(self, axes: MeshAxes) -> MeshScope:
+        """In a body that runs over `axes`."""
+        return self if axes == self.bound else MeshScope(self.ambient, axes)
+
+    def naming(self, name: str, size: int | None) -> MeshScope:
+        """Where a pmap or vmap binds `name` (its `axis_name`) to an axis of `size` (None:
+        not known): a mesh axis of that name is shadowed."""
+        kept = tuple(item for item in self.bound if item[0] != name)
+        return self.binding((*kept, (name, size)) if size is not None else kept)
+
+
+NO_MESH = MeshScope()
+
+
 # (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)
 DiffTree = tuple[tuple[str, "bool | DiffTree"], ...]
 
@@ -69,10 +96,8 @@ class Ctx:
     # submodule name, whether its parameters are differentiated (a nested tree for a
     # submodule with submodules); None where not known (then params_diff says for all)
     params_tree: DiffTree | None = None
-    # the sizes of the named mesh axes in scope, those known: a shard_map's mesh in its
-    # body (axis_size, all_gather, psum_scatter...), the mesh of `with jax.set_mesh(m):`
-    # around it (a shard_map without mesh=: probe 46b)
-    mesh_axes: tuple[tuple[str, int], ...] = ()
+    # the named mesh axes in scope, with their known sizes (sharding.py)
+    mesh: MeshScope = NO_MESH
 
     def key(self) -> object:
         return (
@@ -85,7 +110,7 @@ class Ctx:
             self.x64,
             None if self.precision is None else self.precision.key(),
             None if self.config_precision is None else self.config_precision.key(),
-            self.mesh_axes,
+            self.mesh,
         )
 
 
@@ -108,7 +133,7 @@ def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> C
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh_axes)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -126,7 +151,7 @@ def with_handled(ctx: Ctx, handled: frozenset[str]) -> Ctx:
     """`ctx` where the errors of these classes are caught (or no longer are)."""
     if ctx.handled == handled:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
 
 
 def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
@@ -153,4 +178,4 @@ def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
     if entry is None:
         return None
     tree = None if isinstance(entry, bool) else entry
-    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh_axes)
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh)

@@ -18,7 +18,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
-from jax_cudnn_lint.shape_inference.context import Ctx, submodule_ctx
+from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS
@@ -757,13 +757,15 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
-    if isinstance(value, CallResultV) and value.qualname in (MESH, SET_MESH):
-        # `with jax.set_mesh(mesh):`, `with mesh:`: a shard_map without mesh= runs over it
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh_axes(value))
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
+    if isinstance(value, CallResultV) and value.qualname == SET_MESH:
+        # `with jax.set_mesh(mesh):`: a shard_map without mesh= runs over it (not `with
+        # mesh:`, the older form, which sets no abstract mesh: JAX 0.10 raises "context
+        # mesh cannot be empty" there, probe 47a)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, MeshScope(mesh_axes(value), ctx.mesh.bound))
     return ctx
 
 
@@ -831,12 +833,14 @@ MESH = "jax.sharding.Mesh"  # a CallResultV whose payload is a DictV of its know
 SET_MESH = "jax.set_mesh"  # a CallResultV whose payload is the mesh's, held in its `with`
 
 
-def mesh_axes(mesh: Value | None) -> tuple[tuple[str, int], ...]:
+def mesh_axes(mesh: Value | None) -> MeshAxes:
     """The known axis sizes of a mesh value (a Mesh, or what `set_mesh` holds)."""
     payload = mesh.payload if isinstance(mesh, CallResultV) and mesh.qualname in (MESH, SET_MESH) else None
     if not isinstance(payload, DictV):
         return ()
     return tuple((str(name), size) for name, value in payload.items if (size := int_value(value)) is not None and size > 0)
+
+
 # optax's L-BFGS helper: `vg(params, *args, state=opt_state)` is value_and_grad of the
 # function over params, with the optimizer state kept out of its call (probe 39c)
 OPTAX_VALUE_AND_GRAD = "optax.value_and_grad_from_state"
@@ -848,6 +852,7 @@ JIT_LIKE = frozenset(
         "jax.checkpoint",
         "jax.custom_jvp",
         "jax.custom_vjp",
+        "jax.custom_gradient",
         "jax.named_call",
         "flax.linen.jit",
         "flax.linen.remat",

@@ -6,7 +6,7 @@ their sizes.  Inside the body, the collectives change lengths by the same sizes
 (`all_gather` multiplies, `psum_scatter` divides, `all_to_all` does both), and
 `axis_size` / `psum(1, name)` read them.  The sizes come from the mesh in sight: the
 shard_map's `mesh=`, or the one `with jax.set_mesh(mesh):` holds around it (the context
-carries them, Ctx.mesh_axes).  Sequence and context parallelism make odd per-device
+carries them, Ctx.mesh).  Sequence and context parallelism make odd per-device
 lengths out of even global ones this way (probes 39c, 46b).  A size or a spec not read
 leaves the lengths it decides unknown.
 """
@@ -153,7 +153,7 @@ def _axis_devices(args: Args, kwargs: Kwargs, fr: Frame) -> int | None:
     not known, or where `axis_index_groups` splits them."""
     if not absent(kwargs.get("axis_index_groups")):
         return None
-    return _devices(arg(args, kwargs, 1, "axis_name"), dict(fr.ctx.mesh_axes))
+    return _devices(arg(args, kwargs, 1, "axis_name"), dict(fr.ctx.mesh.bound))
 
 
 def _leafwise(value: Value, change: Callable[[ArrayV], Value], depth: int = 0) -> Value:
@@ -173,9 +173,11 @@ def h_same_shape_collective(interp: Interpreter, args: Args, kwargs: Kwargs, nod
     x = arg(args, kwargs, 0, "x")
     if x is None:
         return UNKNOWN
-    if q.endswith(".psum") and isinstance(x, ConstV) and type(x.value) is int:
+    if q.endswith(".psum") and not isinstance(x, (ArrayV, TupleV, DictV)):
+        # a Python number, each device's: `psum(1, name)` is the number of devices
+        count = int_value(x)
         devices = _axis_devices(args, kwargs, fr)
-        return make_int(x.value * devices, (interp.step(fr, node, A.src(node)),)) if devices is not None else UNKNOWN
+        return make_int(count * devices, (interp.step(fr, node, f"{A.src(node)} = {count * devices}"),)) if count is not None and devices is not None else UNKNOWN
     return _leafwise(x, lambda a: a)
 
 
@@ -186,7 +188,7 @@ def h_axis_index(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 
 def h_axis_size(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.lax.axis_size(name)`: the number of devices along the axis."""
-    devices = _devices(arg(args, kwargs, 0, "axis_name"), dict(fr.ctx.mesh_axes))
+    devices = _devices(arg(args, kwargs, 0, "axis_name"), dict(fr.ctx.mesh.bound))
     return make_int(devices, (interp.step(fr, node, f"{A.src(node)} = {devices}"),)) if devices is not None else UNKNOWN
 
 

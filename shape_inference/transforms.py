@@ -64,7 +64,7 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.handled,
         ctx.config_precision,
         ctx.params_tree if params_diff is None else None,
-        ctx.mesh_axes,
+        ctx.mesh,
     )
 
 
@@ -229,6 +229,8 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_custom_jvp(interp, tv, args, kwargs, node, fr)
     if kind == "jax.custom_vjp":
         return _call_custom_vjp(interp, tv, args, kwargs, node, fr)
+    if kind == "jax.custom_gradient":
+        return _call_custom_gradient(interp, tv, args, kwargs, node, fr)
     if kind == "jax.pmap":
         return _call_pmap(interp, tv, args, kwargs, node, fr)
     if kind in SHARD_MAP:
@@ -269,10 +271,14 @@ def _call_custom_jvp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
     result: Value = UNKNOWN
     if differentiated and rules is not None and len(rules) == 1 and not kwargs and nondiff is not None and all(i < len(args) for i in nondiff):
         diff_args = [i for i in range(len(args)) if i not in nondiff]
-        tangents = TupleV(tuple(mark_differentiated(args[i]) for i in diff_args))
+        # an input nothing differentiates has a zero tangent: what the rule computes from
+        # it alone carries none (a gate's `x * d_scale`: probe 47a)
+        tangents = TupleV(tuple(mark_differentiated(args[i]) if contains_diff(args[i]) else _stopped(args[i]) for i in diff_args))
         out = interp.call(rules[0], [*(primals[i] for i in sorted(nondiff)), TupleV(tuple(primals[i] for i in diff_args)), tangents], {}, False, node, fr)
         if isinstance(out, TupleV) and len(out.items) == 2:
             result = out.items[0]
+            if _no_tangent(out.items[1]):
+                return result  # a rule whose tangent is certainly zero (`zeros_like(t)`: a fake-quant, probe 47a)
     else:
         result = interp.call(tv.func, primals, {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
     return _released(result).tainted(True) if differentiated else result
@@ -301,6 +307,16 @@ def _call_custom_vjp(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kw
     return _released(result).tainted(True) if differentiated else result
 
 
+def _call_custom_gradient(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`jax.custom_gradient` f: f returns (output, vjp function) and runs on the primal
+    values, as a custom_vjp's forward rule; the output carries a tangent where an input
+    does (an identity that scales the gradient in front of the attention: probe 47a)."""
+    differentiated = any(contains_diff(a) for a in (*args, *kwargs.values()))
+    out = interp.call(tv.func, [_stopped(a) for a in args], {k: _stopped(v) for k, v in kwargs.items()}, False, node, fr)
+    result = out.items[0] if isinstance(out, TupleV) and len(out.items) == 2 else UnknownV(differentiated)
+    return _released(result).tainted(True) if differentiated else result
+
+
 SHARD_MAP = ("jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map")
 
 
@@ -323,7 +339,7 @@ def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     name = tv.param("axis_name")
     if isinstance(name, ConstV) and isinstance(name.value, str) and size is not None and size.value is not None:
         # the collectives of the body (`psum(1, "batch")`, all_gather) span the mapped size
-        result = call_in_ctx(interp, tv.func, mapped, mapped_kwargs, dataclasses.replace(fr.ctx, mesh_axes=((name.value, size.value),)), node, fr)
+        result = call_in_ctx(interp, tv.func, mapped, mapped_kwargs, dataclasses.replace(fr.ctx, mesh=fr.ctx.mesh.naming(name.value, size.value)), node, fr)
     else:
         result = interp.call(tv.func, mapped, mapped_kwargs, False, node, fr)
     out_axes = tv.param("out_axes")
@@ -348,10 +364,10 @@ def _call_shard_map(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwa
     in_specs = tv.param("in_specs")
     specs = in_specs.items if isinstance(in_specs, TupleV) and len(in_specs.items) == len(args) else [in_specs] * len(args)
     mesh = tv.param("mesh")
-    axes = A.mesh_axes(mesh) if mesh is not None else fr.ctx.mesh_axes
+    axes = A.mesh_axes(mesh) if mesh is not None else fr.ctx.mesh.ambient
     step = interp.step(fr, node, f"block of a shard_map over {A.src(node)}")
     local = [sharding.blocks(a, spec, dict(axes), step) for a, spec in zip(args, specs)]
-    ctx = fr.ctx if axes == fr.ctx.mesh_axes else dataclasses.replace(fr.ctx, mesh_axes=axes)
+    ctx = fr.ctx if axes == fr.ctx.mesh.bound else dataclasses.replace(fr.ctx, mesh=fr.ctx.mesh.binding(axes))
     result = call_in_ctx(interp, tv.func, local, kwargs, ctx, node, fr)
     return sharding.blocks(result, tv.param("out_specs"), {})
 
@@ -365,6 +381,16 @@ def _stopped(value: Value, depth: int = 0) -> Value:
     if isinstance(value, DictV) and depth < 4:
         return DictV(tuple((k, _stopped(v, depth + 1)) for k, v in value.items), value.why)
     return value.tainted(False)
+
+
+def _no_tangent(value: Value, depth: int = 0) -> bool:
+    """A custom_jvp rule's output tangent that certainly carries nothing differentiated:
+    known arrays (and numbers) none of which is (an unknown value may be)."""
+    if isinstance(value, ArrayV):
+        return not value.diff
+    if isinstance(value, TupleV) and depth < 4:
+        return all(_no_tangent(item, depth + 1) for item in value.items)
+    return isinstance(value, (ConstV, IntV, FloatV)) and not value.diff
 
 
 def _released(value: Value, depth: int = 0) -> Value:
@@ -514,7 +540,10 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     mapped_def = inner.node if isinstance(inner, FunctionV) else call.node if isinstance(call, FunctionV) else None
     info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh_axes)
+    name = tv.param("axis_name")
+    # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)
+    mesh = ctx.mesh.naming(name.value, size.value if size is not None else None) if isinstance(name, ConstV) and isinstance(name.value, str) else ctx.mesh
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
