@@ -4456,12 +4456,16 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
         keeps = False  # a call that may keep what it is given (`REGISTRY.append(step)`, `setattr(m,
         # "f", step)`: probe 40a); flax's `attention_fn=` is called by the layer, JAX's transforms call theirs
         layer_called: set[str] = set()  # `attention_fn=f`: the layer calls it
+        consumed: set[int] = set()  # `jax.grad(loss)(p)`: loss runs here, only the result is returned (probe 47b)
         for inner in ast.walk(value):
             if isinstance(inner, ast.Name):
-                mentioned.add(inner.id)
+                if id(inner) not in consumed:
+                    mentioned.add(inner.id)
             elif isinstance(inner, ast.Call):
                 layer_called.update(k.value.id for k in inner.keywords if k.arg == "attention_fn" and isinstance(k.value, ast.Name))
                 keeps = keeps or not _calls_here(inner.func)
+                if isinstance(inner.func, ast.Call) and _calls_here(inner.func.func):
+                    consumed.update(id(arg) for arg in inner.func.args if isinstance(arg, ast.Name))
         if keeps:
             found.update(mentioned - layer_called)  # (every name of the statement: one walk, not one per call)
         if isinstance(stmt, ast.Return) or isinstance(value, (ast.Yield, ast.YieldFrom)):
