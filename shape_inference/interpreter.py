@@ -79,7 +79,7 @@ from jax_cudnn_lint.shape_inference.values import (
 from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
-_MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one
+_MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
@@ -1877,6 +1877,10 @@ class Interpreter:
         """The items of a short literal tuple or list, or of a short range with known
         bounds, that a for loop runs one by one."""
         items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
+        if items is None and isinstance(iterable, TupleV) and len(iterable.items) <= _MAX_UNROLLED and all(isinstance(item, (FunctionV, PartialV)) for item in iterable.items):
+            # functions (ablation variants, a test's matrix of steps): joined, none is known,
+            # and the calls through the loop variable would not be followed (probe 47b)
+            items = list(iterable.items)
         return items if items else None
 
     def s_while(self, stmt: ast.While, fr: Frame) -> None:
