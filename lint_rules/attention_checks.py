@@ -24,7 +24,7 @@ from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.lint_rules import versions
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.shape_inference.dims import Dim, const
-from jax_cudnn_lint.shape_inference.externals import module_config
+from jax_cudnn_lint.shape_inference.externals import module_config_at
 from jax_cudnn_lint.shape_inference.handlers import caught
 from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, ExternalV, IntV, TupleV, Value
 
@@ -142,7 +142,7 @@ def absent(value: Value | None) -> bool:
 def x64_on(call: AttentionCall) -> bool:
     if call.event.ctx.x64:
         return True
-    flag = module_config(call.event.module, "jax_enable_x64")
+    flag = module_config_at(call.event, "jax_enable_x64")
     return flag is not None and flag.value is True
 
 

@@ -25,7 +25,7 @@ from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.lint_rules.targets import LSTM, LSTM_REF, Bound, bind
 from jax_cudnn_lint.shape_inference.context import CallEvent
 from jax_cudnn_lint.shape_inference.dims import Why
-from jax_cudnn_lint.shape_inference.externals import module_config
+from jax_cudnn_lint.shape_inference.externals import module_config_at
 from jax_cudnn_lint.shape_inference.handlers import caught
 from jax_cudnn_lint.shape_inference.values import (
     ArrayV,
@@ -78,7 +78,7 @@ def x64_certain(event: CallEvent) -> tuple[bool, Why]:
     """jax_enable_x64 is certainly on where this call runs, and why."""
     if event.ctx.x64:
         return True, ()
-    flag = module_config(event.module, "jax_enable_x64")
+    flag = module_config_at(event, "jax_enable_x64")
     if flag is not None and flag.value is True:
         return True, flag.why
     return False, ()
@@ -271,7 +271,7 @@ def precision_problem(event: CallEvent, bound: Bound) -> tuple[str, Why, str | l
         # set earlier on this path by `jax.config.update`, else by the module body
         ambient = event.ctx.config_precision
         if ambient is None:
-            ambient = module_config(event.module, "jax_default_matmul_precision")
+            ambient = module_config_at(event, "jax_default_matmul_precision")
         how = "with jax_default_matmul_precision={value!r}"
     if not isinstance(ambient, ConstV) or not isinstance(ambient.value, str):
         return None

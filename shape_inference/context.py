@@ -127,6 +127,11 @@ class CallEvent:
     ctx: Ctx
     via: tuple[Step, ...] = field(default=())  # how the callee was reached (partial, attention_fn=)
     generic: bool = False  # analysed without a caller (parameters unknown)
+    # a call the module's own body runs (a script's top level, its main guard): the JAX
+    # config flags its body had set by then, by their namespace slots (externals.
+    # module_config_at: an update below the call does not hold for it, probe 47c);
+    # None for calls made once the body has run, which see what it set in the end
+    settings_then: dict[str, Value] | None = None
 
 
 def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> Ctx:

@@ -15,7 +15,7 @@ from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
-from jax_cudnn_lint.shape_inference.context import Ctx, with_config
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
 from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
@@ -2605,6 +2605,24 @@ def module_config(info: object, flag: str) -> ConstV | None:
     if not isinstance(namespace, dict):
         return None
     value = namespace.get(CONFIG_SLOTS[flag])  # type: ignore[union-attr]
+    return value if isinstance(value, ConstV) else None
+
+
+def settings_now(info: object) -> dict[str, Value]:
+    """The config flags a module body has set so far, by their namespace slots (what a
+    call its body runs now sees: CallEvent.settings_then)."""
+    namespace = getattr(info, "namespace", None)
+    if not isinstance(namespace, dict):
+        return {}
+    return {slot: value for slot in CONFIG_SLOTS.values() if isinstance(value := namespace.get(slot), Value)}  # type: ignore[union-attr]
+
+
+def module_config_at(event: CallEvent, flag: str) -> ConstV | None:
+    """module_config where the call ran: a call the module's own body ran before an
+    update sees the flags as they were then (probe 47c)."""
+    if event.settings_then is None:
+        return module_config(event.module, flag)
+    value = event.settings_then.get(CONFIG_SLOTS[flag])
     return value if isinstance(value, ConstV) else None
 
 

@@ -3204,7 +3204,12 @@ class Interpreter:
         patched_in = self.patched_apis.get(qualname)
         if patched_in is not None and self._through_a_patch(patched_in, node, fr):
             return  # replaced on this path (a test's mock, a library's install()): which calls reach JAX is not known
-        self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic))
+        settings = None
+        if fr.module.state == "running" and fr.module.facts.updates_config(CONTEXT_FLAGS):
+            from jax_cudnn_lint.shape_inference.externals import settings_now
+
+            settings = settings_now(fr.module)  # (its body runs now: an update below does not hold yet)
+        self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic, settings))
 
     def _through_a_patch(self, patched_in: list[PatchScope], node: ast.Call, fr: Frame) -> bool:
         """Does the call's path (its own line, the call sites of its chain) pass where a

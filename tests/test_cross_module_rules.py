@@ -617,3 +617,28 @@ def test_a_call_default_every_outside_caller_overrides(tmp_path: Path, monkeypat
     found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "model.py": model})
     # passing the default's own expression, or its dtype spelled otherwise, passes the default (37a, 38a)
     assert found_at == ([] if dtype == "jnp.bfloat16" else [["layers.py:8:16:", "JCD203"]])
+
+
+NOTEBOOK = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import rnn\n\nI, H = 4, 8\n"
+    "x = jnp.zeros((2, 3, I))\nh = jnp.zeros((1, 2, H))\nw = jnp.zeros((rnn.get_num_params_in_lstm(I, H, 1, False),))\n"
+    "{before}"
+    "y = rnn.lstm(x, h, h, w, {lengths}, I, H, 1, 0.0, False{precision})\n"
+    "{after}"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "lengths", "precision", "found"),
+    [
+        ("", "jax.config.update('jax_default_matmul_precision', 'bfloat16')\n", "jnp.array([3, 2], jnp.int32)", "", []),
+        ("jax.config.update('jax_default_matmul_precision', 'bfloat16')\n", "", "jnp.array([3, 2], jnp.int32)", "", ["JCD103"]),
+        ("", "jax.config.update('jax_enable_x64', True)\n", "jnp.array([3, 2])", ", precision='highest'", []),
+        ("jax.config.update('jax_enable_x64', True)\n", "", "jnp.array([3, 2])", ", precision='highest'", ["JCD102"]),
+    ],
+)
+def test_a_module_update_below_a_call_of_its_body(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, before: str, after: str, lengths: str, precision: str, found: list[str]) -> None:
+    # probe 47c: a notebook's cell that sets bfloat16 matmuls (or x64) after its LSTM ran;
+    # the body's own calls see the flags as the body had set them by then
+    source = NOTEBOOK.format(before=before, after=after, lengths=lengths, precision=precision)
+    assert [code for _, code in places(tmp_path, monkeypatch, capsys, {"notebook.py": source})] == found
