@@ -227,6 +227,20 @@ def _converted(default: Value, kind: Value | None) -> Value | None:
     return None  # float, a custom parser: not worth guessing
 
 
+def _argv_set_by(tree: ast.Module) -> TupleV | None:
+    """The arguments of the one `sys.argv = [...]` a module's top level sets, a list of
+    string literals, without the program's name; None for anything else."""
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(inner, ast.Attribute) and inner.attr == "argv" for target in targets for inner in ast.walk(target)):
+            found.append(node.value if isinstance(node, ast.Assign) and node in tree.body else ast.Constant(None))
+    literal = found[0] if len(found) == 1 else None
+    if not isinstance(literal, (ast.List, ast.Tuple)) or not literal.elts or not all(isinstance(item, ast.Constant) and isinstance(item.value, str) for item in literal.elts):
+        return None
+    return TupleV(tuple(ConstV(cast("ast.Constant", item).value) for item in literal.elts[1:]), True)
+
+
 def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
@@ -238,6 +252,12 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
         return UNKNOWN
     if not (listed or from_command_line) or "namespace" in kwargs or len(rest) > 1:
         return UNKNOWN
+    if from_command_line and "argv" in fr.module.facts.attribute_stores()[0]:
+        # the script sets its own command line (`sys.argv = ["train.py", "--seq-len",
+        # "512"]`, a notebook's habit: probe 47c): read as that list where it is one
+        argv = _argv_set_by(fr.module.tree)
+        if argv is None:
+            return UNKNOWN
     values: dict[str, Value] = {}
     for key, value in parser.attrs.items():
         if key.startswith(_DEFAULT):

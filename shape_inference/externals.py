@@ -16,7 +16,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
-from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update
+from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -2266,8 +2266,30 @@ _register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's regist
 def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """The findings are about runs on the target, an NVIDIA GPU, where
     `jax.default_backend()` is "gpu": code that picks `implementation="cudnn"` there
-    (`"cudnn" if jax.default_backend() == "gpu" else None`) is judged as it runs there."""
+    (`"cudnn" if jax.default_backend() == "gpu" else None`) is judged as it runs there,
+    unless the module's own top level forces the CPU (`jax.config.update("jax_platforms",
+    "cpu")`, `os.environ["JAX_PLATFORMS"] = "cpu"`: a tutorial's, probe 47c)."""
+    if _forces_cpu(fr.module.tree):
+        return ConstV("cpu", (interp.step(fr, node, f"{A.src(node)} is 'cpu': the module sets JAX_PLATFORMS to cpu"),))
     return ConstV("gpu", (interp.step(fr, node, f"{A.src(node)} is 'gpu' on the target GPU"),))
+
+
+def _forces_cpu(tree: ast.Module) -> bool:
+    """Does a top-level statement set the platforms to "cpu" alone: `jax.config.update(
+    "jax_platforms", "cpu")`, `os.environ["JAX_PLATFORMS"] = "cpu"` or its setdefault?"""
+    for stmt in tree.body:
+        update = config_update(stmt)
+        if update is not None and update[0] == "jax_platforms" and isinstance(update[1], ast.Constant) and update[1].value == "cpu":
+            return True
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
+            key = target.slice
+            if (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and isinstance(stmt.value, ast.Constant) and stmt.value.value == "cpu":
+                return True
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
+            if [a.value for a in call.args if isinstance(a, ast.Constant)] == ["JAX_PLATFORMS", "cpu"]:
+                return True
+    return False
 
 
 HANDLERS["jax.default_backend"] = h_default_backend

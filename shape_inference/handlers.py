@@ -33,7 +33,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 # the last names of the calls that never return (jax_api.NO_RETURN says whose they are);
 # `error` and `fatal` only where they are argparse's and absl's (a logger's return)
-NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "skipTest", "error", "fatal", "reject"})
+NO_RETURN_NAMES = frozenset({"skip", "xfail", "fail", "exit", "_exit", "quit", "abort", "skipTest", "error", "fatal", "reject"})
 LOGGER_NAMES = frozenset({"error", "fatal"})
 # what a handler calls that only reports, waits or collects: one calling nothing else is a
 # logger, not a fallback

@@ -79,6 +79,8 @@ from jax_cudnn_lint.shape_inference.values import (
 from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
+# libraries whose star imports bind their own functions and modules, never a user's constant
+_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "math", "typing", "functools", "itertools", "dataclasses"})
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
@@ -1654,7 +1656,8 @@ class Interpreter:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
             self.ev(stmt.value, fr)
             call = stmt.value
-            if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and name_of(call.func) in NO_RETURN_NAMES:
+            if isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and call.func.attr in NO_RETURN_NAMES):
+                # (any plain name: `from sys import exit as bye; bye(0)`, probe 47c)
                 if self.api.never_returns(self, self.ev(call.func, fr)):
                     fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`: control ends here
             elif isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("applymarker", "add_marker") and len(call.args) == 1:
@@ -2349,6 +2352,12 @@ class Interpreter:
                     for name, value in namespace.items():
                         if not name.startswith("_"):
                             fr.state[name] = value if "__all__" not in namespace else UNKNOWN  # (an `__all__` we cannot read: bound or not)
+                elif info is None and fr.state is not None and base.partition(".")[0] not in _STAR_EXPORTS_KNOWN:
+                    # a module out of sight (the flake8 plugin's one-file view) may rebind any
+                    # public name bound before: `T = 511; from common import *` (probe 47c)
+                    for name, value in list(fr.state.items()):
+                        if not name.startswith("_") and not isinstance(value, (ModuleV, ExternalV, FunctionV, ClassV)):
+                            fr.state[name] = UNKNOWN
                 continue
             local = alias.asname or alias.name
             self.assign_name(local, self.import_from(base, alias.name), fr)

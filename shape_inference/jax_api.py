@@ -121,7 +121,8 @@ def np_twin(qualname: str) -> str:
 _BUILTINS = frozenset(
     "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
     "isinstance getattr setattr delattr hasattr print super type object property staticmethod classmethod "
-    "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset exec slice".split()
+    "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset exec slice "
+    "exit quit".split()  # (site's, in every script and notebook: probe 47c)
 )
 
 

@@ -768,3 +768,49 @@ def test_a_module_level_arm_runs_in_the_namespace_its_calls_read() -> None:
     found = {(r.generic, r.int, r.parity) for r in reveal(src, contextual_only=False)}
     assert (False, 256, 0) in found
     assert not any(value == 255 for _, value, _ in found)
+
+
+def test_a_star_import_of_a_module_out_of_sight_may_rebind_names() -> None:
+    """`T = 511; from common import *`: in one file's view, common may bind T (probe
+    47c); a library's star import binds its own functions, and a project module in sight
+    binds what it defines."""
+    assert one("T = 511\nfrom common import *\nreveal_type(T)\n").int is None
+    assert one("T = 511\nfrom jax.numpy import *\nreveal_type(T)\n").int == 511
+    assert one("T = 511\nfrom common import *\nreveal_type(T)\n", files={"common.py": "T = 512\n"}).int == 512
+    assert one("from common import *\nT = 511\nreveal_type(T)\n").int == 511
+
+
+@pytest.mark.parametrize(
+    ("argv", "seq_len"),
+    [
+        ("sys.argv = ['train.py', '--seq-len', '512']\n", 512),  # a notebook sets its command line (probe 47c)
+        ("sys.argv = ['train.py']\n", 511),
+        ("sys.argv[1:] = ['--seq-len', N]\n", None),
+        ("sys.argv = ['train.py'] + EXTRA\n", None),
+        ("", 511),
+    ],
+)
+def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
+    src = P + "import argparse, sys\n" + argv + "parser = argparse.ArgumentParser()\nparser.add_argument('--seq-len', type=int, default=511)\nreveal_type(parser.parse_args().seq_len)\n"
+    assert one(src).int == seq_len
+
+
+@pytest.mark.parametrize(
+    ("setting", "backend"),
+    [
+        ("", "gpu"),
+        ("jax.config.update('jax_platforms', 'cpu')\n", "cpu"),  # a tutorial forces the CPU (probe 47c)
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
+        ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n", "cpu"),
+        ("jax.config.update('jax_platforms', 'cuda,cpu')\n", "gpu"),
+    ],
+)
+def test_the_backend_a_module_forces(setting: str, backend: str) -> None:
+    assert one(P + setting + "reveal_type(jax.default_backend())\n").const == backend
+
+
+@pytest.mark.parametrize("stop", ["exit()", "quit()", "import os\n    os.abort()", "from sys import exit as bye\n    bye(0)", "sys.exit(0)"])
+def test_a_script_stopped_runs_nothing_after(stop: str) -> None:
+    # site's exit() and quit(), os.abort(), an alias of sys.exit (probe 47c: a notebook's
+    # scratch cells below the stop were reported)
+    assert reveal(P + "import sys\ndef f():\n    " + stop + "\n    reveal_type(1)\n") == []
