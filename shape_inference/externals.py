@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -2260,6 +2260,10 @@ _register(["PartitionSpec"], ["jax.sharding"], h_call_result)
 _register(["divmod", "pow"], ["builtins"], h_int_function)
 _register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
+HANDLERS["builtins.sorted"] = iterables.h_sorted
+HANDLERS["builtins.reversed"] = iterables.h_reversed
+HANDLERS["itertools.product"] = iterables.h_product
+HANDLERS["itertools.chain"] = iterables.h_chain
 _register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (sharding.blocks)
 
 

@@ -1880,6 +1880,8 @@ class Interpreter:
         """The items of a short literal tuple or list, or of a short range with known
         bounds, that a for loop runs one by one."""
         items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
+        if isinstance(iterable, SetV) and len(iterable.items) <= _MAX_UNROLLED_LOOP:
+            items = list(iterable.items)  # `for T in {96, 33}:` visits each, in some order (probe 47c)
         if items is None and isinstance(iterable, TupleV) and len(iterable.items) <= _MAX_UNROLLED and all(isinstance(item, (FunctionV, PartialV)) for item in iterable.items):
             # functions (ablation variants, a test's matrix of steps): joined, none is known,
             # and the calls through the loop variable would not be followed (probe 47b)

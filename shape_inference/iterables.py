@@ -1,0 +1,78 @@
+"""The builtins and itertools that reorder or combine short known sequences: `sorted`,
+`reversed`, `itertools.product`, `itertools.chain`.
+
+A hyper-parameter grid (`for T, H in itertools.product([127, 256], [4, 8]):`) or a
+sweep in order (`for T in sorted(LENGTHS):`) runs each item in turn when the result is
+a known list (the for loop unrolls it); anything not known stays unknown (probe 47c).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, SetV, TupleV, Value, const_value
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+_MAX_ITEMS = 64  # the most items a combination is built with (a grid beyond is not unrolled anyway)
+
+
+def _items(value: Value) -> list[Value] | None:
+    """The items of a known sequence (a set's in its display's order: all are visited)."""
+    if isinstance(value, SetV):
+        return list(value.items) if len(value.items) <= _MAX_ITEMS else None
+    return A.known_items(value, _MAX_ITEMS)
+
+
+def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`sorted(xs)` / `sorted(xs, reverse=True)` of known numbers or strings."""
+    items = _items(args[0]) if len(args) == 1 and set(kwargs) <= {"reverse"} else None
+    reverse = A.truth(kwargs["reverse"]) if "reverse" in kwargs else False
+    if items is None or reverse is None:
+        return UNKNOWN
+    keyed: list[tuple[object, Value]] = []
+    for item in items:
+        ok, py = const_value(item)
+        if not ok or not isinstance(py, (int, float, str)) or isinstance(py, bool):
+            return UNKNOWN
+        keyed.append((py, item))
+    if len({type(py) is str for py, _ in keyed}) > 1:
+        return UNKNOWN  # (numbers and strings: Python refuses to compare them)
+    keyed.sort(key=lambda pair: pair[0], reverse=reverse)  # type: ignore[arg-type,return-value]
+    return TupleV(tuple(item for _, item in keyed), True)
+
+
+def h_reversed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`reversed(xs)` of a known list or tuple."""
+    items = A.known_items(args[0], _MAX_ITEMS) if len(args) == 1 and not kwargs and isinstance(args[0], TupleV) else None
+    return TupleV(tuple(reversed(items)), True) if items is not None else UNKNOWN
+
+
+def h_product(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`itertools.product(a, b, ...)`: every combination, in order, as tuples."""
+    if kwargs or not args:
+        return UNKNOWN
+    combos: list[tuple[Value, ...]] = [()]
+    for given in args:
+        items = _items(given)
+        if items is None or len(combos) * len(items) > _MAX_ITEMS:
+            return UNKNOWN
+        combos = [(*combo, item) for combo in combos for item in items]
+    return TupleV(tuple(TupleV(combo) for combo in combos), True)
+
+
+def h_chain(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`itertools.chain(a, b, ...)`: the items of each in turn."""
+    chained: list[Value] = []
+    for given in args:
+        items = _items(given)
+        if items is None or len(chained) + len(items) > _MAX_ITEMS or kwargs:
+            return UNKNOWN
+        chained.extend(items)
+    return TupleV(tuple(chained), True)
