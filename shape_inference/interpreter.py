@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
-from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
 from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.fixture_requests import requests_fixture
@@ -278,7 +278,7 @@ class Interpreter:
         self.deadline = time.perf_counter() + seconds
         # Keys below hold id()s of values and nodes; each entry also holds those objects,
         # so that none is freed while its key lives and no id is recycled into a false hit.
-        self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], object]] = {}
+        self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], tuple[FunctionV, list[Value], dict[str, Value]]]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
@@ -3363,8 +3363,9 @@ class Interpreter:
         if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
             memo_key = own  # a call that changed this generic `self`, or hands it out
         if memo_key in self.memo:
-            result, recorded, _ = self.memo[memo_key]
+            result, recorded, (_, first_args, first_kwargs) = self.memo[memo_key]
             self.events.extend(recorded)
+            result = _reattributed(result, [*first_args, *first_kwargs.values()], [*args, *kwargs.values()])
             made = self.made_by_call.get(memo_key)
             if made is not None and not _is_cached(func):
                 result = fresh_copies(result, *made)  # each call makes its own objects
@@ -3880,6 +3881,46 @@ def _same_dtype_spelling(given: ast.expr, default: ast.expr) -> bool:
     """`np.float32` passed over a `jnp.float32` default: the same dtype (probe 38a)."""
     spelled = _dtype_spelled(given)
     return spelled is not None and spelled == _dtype_spelled(default)
+
+
+def _dim_pairs(first: Sequence[Value], now: Sequence[Value]) -> list[tuple[frozenset[Step], Why]]:
+    """(the first call's provenance, this call's) of each argument length that differs
+    in where it came from (a memo key ignores provenance)."""
+    pairs: list[tuple[frozenset[Step], Why]] = []
+    for old, new in zip(first, now):
+        if isinstance(old, ArrayV) and isinstance(new, ArrayV) and old.shape is not None and new.shape is not None and len(old.shape) == len(new.shape):
+            pairs.extend((frozenset(a.why), b.why) for a, b in zip(old.shape, new.shape) if a.why != b.why and a.why)
+        elif isinstance(old, IntV) and isinstance(new, IntV) and old.dim.why != new.dim.why and old.dim.why:
+            pairs.append((frozenset(old.dim.why), new.dim.why))
+    return pairs
+
+
+def _reattributed(result: Value, first: Sequence[Value], now: Sequence[Value], depth: int = 0, pairs: list[tuple[frozenset[Step], Why]] | None = None) -> Value:
+    """A memoised result told by this call's arguments: a length the callee derived from
+    the first call's argument says where this call's came from (`heads(x[:, ::2])` then
+    `heads(h1)` of an array_split: the second finding cited the first's slice, probe
+    47b)."""
+    if pairs is None:
+        pairs = _dim_pairs(first, now)
+        if not pairs:
+            return result
+    if isinstance(result, ArrayV) and result.shape is not None:
+        shape = tuple(_retold(d, pairs) for d in result.shape)
+        return result if all(a is b for a, b in zip(shape, result.shape)) else ArrayV(shape, result.dtype, result.diff, result.why, result.name, result.stopped, result.weak)
+    if isinstance(result, IntV):
+        dim = _retold(result.dim, pairs)
+        return result if dim is result.dim else IntV(dim)
+    if isinstance(result, TupleV) and depth < 4:
+        items = tuple(_reattributed(item, first, now, depth + 1, pairs) for item in result.items)
+        return result if all(a is b for a, b in zip(items, result.items)) else TupleV(items, result.is_list, result.why, result.diff)
+    return result
+
+
+def _retold(dim: Dim, pairs: list[tuple[frozenset[Step], Why]]) -> Dim:
+    for old, new in pairs:
+        if any(step in old for step in dim.why):
+            return dim.replace_why(merge_why(new, tuple(step for step in dim.why if step not in old)))
+    return dim
 
 
 def _is_cached(func: FunctionV) -> bool:

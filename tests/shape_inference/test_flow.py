@@ -814,3 +814,18 @@ def test_a_script_stopped_runs_nothing_after(stop: str) -> None:
     # site's exit() and quit(), os.abort(), an alias of sys.exit (probe 47c: a notebook's
     # scratch cells below the stop were reported)
     assert reveal(P + "import sys\ndef f():\n    " + stop + "\n    reveal_type(1)\n") == []
+
+
+def test_a_memoised_call_tells_where_this_call_s_lengths_came_from() -> None:
+    # probe 47b: heads() of a [::2] slice, then of an array_split half of the same shape;
+    # the second result was the first call's, and its finding cited the slice
+    src = P + (
+        "def heads(x):\n    b, t, d = x.shape\n    return x.reshape(b, t, 4, d // 4)\n"
+        "x = jnp.zeros((2, 101, 64))\n"
+        "first = heads(x[:, ::2])\n"
+        "half, _ = jnp.array_split(x, 2, axis=1)\n"
+        "reveal_type(heads(half))\n"
+    )
+    found = one(src)
+    assert found.shape == "(2, 51, 4, 16)"
+    assert any("array_split" in step for step in found.why(1)) and not any("::2" in step for step in found.why(1))
