@@ -1953,9 +1953,10 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
             # a row expected to fail: what its xfail expects is handled there (probe 41b)
             return A.CallResultV(case_rows.XFAIL_PARAM, TupleV((TupleV(tuple(args)), xfails[0])))
         return A.CallResultV(q, TupleV(tuple(args)))
-    if q == "pytest.raises":
+    if q in A.EXPECTS_RAISE:
         # a value that is entered later (`with expectation:` of a parametrize row, `ctx =
-        # nullcontext() if ok else pytest.raises(...)`): what it catches (probe 36b)
+        # nullcontext() if ok else pytest.raises(...)`, a TestCase helper that returns
+        # `self.assertRaisesRegex(...)`): what it catches (probes 36b, 48c)
         return A.CallResultV(q, args[0] if args else None)
     if q == "jax.default_matmul_precision":
         return A.CallResultV(q, args[0] if args else kwargs.get("precision"))
@@ -2254,7 +2255,7 @@ _register(["DiffState"], ["flax.nnx"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)
-_register(["assertRaises", "assertRaisesRegex"], ["unittest.TestCase"], h_call_result)
+_register(A.TEST_CASE_EXPECTING, ["unittest.TestCase"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
 _register(["PartitionSpec"], ["jax.sharding"], h_call_result)
 _register(["divmod", "pow"], ["builtins"], h_int_function)

@@ -23,7 +23,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, jax_api, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -3718,10 +3718,9 @@ def _never_swallows(value: Value, maker: Value | None) -> bool:
 
 
 def _raises_object(value: Value | None) -> bool:
-    """`pytest.raises(X)` made earlier and entered now (`with expectation:`)."""
-    from jax_cudnn_lint.shape_inference.jax_api import CallResultV  # (jax_api imports this module)
-
-    return isinstance(value, CallResultV) and value.qualname == "pytest.raises"
+    """`pytest.raises(X)` (or `self.assertRaises(X)`) made earlier and entered now (`with
+    expectation:`, `with self._expect_unsupported():`)."""
+    return isinstance(value, jax_api.CallResultV) and value.qualname in jax_api.EXPECTS_RAISE
 
 
 def _may_swallow(value: Value) -> bool:
@@ -3743,7 +3742,7 @@ def _may_swallow(value: Value) -> bool:
     return False
 
 
-_EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises"})
+_EXPECTING = frozenset({"raises", "assert_raises", *jax_api.TEST_CASE_EXPECTING})
 _SUPPRESSING = _EXPECTING | {"suppress"}
 
 

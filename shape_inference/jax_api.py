@@ -787,7 +787,9 @@ def never_returns(interp: Interpreter, func: Value) -> bool:
 
 # context managers whose body is expected to raise (a test of the failure itself: the
 # interpreter's `with` reads which classes they expect)
-EXPECTS_RAISE = frozenset({"pytest.raises", "numpy.testing.assert_raises", "unittest.TestCase.assertRaises", "unittest.TestCase.assertRaisesRegex"})
+# a TestCase's methods that expect the body to raise: unittest's, its old alias, absltest's
+TEST_CASE_EXPECTING = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithPredicateMatch", "assertRaisesWithLiteralMatch", "assertRaisesWithRegexpMatch")
+EXPECTS_RAISE = frozenset({"pytest.raises", "numpy.testing.assert_raises", *(f"unittest.TestCase.{name}" for name in TEST_CASE_EXPECTING)})
 
 
 class CallResultV(Value):
@@ -1436,7 +1438,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         bound = argparse_seeds.method(inst, name)
         if bound is not None:
             return bound
-    if name in ("assertRaises", "assertRaisesRegex", "skipTest", "fail") and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
+    if (name in TEST_CASE_EXPECTING or name in ("skipTest", "fail")) and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
         return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
     if configdict.is_ref(inst):
         return configdict.ref_method(interp, inst, name)
