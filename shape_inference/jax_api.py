@@ -96,6 +96,11 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("equinox.nn._linear", "equinox.nn"),
     ("haiku.experimental.layer_stack", "haiku.layer_stack"),  # (AlphaFold's evoformer stack)
     ("haiku", "haiku"),
+    # absltest re-exports unittest's skip decorators (probe 48c)
+    ("absl.testing.absltest.skipIf", "unittest.skipIf"),
+    ("absl.testing.absltest.skipUnless", "unittest.skipUnless"),
+    ("absl.testing.absltest.skip", "unittest.skip"),
+    ("absl.testing.absltest.expectedFailure", "unittest.expectedFailure"),
 )
 
 

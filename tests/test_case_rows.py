@@ -154,6 +154,8 @@ SKIPPED = '''
 import sys
 import unittest
 
+from absl.testing import absltest
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -242,6 +244,14 @@ class Cases(unittest.TestCase):
     @unittest.skipIf(False, "runs")
     def test_skip_if_false(self):
         loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+    @absltest.skipIf(True, "absltest re-exports unittest's decorators (probe 48c)")
+    def test_absltest_skip_if_true(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
+
+    @absltest.skipIf(False, "runs")
+    def test_absltest_skip_if_false(self):
+        loss(lambda x: jax.nn.dot_product_attention(x, x, x, implementation="cudnn"))
 '''
 
 
@@ -260,6 +270,7 @@ def test_tests_a_decorator_certainly_skips_are_not_analysed(tmp_path: Path, caps
         "def test_xfail_whose_condition_is_false():",
         "request.node.add_marker(pytest.mark.xfail(raises=TypeError))",  # (the line before the call)
         "def test_skip_if_false(self):",
+        "def test_absltest_skip_if_false(self):",
     ], out
 
 
