@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.scopes import dotted_name, in_prelude
 
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -137,7 +138,8 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
         return  # a positional: given on every run, no default to rely on
     action = kwargs.get("action")
     kind = kwargs.get("type")
-    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))
+    # (`choices=`: a given value must be one of them, else argparse exits; not followed)
+    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs or "choices" in kwargs))
     for name in names:
         parser.attrs[_OPTION + name] = meta
     required = kwargs.get("required")
@@ -181,7 +183,7 @@ def _conversion(kind: Value | None) -> str | None:
 def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step) -> bool:
     """The options an explicit argument list sets (`parse_args(["--seq-len", "511"])`),
     into `values`; False where the list holds anything we cannot follow (a positional,
-    an abbreviation, a value that is not a literal, an option with nargs)."""
+    an abbreviation, a value that is not a literal, an option with nargs or choices)."""
     tokens = [item.value if isinstance(item, ConstV) and isinstance(item.value, str) else None for item in argv.items]
     if any(token is None for token in tokens) or _POSITIONAL in parser.attrs:
         return False
@@ -227,16 +229,23 @@ def _converted(default: Value, kind: Value | None) -> Value | None:
     return None  # float, a custom parser: not worth guessing
 
 
-def _argv_set_by(tree: ast.Module) -> TupleV | None:
-    """The arguments of the one `sys.argv = [...]` a module's top level sets, a list of
-    string literals, without the program's name; None for anything else."""
-    found: list[ast.expr] = []
+def _argv_set_by(tree: ast.Module) -> TupleV | None | bool:
+    """The arguments of the one `sys.argv = [...]` of a module (a list display of string
+    literals, at its top level before anything runs), without the program's name; False
+    where the module writes no `sys.argv` (another object's `.argv`); None for any other
+    write of it (set after a parse may have run, in a function, changed in place)."""
+    found: list[ast.stmt] = []
     for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        if any(isinstance(inner, ast.Attribute) and inner.attr == "argv" for target in targets for inner in ast.walk(target)):
-            found.append(node.value if isinstance(node, ast.Assign) and node in tree.body else ast.Constant(None))
-    literal = found[0] if len(found) == 1 else None
-    if not isinstance(literal, (ast.List, ast.Tuple)) or not literal.elts or not all(isinstance(item, ast.Constant) and isinstance(item.value, str) for item in literal.elts):
+        if any(isinstance(inner, ast.Attribute) and inner.attr == "argv" and dotted_name(inner) == "sys.argv" for target in targets for inner in ast.walk(target)):
+            found.append(cast("ast.stmt", node))
+    if not found:
+        return False
+    stmt = found[0] if len(found) == 1 else None
+    literal = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute) else None
+    if stmt is None or not isinstance(literal, ast.List) or not literal.elts or not in_prelude(tree, stmt):
+        return None
+    if not all(isinstance(item, ast.Constant) and isinstance(item.value, str) for item in literal.elts):
         return None
     return TupleV(tuple(ConstV(cast("ast.Constant", item).value) for item in literal.elts[1:]), True)
 
@@ -255,9 +264,11 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
     if from_command_line and "argv" in fr.module.facts.attribute_stores()[0]:
         # the script sets its own command line (`sys.argv = ["train.py", "--seq-len",
         # "512"]`, a notebook's habit: probe 47c): read as that list where it is one
-        argv = _argv_set_by(fr.module.tree)
-        if argv is None:
+        set_by = _argv_set_by(fr.module.tree)
+        if set_by is None:
             return UNKNOWN
+        if set_by is not False:
+            argv = set_by
     values: dict[str, Value] = {}
     for key, value in parser.attrs.items():
         if key.startswith(_DEFAULT):

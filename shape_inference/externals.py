@@ -16,7 +16,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
-from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name
+from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -2280,21 +2280,33 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 
 def _forces_cpu(tree: ast.Module) -> bool:
-    """Does a top-level statement set the platforms to "cpu" alone: `jax.config.update(
-    "jax_platforms", "cpu")`, `os.environ["JAX_PLATFORMS"] = "cpu"` or its setdefault?"""
-    for stmt in tree.body:
-        update = config_update(stmt)
-        if update is not None and update[0] == "jax_platforms" and isinstance(update[1], ast.Constant) and update[1].value == "cpu":
-            return True
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
-            key = target.slice
-            if (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and isinstance(stmt.value, ast.Constant) and stmt.value.value == "cpu":
-                return True
-        call = stmt.value if isinstance(stmt, ast.Expr) else None
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
-            if [a.value for a in call.args if isinstance(a, ast.Constant)] == ["JAX_PLATFORMS", "cpu"]:
-                return True
+    """Does the module set the platforms to "cpu" alone, once, at its top level before
+    anything runs: `jax.config.update("jax_platforms", "cpu")`, `os.environ[
+    "JAX_PLATFORMS"] = "cpu"` or its setdefault (a later write, or one after JAX started,
+    is not followed: probe 48a)?"""
+    writes = [stmt for stmt in ast.walk(tree) if isinstance(stmt, ast.stmt) and _names_platforms(stmt)]
+    if len(writes) != 1:
+        return False
+    stmt = writes[0]
+    if not in_prelude(tree, stmt):
+        return False
+    update = config_update(stmt)
+    if update is not None:
+        return update[0] == "jax_platforms" and isinstance(update[1], ast.Constant) and update[1].value == "cpu"
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
+        key = target.slice
+        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and isinstance(stmt.value, ast.Constant) and stmt.value.value == "cpu"
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
+        return [a.value for a in call.args if isinstance(a, ast.Constant)] == ["JAX_PLATFORMS", "cpu"]
     return False
+
+
+def _names_platforms(stmt: ast.stmt) -> bool:
+    """A simple statement that mentions the platform setting (a write, a delete, a read)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)):
+        return False
+    return any(isinstance(node, ast.Constant) and node.value in ("JAX_PLATFORMS", "jax_platforms", "jax_platform_name") for node in ast.walk(stmt))
 
 
 HANDLERS["jax.default_backend"] = h_default_backend

@@ -80,7 +80,14 @@ from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, 
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 # libraries whose star imports bind their own functions and modules, never a user's constant
-_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "math", "typing", "functools", "itertools", "dataclasses"})
+_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "absl", "ml_collections", "scipy", "torch"})
+
+
+def _maybe_a_project_module(base: str) -> bool:
+    """A star import's module that may be the project's own: not the standard library's
+    nor one of the libraries JAX code imports."""
+    top = base.partition(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in _STAR_EXPORTS_KNOWN
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
@@ -1891,8 +1898,6 @@ class Interpreter:
         """The items of a short literal tuple or list, or of a short range with known
         bounds, that a for loop runs one by one."""
         items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
-        if isinstance(iterable, SetV) and len(iterable.items) <= _MAX_UNROLLED_LOOP:
-            items = list(iterable.items)  # `for T in {96, 33}:` visits each, in some order (probe 47c)
         if items is None and isinstance(iterable, TupleV) and len(iterable.items) <= _MAX_UNROLLED and all(isinstance(item, (FunctionV, PartialV)) for item in iterable.items):
             # functions (ablation variants, a test's matrix of steps): joined, none is known,
             # and the calls through the loop variable would not be followed (probe 47b)
@@ -2365,9 +2370,11 @@ class Interpreter:
                     for name, value in namespace.items():
                         if not name.startswith("_"):
                             fr.state[name] = value if "__all__" not in namespace else UNKNOWN  # (an `__all__` we cannot read: bound or not)
-                elif info is None and fr.state is not None and base.partition(".")[0] not in _STAR_EXPORTS_KNOWN:
-                    # a module out of sight (the flake8 plugin's one-file view) may rebind any
-                    # public name bound before: `T = 511; from common import *` (probe 47c)
+                elif info is None and fr.state is not None and self.project.alone and _maybe_a_project_module(base):
+                    # in the flake8 plugin's one-file view, a module of the project out of
+                    # sight may rebind any public name bound before: `T = 511; from common
+                    # import *` (probe 47c; not the standard library's, nor in the command's
+                    # view, where a module not found is no project's: probe 48a)
                     for name, value in list(fr.state.items()):
                         if not name.startswith("_") and not isinstance(value, (ModuleV, ExternalV, FunctionV, ClassV)):
                             fr.state[name] = UNKNOWN

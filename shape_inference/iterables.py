@@ -1,5 +1,5 @@
 """The builtins and itertools that reorder or combine short known sequences: `sorted`,
-`reversed`, `itertools.product`, `itertools.chain`.
+`reversed`, `itertools.product`, `itertools.chain` (sets only through `sorted`).
 
 A hyper-parameter grid (`for T, H in itertools.product([127, 256], [4, 8]):`) or a
 sweep in order (`for T in sorted(LENGTHS):`) runs each item in turn when the result is
@@ -24,15 +24,16 @@ _MAX_ITEMS = 64  # the most items a combination is built with (a grid beyond is 
 
 
 def _items(value: Value) -> list[Value] | None:
-    """The items of a known sequence (a set's in its display's order: all are visited)."""
-    if isinstance(value, SetV):
-        return list(value.items) if len(value.items) <= _MAX_ITEMS else None
+    """The items of a known list or tuple (not a set's: CPython's order is the hash
+    table's, not the display's, and a `break` makes the order matter: probe 48a)."""
     return A.known_items(value, _MAX_ITEMS)
 
 
 def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`sorted(xs)` / `sorted(xs, reverse=True)` of known numbers or strings."""
-    items = _items(args[0]) if len(args) == 1 and set(kwargs) <= {"reverse"} else None
+    """`sorted(xs)` / `sorted(xs, reverse=True)` of known numbers or strings (of a set
+    display too: sorted, its order is known)."""
+    given = args[0] if len(args) == 1 and set(kwargs) <= {"reverse"} else None
+    items = list(given.items) if isinstance(given, SetV) and len(given.items) <= _MAX_ITEMS else _items(given) if given is not None else None
     reverse = A.truth(kwargs["reverse"]) if "reverse" in kwargs else False
     if items is None or reverse is None:
         return UNKNOWN
@@ -49,8 +50,10 @@ def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 
 
 def h_reversed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`reversed(xs)` of a known list or tuple."""
-    items = A.known_items(args[0], _MAX_ITEMS) if len(args) == 1 and not kwargs and isinstance(args[0], TupleV) else None
+    """`reversed(xs)` of a known tuple, or of a list display (a named list may change
+    before the lazy iterator reads it: probe 48a)."""
+    displayed = isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple))
+    items = A.known_items(args[0], _MAX_ITEMS) if len(args) == 1 and not kwargs and isinstance(args[0], TupleV) and (displayed or not args[0].is_list) else None
     return TupleV(tuple(reversed(items)), True) if items is not None else UNKNOWN
 
 

@@ -484,6 +484,12 @@ def same_object(a: Value, b: Value) -> bool | None:
     return _compare_one(ast.Is(), a, b)
 
 
+def _module_level(func: FunctionV) -> bool:
+    """A def of a module's top level, bound once as the module runs (a nested def makes a
+    new function object at each run of its enclosing one)."""
+    return func.owner is None and not isinstance(func.node, ast.Lambda) and func.node in func.module.tree.body
+
+
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(b, SetV):
         return _in_set(op, a, b)
@@ -506,6 +512,9 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
             return same if isinstance(op, ast.Is) else not same
         if oka and okb and type(pa) is bool and type(pb) is bool:
             return (pa is pb) if isinstance(op, ast.Is) else (pa is not pb)
+        if isinstance(a, FunctionV) and isinstance(b, FunctionV) and _module_level(a) and _module_level(b):
+            same = a.node is b.node  # one object per module-level def (`if fn is f9: continue`: probe 48a)
+            return same if isinstance(op, ast.Is) else not same
         return None
     if isinstance(a, IntV) and isinstance(b, IntV):
         da, db = a.dim, b.dim

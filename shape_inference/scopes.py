@@ -1362,6 +1362,25 @@ def _is_config_update(call: ast.Call) -> bool:
     return isinstance(owner, ast.Name) and owner.id == "config" or isinstance(owner, ast.Attribute) and owner.attr == "config"
 
 
+def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
+    """Is `stmt` a top-level statement that only imports, definitions, constants and
+    other settings precede: nothing before it runs the program (a script's `sys.argv =
+    [...]` before any parse, a `JAX_PLATFORMS` setting before JAX starts: probe 48a)."""
+    for earlier in tree.body:
+        if earlier is stmt:
+            return True
+        if isinstance(earlier, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(earlier, ast.Expr) and isinstance(earlier.value, ast.Constant):
+            continue  # a docstring
+        if config_update(earlier) is not None:
+            continue
+        if isinstance(earlier, (ast.Assign, ast.AnnAssign)) and not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for node in ast.walk(earlier)):
+            continue  # a constant
+        return False
+    return False
+
+
 def config_update(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
     """(flag, value) of a statement `jax.config.update("flag", value)`, else None."""
     call = stmt.value if isinstance(stmt, ast.Expr) else None

@@ -788,6 +788,10 @@ def test_a_star_import_of_a_module_out_of_sight_may_rebind_names() -> None:
         ("sys.argv[1:] = ['--seq-len', N]\n", None),
         ("sys.argv = ['train.py'] + EXTRA\n", None),
         ("", 511),
+        # probe 48a: set after something ran, a tuple, another object's argv
+        ("print('start')\nsys.argv = ['train.py', '--seq-len', '512']\n", None),
+        ("sys.argv = ('train.py', '--seq-len', '512')\n", None),
+        ("launcher.argv = ['train.py', '--seq-len', '512']\n", 511),
     ],
 )
 def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
@@ -803,6 +807,9 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
         ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n", "cpu"),
         ("jax.config.update('jax_platforms', 'cuda,cpu')\n", "gpu"),
+        # probe 48a: set after JAX ran, or set twice
+        ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n", "gpu"),
     ],
 )
 def test_the_backend_a_module_forces(setting: str, backend: str) -> None:
@@ -829,3 +836,15 @@ def test_a_memoised_call_tells_where_this_call_s_lengths_came_from() -> None:
     found = one(src)
     assert found.shape == "(2, 51, 4, 16)"
     assert any("array_split" in step for step in found.why(1)) and not any("::2" in step for step in found.why(1))
+
+
+def test_choices_are_not_followed() -> None:
+    # argparse exits on a given value that is not a choice (probe 48a)
+    src = P + "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--seq-len', type=int, default=512, choices=[256, 512])\nreveal_type(parser.parse_args(['--seq-len', '127']).seq_len)\n"
+    assert one(src).int is None
+
+
+def test_identity_of_module_level_functions() -> None:
+    # `if fn is f9: continue` in a loop over functions (probe 48a)
+    src = P + "def f():\n    pass\ndef g():\n    pass\nreveal_type(f is g)\nreveal_type(f is f)\nreveal_type(f is not g)\n"
+    assert [r.const for r in reveal(src)] == [False, True, True]
