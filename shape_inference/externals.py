@@ -2274,7 +2274,9 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     (`"cudnn" if jax.default_backend() == "gpu" else None`) is judged as it runs there,
     unless the module's own top level forces the CPU (`jax.config.update("jax_platforms",
     "cpu")`, `os.environ["JAX_PLATFORMS"] = "cpu"`: a tutorial's, probe 47c)."""
-    if _forces_cpu(fr.module.tree):
+    if fr.module.forces_cpu is None:
+        fr.module.forces_cpu = _forces_cpu(fr.module.tree)
+    if fr.module.forces_cpu:
         return ConstV("cpu", (interp.step(fr, node, f"{A.src(node)} is 'cpu': the module sets JAX_PLATFORMS to cpu"),))
     return ConstV("gpu", (interp.step(fr, node, f"{A.src(node)} is 'gpu' on the target GPU"),))
 

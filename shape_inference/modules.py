@@ -51,6 +51,8 @@ class ModuleInfo:
     # globals another module sets (`consts.MAX_LEN = 256`, monkeypatch.setattr): which
     # value a function reads depends on which program ran first, so it is unknown
     patched: set[str] = field(default_factory=lambda: set())
+    # does the module's top level force the CPU platform (externals._forces_cpu, once)
+    forces_cpu: bool | None = None
 
     @property
     def global_names(self) -> frozenset[str]:

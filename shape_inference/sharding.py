@@ -183,7 +183,7 @@ def h_same_shape_collective(interp: Interpreter, args: Args, kwargs: Kwargs, nod
 
 def h_axis_index(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.lax.axis_index(name)`: this device's index, an int32 scalar."""
-    return ArrayV((), "int32", False, (interp.step(fr, node, A.src(node)),))
+    return ArrayV((), "int32", False)
 
 
 def h_axis_size(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -209,12 +209,25 @@ def _axis(value: Value | None, default: int, ndim: int) -> int | None:
     return n % ndim
 
 
+class _StepOnce:
+    """The call's step, made (its source unparsed) only where a length needs it."""
+
+    def __init__(self, interp: Interpreter, fr: Frame, node: ast.AST) -> None:
+        self.interp, self.fr, self.node = interp, fr, node
+        self.made: Step | None = None
+
+    def __call__(self) -> Step:
+        if self.made is None:
+            self.made = self.interp.step(self.fr, self.node, A.src(self.node))
+        return self.made
+
+
 def h_all_gather(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`all_gather(x, name, axis=0, tiled=False)`: the blocks stacked on a new axis, or
     concatenated along `axis` when tiled."""
     devices = _axis_devices(args, kwargs, fr)
     tiled = A.truth(kwargs["tiled"]) if "tiled" in kwargs else False
-    step = interp.step(fr, node, A.src(node))
+    step = _StepOnce(interp, fr, node)
 
     def gathered(a: ArrayV) -> Value:
         if a.shape is None or tiled is None:
@@ -223,9 +236,9 @@ def h_all_gather(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         if axis is None:
             return ArrayV(None, a.dtype, a.diff, a.why)
         if tiled:
-            shape = (*a.shape[:axis], _scaled(a.shape[axis], devices, True, step), *a.shape[axis + 1 :])
+            shape = (*a.shape[:axis], _scaled(a.shape[axis], devices, True, step()), *a.shape[axis + 1 :])
         else:
-            shape = (*a.shape[:axis], const(devices, (step,)) if devices is not None else unknown((step,)), *a.shape[axis:])
+            shape = (*a.shape[:axis], const(devices, (step(),)) if devices is not None else unknown((step(),)), *a.shape[axis:])
         return ArrayV(shape, a.dtype, a.diff, a.why, weak=a.weak)
 
     x = arg(args, kwargs, 0, "x")
@@ -237,13 +250,13 @@ def h_psum_scatter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     keeping its part of `scatter_dimension` (divided when tiled, dropped when not)."""
     devices = _axis_devices(args, kwargs, fr)
     tiled = A.truth(kwargs["tiled"]) if "tiled" in kwargs else False
-    step = interp.step(fr, node, A.src(node))
+    step = _StepOnce(interp, fr, node)
 
     def scattered(a: ArrayV) -> Value:
         axis = _axis(kwargs.get("scatter_dimension"), 0, len(a.shape)) if a.shape is not None else None
         if a.shape is None or axis is None or tiled is None:
             return ArrayV(None, a.dtype, a.diff, a.why)
-        kept = (_scaled(a.shape[axis], devices, False, step),) if tiled else ()
+        kept = (_scaled(a.shape[axis], devices, False, step()),) if tiled else ()
         return ArrayV((*a.shape[:axis], *kept, *a.shape[axis + 1 :]), a.dtype, a.diff, a.why, weak=a.weak)
 
     x = arg(args, kwargs, 0, "x")
@@ -257,7 +270,7 @@ def h_all_to_all(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     that size inserted at `concat_axis`."""
     devices = _axis_devices(args, kwargs, fr)
     tiled = A.truth(kwargs["tiled"]) if "tiled" in kwargs else False
-    step = interp.step(fr, node, A.src(node))
+    step = _StepOnce(interp, fr, node)
     split, concat = arg(args, kwargs, 2, "split_axis"), arg(args, kwargs, 3, "concat_axis")
 
     def exchanged(a: ArrayV) -> Value:
@@ -268,11 +281,11 @@ def h_all_to_all(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
             return ArrayV(None, a.dtype, a.diff, a.why)
         shape = list(a.shape)
         if tiled:
-            shape[s] = _scaled(shape[s], devices, False, step)
-            shape[c] = _scaled(shape[c], devices, True, step)
+            shape[s] = _scaled(shape[s], devices, False, step())
+            shape[c] = _scaled(shape[c], devices, True, step())
         else:
             del shape[s]
-            shape.insert(c, const(devices, (step,)) if devices is not None else unknown((step,)))
+            shape.insert(c, const(devices, (step(),)) if devices is not None else unknown((step(),)))
         return ArrayV(tuple(shape), a.dtype, a.diff, a.why, weak=a.weak)
 
     x = arg(args, kwargs, 0, "x")
