@@ -79,17 +79,10 @@ from jax_cudnn_lint.shape_inference.values import (
 from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
-# libraries whose star imports bind their own functions and modules, never a user's constant
-_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "absl", "ml_collections", "scipy", "torch"})
-
-
-def _maybe_a_project_module(base: str) -> bool:
-    """A star import's module that may be the project's own: not the standard library's
-    nor one of the libraries JAX code imports."""
-    top = base.partition(".")[0]
-    return bool(top) and top not in sys.stdlib_module_names and top not in _STAR_EXPORTS_KNOWN
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
+# libraries whose star imports bind their own functions and modules, never a user's constant
+_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "absl", "ml_collections", "scipy", "torch"})
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
@@ -3938,6 +3931,13 @@ def _retold(dim: Dim, pairs: list[tuple[frozenset[Step], Why]]) -> Dim:
         if any(step in old for step in dim.why):
             return dim.replace_why(merge_why(new, tuple(step for step in dim.why if step not in old)))
     return dim
+
+
+def _maybe_a_project_module(base: str) -> bool:
+    """A star import's module that may be the project's own: not the standard library's
+    nor one of the libraries JAX code imports."""
+    top = base.partition(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in _STAR_EXPORTS_KNOWN
 
 
 def _is_cached(func: FunctionV) -> bool:
