@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.scopes import dotted_name, in_prelude
-
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
@@ -36,6 +35,7 @@ from jax_cudnn_lint.shape_inference.values import (
     IntV,
     TupleV,
     Value,
+    const_value,
     make_int,
 )
 
@@ -48,6 +48,7 @@ _DEFAULT = "\0default:"  # + dest: the default of an option
 _PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win (argparse docs)
 _BLIND = "\0blind"  # something was added that we cannot follow
 _OPTION = "\0option:"  # + an option string: (dest, how its value converts, action)
+_CHOICES = "\0choices:"  # + dest: the `choices=` of an option
 _POSITIONAL = "\0positional"  # the parser takes positional arguments
 # True while no code we cannot see has had the parser: Interpreter.escape turns every
 # attribute Unknown, this one too (such code may have called set_defaults, which wins)
@@ -138,8 +139,10 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
         return  # a positional: given on every run, no default to rely on
     action = kwargs.get("action")
     kind = kwargs.get("type")
-    # (`choices=`: a given value must be one of them, else argparse exits; not followed)
-    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs or "choices" in kwargs))
+    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))
+    if "choices" in kwargs:
+        # a given value must be one of them, else argparse exits (probe 48a)
+        parser.attrs[_CHOICES + dest] = kwargs["choices"]
     for name in names:
         parser.attrs[_OPTION + name] = meta
     required = kwargs.get("required")
@@ -183,7 +186,8 @@ def _conversion(kind: Value | None) -> str | None:
 def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step) -> bool:
     """The options an explicit argument list sets (`parse_args(["--seq-len", "511"])`),
     into `values`; False where the list holds anything we cannot follow (a positional,
-    an abbreviation, a value that is not a literal, an option with nargs or choices)."""
+    an abbreviation, a value that is not a literal, an option with nargs, a value not
+    among an option's choices)."""
     tokens = [item.value if isinstance(item, ConstV) and isinstance(item.value, str) else None for item in argv.items]
     if any(token is None for token in tokens) or _POSITIONAL in parser.attrs:
         return False
@@ -212,7 +216,18 @@ def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step)
             values[dest] = make_int(int(text), (why,))
         else:
             values[dest] = UNKNOWN
+        if _CHOICES + dest in parser.attrs and not _one_of(values[dest], parser.attrs[_CHOICES + dest]):
+            return False  # not a choice (argparse exits), or the choices are not known
     return True
+
+
+def _one_of(value: Value, choices: Value) -> bool:
+    """Is a given value certainly one of an option's known `choices`?"""
+    ok, given = const_value(value)
+    items = choices.items if isinstance(choices, TupleV) else None
+    if not ok or items is None:
+        return False
+    return any(const_value(item) == (True, given) for item in items)
 
 
 def _converted(default: Value, kind: Value | None) -> Value | None:

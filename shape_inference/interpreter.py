@@ -2363,7 +2363,7 @@ class Interpreter:
                     for name, value in namespace.items():
                         if not name.startswith("_"):
                             fr.state[name] = value if "__all__" not in namespace else UNKNOWN  # (an `__all__` we cannot read: bound or not)
-                elif info is None and fr.state is not None and self.project.alone and _maybe_a_project_module(base):
+                elif info is None and fr.state is not None and self.project.alone and _maybe_a_project_module(base, fr.module.path):
                     # in the flake8 plugin's one-file view, a module of the project out of
                     # sight may rebind any public name bound before: `T = 511; from common
                     # import *` (probe 47c; not the standard library's, nor in the command's
@@ -3933,11 +3933,22 @@ def _retold(dim: Dim, pairs: list[tuple[frozenset[Step], Why]]) -> Dim:
     return dim
 
 
-def _maybe_a_project_module(base: str) -> bool:
+def _maybe_a_project_module(base: str, path: str) -> bool:
     """A star import's module that may be the project's own: not the standard library's
-    nor one of the libraries JAX code imports."""
+    nor a library JAX code imports, and a file or package of that name beside the file
+    or in a folder above it (`tqdm` is none: probe 49a)."""
     top = base.partition(".")[0]
-    return bool(top) and top not in sys.stdlib_module_names and top not in _STAR_EXPORTS_KNOWN
+    if not top or top in sys.stdlib_module_names or top in _STAR_EXPORTS_KNOWN:
+        return False
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(6):
+        if os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return False
 
 
 def _is_cached(func: FunctionV) -> bool:

@@ -515,6 +515,9 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
         if isinstance(a, FunctionV) and isinstance(b, FunctionV) and _module_level(a) and _module_level(b):
             same = a.node is b.node  # one object per module-level def (`if fn is f9: continue`: probe 48a)
             return same if isinstance(op, ast.Is) else not same
+        if isinstance(a, ClassV) and isinstance(b, ClassV) and a.node in a.module.tree.body and b.node in b.module.tree.body:
+            same = a.node is b.node  # one object per module-level class (`if type(self) is Base: return`: probe 49a)
+            return same if isinstance(op, ast.Is) else not same
         return None
     if isinstance(a, IntV) and isinstance(b, IntV):
         da, db = a.dim, b.dim

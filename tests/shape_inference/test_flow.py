@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -770,10 +771,14 @@ def test_a_module_level_arm_runs_in_the_namespace_its_calls_read() -> None:
     assert not any(value == 255 for _, value, _ in found)
 
 
-def test_a_star_import_of_a_module_out_of_sight_may_rebind_names() -> None:
-    """`T = 511; from common import *`: in one file's view, common may bind T (probe
-    47c); a library's star import binds its own functions, and a project module in sight
-    binds what it defines."""
+def test_a_star_import_of_a_module_out_of_sight_may_rebind_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`T = 511; from common import *`: in one file's view, common.py beside the file
+    may bind T (probe 47c); a module found nowhere near it is a library's (`tqdm`, probe
+    49a), whose star import binds its own names, and a project module in sight binds what
+    it defines."""
+    monkeypatch.chdir(tmp_path)
+    assert one("T = 511\nfrom common import *\nreveal_type(T)\n").int == 511
+    (tmp_path / "common.py").write_text("T = 512\n")
     assert one("T = 511\nfrom common import *\nreveal_type(T)\n").int is None
     assert one("T = 511\nfrom jax.numpy import *\nreveal_type(T)\n").int == 511
     assert one("T = 511\nfrom common import *\nreveal_type(T)\n", files={"common.py": "T = 512\n"}).int == 512
@@ -838,13 +843,20 @@ def test_a_memoised_call_tells_where_this_call_s_lengths_came_from() -> None:
     assert any("array_split" in step for step in found.why(1)) and not any("::2" in step for step in found.why(1))
 
 
-def test_choices_are_not_followed() -> None:
-    # argparse exits on a given value that is not a choice (probe 48a)
-    src = P + "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--seq-len', type=int, default=512, choices=[256, 512])\nreveal_type(parser.parse_args(['--seq-len', '127']).seq_len)\n"
-    assert one(src).int is None
+@pytest.mark.parametrize(("given", "seq_len"), [("127", None), ("256", 256)])
+def test_a_given_value_must_be_a_choice(given: str, seq_len: int | None) -> None:
+    # argparse exits on a given value that is not a choice (probes 48a, 49a)
+    src = P + f"import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--seq-len', type=int, default=512, choices=[256, 512])\nreveal_type(parser.parse_args(['--seq-len', '{given}']).seq_len)\n"
+    assert one(src).int == seq_len
 
 
 def test_identity_of_module_level_functions() -> None:
     # `if fn is f9: continue` in a loop over functions (probe 48a)
     src = P + "def f():\n    pass\ndef g():\n    pass\nreveal_type(f is g)\nreveal_type(f is f)\nreveal_type(f is not g)\n"
     assert [r.const for r in reveal(src)] == [False, True, True]
+
+
+def test_identity_of_module_level_classes() -> None:
+    # `if type(self) is Base: return` in a base TestCase's test (probe 49a)
+    src = P + "class Base:\n    pass\nclass Sub(Base):\n    pass\nreveal_type(Sub is Base)\nreveal_type(Base is Base)\n"
+    assert [r.const for r in reveal(src)] == [False, True]
