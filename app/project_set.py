@@ -33,7 +33,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.discovery import ImportRef, ScannedFile
-from jax_cudnn_lint.shape_inference.modules import conftest_paths, import_root, is_test_path
+from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
 # the ones a re-exporting package __init__ took from modules that lead there.
@@ -429,15 +429,7 @@ def _in_package(path: str) -> bool:
 
 def _under_package(path: str, levels: int = 4) -> bool:
     """In a package, or in a folder of one (a namespace folder inside `maxtext/`)."""
-    folder = os.path.dirname(path)
-    for _ in range(levels):
-        if os.path.isfile(os.path.join(folder, "__init__.py")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return False
+    return any(os.path.isfile(os.path.join(folder, "__init__.py")) for folder in folders_above(path, levels))
 
 
 def _scripts_taking(

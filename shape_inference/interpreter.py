@@ -32,7 +32,7 @@ from jax_cudnn_lint.shape_inference.identity import IdentityTable
 from jax_cudnn_lint.shape_inference.fixture_requests import requests_fixture
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.patch_strings import ANY_NAME, BUILT_AT_RUN_TIME, OWN_CLASS, PatchStrings, StringValue
-from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, is_main_guard, is_test_path
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project, conftest_paths, folders_above, is_main_guard, is_test_path
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES
 from jax_cudnn_lint.shape_inference.shapes import SymShapeV
 from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, CONTEXT_FLAGS, config_update, constructor_name, dotted_name, imported_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
@@ -3940,15 +3940,7 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
     top = base.partition(".")[0]
     if not top or top in sys.stdlib_module_names or top in _STAR_EXPORTS_KNOWN:
         return False
-    folder = os.path.dirname(os.path.abspath(path))
-    for _ in range(6):
-        if os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return False
+    return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
 
 
 def _is_cached(func: FunctionV) -> bool:

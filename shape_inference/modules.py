@@ -11,7 +11,7 @@ import ast
 import functools
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,17 @@ def is_test_path(path: str) -> bool:
     """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
     name = os.path.basename(path)
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in path or f"{os.sep}test{os.sep}" in path
+
+
+def folders_above(path: str, levels: int) -> Iterator[str]:
+    """The folder of `path`, then each parent, `levels` of them at most (up to the root)."""
+    folder = os.path.dirname(path)
+    for _ in range(levels):
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def conftest_paths(path: str, root: str | None = None) -> list[str]:
