@@ -81,8 +81,6 @@ from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
-# libraries whose star imports bind their own functions and modules, never a user's constant
-_STAR_EXPORTS_KNOWN = frozenset({"jax", "jaxlib", "numpy", "flax", "equinox", "haiku", "optax", "chex", "einops", "absl", "ml_collections", "scipy", "torch"})
 MAX_DEPTH = 10
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
@@ -3934,11 +3932,11 @@ def _retold(dim: Dim, pairs: list[tuple[frozenset[Step], Why]]) -> Dim:
 
 
 def _maybe_a_project_module(base: str, path: str) -> bool:
-    """A star import's module that may be the project's own: not the standard library's
-    nor a library JAX code imports, and a file or package of that name beside the file
-    or in a folder above it (`tqdm` is none: probe 49a)."""
+    """A star import's module that may be the project's own: not the standard library's,
+    and a file or package of that name beside the file or in a folder above it (an
+    installed library's, `tqdm`, is none: probe 49a)."""
     top = base.partition(".")[0]
-    if not top or top in sys.stdlib_module_names or top in _STAR_EXPORTS_KNOWN:
+    if not top or top in sys.stdlib_module_names:
         return False
     return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
 

@@ -32,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     absent,
     int_value,
     make_int,
+    map_arrays,
     call_arg as arg,
 )
 
@@ -156,15 +157,10 @@ def _axis_devices(args: Args, kwargs: Kwargs, fr: Frame) -> int | None:
     return _devices(arg(args, kwargs, 1, "axis_name"), dict(fr.ctx.mesh.bound))
 
 
-def _leafwise(value: Value, change: Callable[[ArrayV], Value], depth: int = 0) -> Value:
-    """`change` applied to each array of a pytree of them (a collective maps its tree)."""
-    if isinstance(value, ArrayV):
-        return change(value)
-    if isinstance(value, TupleV) and depth < 8:
-        return TupleV(tuple(_leafwise(item, change, depth + 1) for item in value.items), value.is_list, value.why, value.diff)
-    if isinstance(value, DictV) and depth < 8:
-        return DictV(tuple((k, _leafwise(v, change, depth + 1)) for k, v in value.items), value.why, value.diff)
-    return UnknownV(value.diff)
+def _leafwise(value: Value, change: Callable[[ArrayV], Value]) -> Value:
+    """`change` applied to each array of a pytree of them (a collective maps its tree);
+    any other leaf is unknown."""
+    return map_arrays(value, change, lambda other: UnknownV(other.diff))
 
 
 def h_same_shape_collective(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -39,6 +39,7 @@ from jax_cudnn_lint.shape_inference.values import (
     contains_diff,
     int_value,
     join,
+    map_arrays,
 )
 
 if TYPE_CHECKING:
@@ -393,17 +394,11 @@ def _no_tangent(value: Value, depth: int = 0) -> bool:
     return isinstance(value, (ConstV, IntV, FloatV)) and not value.diff
 
 
-def _released(value: Value, depth: int = 0) -> Value:
+def _released(value: Value) -> Value:
     """A custom rule's result, leaf by leaf, as able to carry a tangent again: the rule
     computes it from the primal inputs (stopped), but its tangent is the rule's (an
     identity `custom_vjp` that scales the gradient returns its input: probe 46a)."""
-    if isinstance(value, ArrayV) and value.stopped:
-        return ArrayV(value.shape, value.dtype, value.diff, value.why, value.name, weak=value.weak)
-    if isinstance(value, TupleV) and depth < 4:
-        return TupleV(tuple(_released(item, depth + 1) for item in value.items), value.is_list, value.why, value.diff)
-    if isinstance(value, DictV) and depth < 4:
-        return DictV(tuple((k, _released(v, depth + 1)) for k, v in value.items), value.why, value.diff)
-    return value
+    return map_arrays(value, lambda a: ArrayV(a.shape, a.dtype, a.diff, a.why, a.name, weak=a.weak) if a.stopped else a, lambda other: other)
 
 
 def _gradient_like(value: Value, depth: int = 0) -> Value:

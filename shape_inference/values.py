@@ -9,7 +9,7 @@ for containers and instances it means every array drawn from them does too.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -785,6 +785,18 @@ def shape_of(v: Value) -> tuple[Dim, ...] | None:
                 return None
         return tuple(dims)
     return None
+
+
+def map_arrays(value: Value, change: Callable[[ArrayV], Value], rest: Callable[[Value], Value], depth: int = 0) -> Value:
+    """`change` applied to each array of a pytree (tuples, lists, dicts, 8 deep), `rest`
+    to any other leaf: a collective's tree of blocks, a custom rule's outputs."""
+    if isinstance(value, ArrayV):
+        return change(value)
+    if isinstance(value, TupleV) and depth < 8:
+        return TupleV(tuple(map_arrays(item, change, rest, depth + 1) for item in value.items), value.is_list, value.why, value.diff)
+    if isinstance(value, DictV) and depth < 8:
+        return DictV(tuple((k, map_arrays(v, change, rest, depth + 1)) for k, v in value.items), value.why, value.diff)
+    return rest(value)
 
 
 def any_diff(*values: Value) -> bool:
