@@ -2285,7 +2285,8 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 def _forces_cpu(tree: ast.Module) -> bool:
     """Does the module set the platforms to "cpu" alone, once, at its top level before
-    anything runs: `jax.config.update("jax_platforms", "cpu")`, `os.environ[
+    anything runs: `jax.config.update("jax_platforms", "cpu")` (or the older
+    "jax_platform_name", which `default_backend()` reads too), `os.environ[
     "JAX_PLATFORMS"] = "cpu"` or its setdefault (a later write, or one after JAX started,
     is not followed: probe 48a)?"""
     writes = [stmt for stmt in ast.walk(tree) if isinstance(stmt, ast.stmt) and _names_platforms(stmt)]
@@ -2296,7 +2297,7 @@ def _forces_cpu(tree: ast.Module) -> bool:
         return False
     update = config_update(stmt)
     if update is not None:
-        return update[0] == "jax_platforms" and isinstance(update[1], ast.Constant) and update[1].value == "cpu"
+        return update[0] in ("jax_platforms", "jax_platform_name") and isinstance(update[1], ast.Constant) and update[1].value == "cpu"
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
         key = target.slice
         return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and isinstance(stmt.value, ast.Constant) and stmt.value.value == "cpu"

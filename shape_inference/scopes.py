@@ -1373,12 +1373,28 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
             continue
         if isinstance(earlier, ast.Expr) and isinstance(earlier.value, ast.Constant):
             continue  # a docstring
-        if config_update(earlier) is not None:
+        if config_update(earlier) is not None or _harmless_call(earlier):
             continue
         if isinstance(earlier, (ast.Assign, ast.AnnAssign)) and not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for node in ast.walk(earlier)):
             continue  # a constant
         return False
     return False
+
+
+# Top-level calls that set up a script without running any of it: logging, warnings,
+# the import path (probe 49a: `logging.basicConfig(...)` before `JAX_PLATFORMS`).
+_HARMLESS_CALLS = ("logging.", "warnings.", "sys.path.", "print")
+
+
+def _harmless_call(stmt: ast.stmt) -> bool:
+    """A statement `logging.basicConfig(...)`, `warnings.filterwarnings(...)`,
+    `sys.path.insert(...)` or `print(...)` whose arguments call nothing."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(call := stmt.value, ast.Call)):
+        return False
+    name = dotted_name(call.func) or ""
+    if not (name == "print" or name.startswith(_HARMLESS_CALLS[:-1])):
+        return False
+    return not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
 
 
 def config_update(stmt: ast.stmt) -> tuple[str, ast.expr] | None:

@@ -794,7 +794,8 @@ def test_a_star_import_of_a_module_out_of_sight_may_rebind_names(tmp_path: Path,
         ("sys.argv = ['train.py'] + EXTRA\n", None),
         ("", 511),
         # probe 48a: set after something ran, a tuple, another object's argv
-        ("print('start')\nsys.argv = ['train.py', '--seq-len', '512']\n", None),
+        ("setup()\nsys.argv = ['train.py', '--seq-len', '512']\n", None),
+        ("print('start')\nsys.argv = ['train.py', '--seq-len', '512']\n", 512),  # print runs nothing of the script
         ("sys.argv = ('train.py', '--seq-len', '512')\n", None),
         ("launcher.argv = ['train.py', '--seq-len', '512']\n", 511),
     ],
@@ -812,6 +813,10 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
         ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n", "cpu"),
         ("jax.config.update('jax_platforms', 'cuda,cpu')\n", "gpu"),
+        # probe 49a: the older flag, and a logging set-up before the setting
+        ("jax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
+        ("import logging\nlogging.basicConfig(level=logging.INFO)\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
+        ("import logging\nlogging.basicConfig(level=jax.numpy.ones(3))\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "gpu"),
         # probe 48a: set after JAX ran, or set twice
         ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n", "gpu"),
