@@ -1926,7 +1926,15 @@ class Interpreter:
                 self.exec_block(stmt.orelse, fr)
         else:
             runs = self.test_truth(stmt.test, fr) is True
-            self.loop(fr, stmt.body, stmt.orelse, lambda frame: None, exits=not forever, runs=runs)
+            # a test that assigns (`while (n := n + 1) < 256`) runs again at each pass's
+            # head: its names are widened with the body's (probe 50c)
+            walrus = any(isinstance(node, ast.NamedExpr) for node in ast.walk(stmt.test))
+
+            def head(frame: Frame) -> None:
+                if walrus:
+                    self.ev(stmt.test, frame)
+
+            self.loop(fr, stmt.body, stmt.orelse, head, exits=not forever, runs=runs)
         fr.state = joined_with(fr.state, breaks)
         fr.settle()
 
