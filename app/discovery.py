@@ -327,6 +327,9 @@ class ScannedFile:
     main_guard: bool = False
     defines: tuple[str, ...] = ()  # names of its top-level defs and classes
     functions: tuple[str, ...] = ()  # the defs among them
+    # a package __init__'s top-level assignments: (name, the words of its value), so that
+    # `MODELS = {"vit": ViT}` beside `from .vit import ViT` leads where ViT does (probe 50b)
+    bindings: tuple[tuple[str, frozenset[str]], ...] = ()
     size: int = 0  # characters of text: what analysing the file may cost
 
 
@@ -401,6 +404,25 @@ def top_level_definitions(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (*found["def "], *found["class "], *found["async def "]), functions
 
 
+_TOP_LEVEL_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_NEXT_TOP_LEVEL_STATEMENT = re.compile(r"\n(?=[A-Za-z_@])")
+
+
+def top_level_bindings(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Cheap: each `NAME = value` (or `NAME: T = value`) that starts a line, with the
+    words of its value up to the next statement that starts a line (dunders skipped:
+    `__all__` and `__version__` lead nowhere)."""
+    found: list[tuple[str, frozenset[str]]] = []
+    for match in _TOP_LEVEL_ASSIGNMENT.finditer(text):
+        name = match.group(1)
+        if name.startswith("__"):
+            continue
+        end = _NEXT_TOP_LEVEL_STATEMENT.search(text, match.end())
+        value = text[match.end() : end.start() if end is not None else len(text)]
+        found.append((name, frozenset(_WORD_RE.findall(value))))
+    return tuple(found)
+
+
 def _calls_at_top_level(text: str) -> bool:
     """Does a line at column 0 call something (not `if(`, `return(`...)?"""
     return any(found.group().split(".")[0].rstrip("(") not in _NOT_CALLS for found in _TOP_LEVEL_CALL.finditer(text))
@@ -425,6 +447,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             main_guard="__main__" in text or _calls_at_top_level(text),
             defines=defines,
             functions=functions,
+            bindings=top_level_bindings(text) if os.path.basename(path).startswith("__init__.") else (),
             size=len(text),
         )
     except SourceError as exc:

@@ -256,11 +256,10 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
                 continue
             current = growing.get(importer)
             if current is None:
-                growing[importer] = set(hits)
-                added: set[str] | frozenset[str] = hits
-            else:
-                added = hits - current
-                current |= added
+                current = growing[importer] = set()
+            added = set(hits) - current
+            added |= _assigned_from(by_path[importer], current | added) - current
+            current |= added
             if added:
                 if importer not in pending:
                     pending[importer] = set(added)
@@ -292,6 +291,20 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
+
+
+def _assigned_from(init: ScannedFile, leading: set[str]) -> set[str]:
+    """The names a package __init__ assigns from leading names (`MODELS = {"vit": ViT}`,
+    and `ALL = {**MODELS}` after it): they lead where those do (probe 50b)."""
+    found: set[str] = set()
+    grew = bool(init.bindings)
+    while grew:
+        grew = False
+        for name, words in init.bindings:
+            if name not in found and not (words.isdisjoint(leading) and words.isdisjoint(found)):
+                found.add(name)
+                grew = True
+    return found
 
 
 def _lazy_as_all(names: Names) -> Names:

@@ -642,3 +642,31 @@ def test_a_module_update_below_a_call_of_its_body(tmp_path: Path, monkeypatch: p
     # the body's own calls see the flags as the body had set them by then
     source = NOTEBOOK.format(before=before, after=after, lengths=lengths, precision=precision)
     assert [code for _, code in places(tmp_path, monkeypatch, capsys, {"notebook.py": source})] == found
+
+
+def test_a_model_picked_from_a_registry_in_a_package_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 50b: `MODELS = {...}` in models/__init__.py beside its re-exports, and a
+    training script that looks the class up by the config's name.  The scan took the
+    __init__ for a pure re-export, so MODELS led nowhere and the model was not analysed."""
+    write(
+        tmp_path,
+        {
+            "proj/__init__.py": "",
+            "proj/models/__init__.py": "from .reader import Reader\nfrom .plain import Plain\n\nMODELS = {\n    'reader': Reader,\n    'plain': Plain,\n}\n",
+            "proj/models/plain.py": "class Plain:\n    def __call__(self, x):\n        return x\n",
+            "proj/models/reader.py": (
+                "import jax\nimport jax.numpy as jnp\n\n\nclass Reader:\n    def __call__(self, x):\n"
+                "        q = x.reshape(x.shape[0], x.shape[1], 4, 64).astype(jnp.bfloat16)\n"
+                "        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32)\n"
+            ),
+            "train.py": (
+                "import jax\nimport jax.numpy as jnp\n\nfrom proj.models import MODELS\n\nNAME = 'reader'\n\n\n"
+                "def loss(x):\n    return MODELS[NAME]()(x).sum()\n\n\n"
+                "if __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros((2, 255, 256)))\n"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert len(lines) == 1 and lines[0].startswith("proj/models/reader.py:8:16: JCD201") and "T = S = 255" in lines[0]

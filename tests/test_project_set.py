@@ -57,6 +57,26 @@ def test_reexporting_init_leads_only_through_the_names_it_takes_from_a_leading_m
     assert "lib/tokens.py" in reachable and "uses_tokenizer.py" not in reachable
 
 
+def test_a_registry_a_reexporting_init_assigns_leads_where_its_values_do(tmp_path: Path) -> None:
+    # probe 50b: `MODELS = {"mem": MemoryReader}` in models/__init__.py, and train.py's
+    # `MODELS[cfg.model](cfg)`; a table of other names and `__version__` lead nowhere
+    entries, _ = selected(
+        tmp_path,
+        {
+            "lib/__init__.py": (
+                "from .attention import attend\nfrom .tokens import Tokenizer\n\n"
+                "MODELS = {\n    'attend': attend,\n}\nALL_MODELS = {**MODELS}\nTOKENIZERS: dict = {'t': Tokenizer}\n__version__ = '1'\n"
+            ),
+            "lib/attention.py": ATTENTION,
+            "lib/tokens.py": "class Tokenizer:\n    pass\n",
+            "uses_registry.py": TRAIN.format(imports="from lib import MODELS"),
+            "uses_merged.py": TRAIN.format(imports="from lib import ALL_MODELS"),
+            "uses_tokenizers.py": TRAIN.format(imports="from lib import TOKENIZERS, __version__"),
+        },
+    )
+    assert entries == ["lib/attention.py", "uses_merged.py", "uses_registry.py"]
+
+
 def test_a_module_with_code_of_its_own_leads_through_all_its_names(tmp_path: Path) -> None:
     entries, _ = selected(
         tmp_path,
