@@ -552,6 +552,8 @@ class Interpreter:
         named = dotted_name(call.func) or ""
         if not call.args or isinstance(call.args[0], ast.Constant) or not (named == "patch" or named.endswith((".patch", ".setattr"))):
             return call  # (only these take a dotted string)
+        if not _may_be_mock_patch(info, named):
+            return call
         if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str) or named.endswith(".setattr") and len(call.args) >= 3:
             return call  # `setattr(obj, "NAME", v)`, `monkeypatch.setattr(cfg, key, v)`: the object is the first argument
         text = self.patch_strings.target(info, call.args[0], strings)
@@ -4589,6 +4591,16 @@ def _calls_here(callee: ast.expr) -> bool:
     target = callee.func if isinstance(callee, ast.Call) else callee  # `@jax.jit` / `@partial(jax.jit, ...)`
     last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
     return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last == "eval_shape"
+
+
+def _may_be_mock_patch(info: ModuleInfo, named: str) -> bool:
+    """May a call named `named` that takes a target not written as a string be mock's
+    patch?  Not a method of the object itself (`self.patch(images)`, a ViT's patch
+    embedding: probe 50a, where every attention of the model was taken for patched), nor
+    a `patch` function the module defines (a patchify helper)."""
+    if named.endswith(".patch") and named.split(".", 1)[0] in ("self", "cls"):
+        return False
+    return named != "patch" or not any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, LazyDef)) and stmt.name == "patch" for stmt in info.tree.body)
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:
