@@ -1516,6 +1516,11 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             return getattr_value(interp, arr, name, node, fr) if arr is not None else UNKNOWN
         if name == "reshape":  # (only arrays have one): the target fixes the shape
             return BoundMethodV(ExternalV("jax.Array.reshape"), ArrayV(None, None, base.diff, base.why))
+        from jax_cudnn_lint.shape_inference.layers import parameter  # (layers builds on this module)
+
+        held = parameter(base, name)
+        if held is not None:
+            return held
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)

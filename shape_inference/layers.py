@@ -98,6 +98,37 @@ def _embedding_dtype(obj: ExtObjectV) -> str | None:
     return None
 
 
+# The parameters a layer object holds as attributes, by (layer, attribute): the
+# constructor arguments (position, keyword) that give each axis.  `emb.weight[tokens]`
+# and `self.embed.embedding[ids]` index the table directly (probe 50b).
+_PARAMETERS: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {
+    ("equinox.nn.Embedding", "weight"): ((0, "num_embeddings"), (1, "embedding_size")),
+    ("equinox.nn.Linear", "weight"): ((1, "out_features"), (0, "in_features")),
+    ("equinox.nn.Linear", "bias"): ((1, "out_features"),),
+    ("flax.nnx.Embed", "embedding"): ((0, "num_embeddings"), (1, "features")),
+    ("flax.nnx.Linear", "kernel"): ((0, "in_features"), (1, "out_features")),
+    ("flax.nnx.Linear", "bias"): ((1, "out_features"),),
+}
+
+
+def parameter(obj: ExtObjectV, name: str) -> ArrayV | None:
+    """A layer's parameter read as an attribute (`eqx.nn.Embedding.weight`, `nnx.Embed.
+    embedding`, `nnx.Linear.kernel`): an array of the shape its constructor gives, in its
+    parameter dtype; None for any other attribute."""
+    axes = _PARAMETERS.get((obj.qualname, name))
+    if axes is None:
+        return None
+    dims = tuple(size.dim if isinstance(size := _get(obj, i, keyword), IntV) else D.unknown() for i, keyword in axes)
+    if obj.qualname.startswith("flax."):
+        dtype = A.dtype_or(obj.kwarg("param_dtype"), "float32")
+    else:
+        given = obj.kwarg("dtype")
+        dtype = A.dtype_name(given) if not absent(given) else "float32"
+    if obj.qualname == "equinox.nn.Embedding" and not absent(table := obj.kwarg("weight")):
+        return table if isinstance(table, ArrayV) else ArrayV(None, None, obj.diff)
+    return ArrayV(dims, dtype, obj.diff)
+
+
 HAIKU_POLICY = "<haiku mixed precision>"  # a keyword no call can spell: a policy was set
 
 

@@ -167,11 +167,13 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
     shape = list(arr.shape)
     out: list[Dim] = []
     pos = 0
-    scalars = 0  # integer indices
-    gathers: list[ArrayV] = []  # integer-array indices
+    # integer and integer-array indices: (position in the index, the shape it indexes with,
+    # where in `out` it stands); numpy's advanced indexing once one of them is an array
+    advanced: list[tuple[int, Shape, int]] = []
+    gathers: list[ArrayV] = []  # the integer-array indices among them
     n_real = sum(1 for p in parts if not _is_none(p) and not _is_ellipsis(p))
     desc = _src(node)
-    for p in parts:
+    for number, p in enumerate(parts):
         if _is_ellipsis(p):
             skip = len(shape) - n_real
             if skip < 0:
@@ -218,26 +220,34 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
             # `x[:, [0, 5, 10]]`: a list of ints is an index array of that many entries (probe 35c)
             indices = (D.const(len(value.items), (_step(interp, fr, node, f"{len(value.items)} indices in {desc}"),)),)
             gathers.append(ArrayV(indices, "int32"))
-            out.extend(indices)
+            advanced.append((number, indices, len(out)))
             pos += 1
             continue
         if isinstance(value, IntV):
-            scalars += 1
+            advanced.append((number, (), len(out)))
             pos += 1  # an integer index drops the axis
             continue
         if isinstance(value, ArrayV) and value.shape is not None and value.dtype is not None and value.dtype.startswith(("int", "uint")):
             # a gather: the index array's axes take the place of the axis it indexes
             # (embedding[ids] is ids.shape + the row shape; x[:, pos] keeps x's first axis)
             gathers.append(value)
-            out.extend(value.shape)
+            advanced.append((number, value.shape, len(out)))
             pos += 1
             continue
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
-    if len(gathers) > 1 or (gathers and scalars):
-        # several advanced indices broadcast together, and move to the front when they
-        # are not adjacent (numpy's rule): not followed
-        return ArrayV(None, arr.dtype, arr.diff, arr.why)
     out.extend(shape[pos:])
+    if gathers:
+        # the advanced indices broadcast together (`x[jnp.arange(B), eos]`, a pooled token:
+        # probe 51a); their shape stands where they are if they are adjacent in the index,
+        # else in front (numpy's rule)
+        together: Shape | None = advanced[0][1]
+        for _, indexed, _ in advanced[1:]:
+            together = broadcast_shapes(together, indexed)
+        if together is None:
+            return ArrayV(None, arr.dtype, arr.diff, arr.why)
+        numbers = [number for number, _, _ in advanced]
+        at = advanced[0][2] if numbers == list(range(numbers[0], numbers[0] + len(numbers))) else 0
+        out[at:at] = together
     return ArrayV(tuple(out), arr.dtype, arr.diff, merge_why(arr.why, *(g.why for g in gathers)))
 
 

@@ -76,8 +76,14 @@ def test_slicing(expr: str, shape: str) -> None:
         ("jax.lax.slice_in_dim(x, -255, None, axis=1)", "(?)"),
         ("jax.lax.dynamic_slice_in_dim(x, 0, i, axis=1)", "(?)"),
         ("jnp.linspace(0.0, 1.0, 255, True, True)", "?"),
-        ("x[0, :, jnp.arange(3)]", "(?)"),  # advanced indices apart: numpy moves their axes first
-        ("x[jnp.arange(2)[:, None], jnp.arange(3)]", "(?)"),
+        # several advanced indices broadcast together (a pooled token `x[jnp.arange(B), eos]`:
+        # probe 51a); apart, numpy moves their axes first
+        ("x[jnp.arange(2), jnp.zeros((2,), jnp.int32)]", "(2, 64)"),
+        ("x[jnp.arange(2)[:, None], jnp.arange(3)]", "(2, 3, 64)"),
+        ("x[jnp.arange(2), 0]", "(2, 64)"),
+        ("x[:, 0, jnp.arange(5)]", "(2, 5)"),
+        ("x[0, :, jnp.arange(3)]", "(3, 512)"),
+        ("x[jnp.arange(2), :, jnp.arange(i)]", "(?)"),
         ("jax.lax.pad(x, 0.0, ((0, 0, 0), (0, 1, i), (0, 0, 0)))", "(?)"),
     ],
 )
@@ -593,3 +599,18 @@ def test_lstm_outputs() -> None:
     assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, 8, 32, 3, 0.0, False)[0]", setup) == "(2, 169, 32)"
     assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, 8, 32, 3, 0.0, False)[2]", setup) == "(3, 2, 32)"
     assert shape_of("rnn.lstm_ref(x, h, h, wi, wh, bi, bh, lengths, input_size=8, hidden_size=32, num_layers=1, dropout=0.0, bidirectional=flag)[0]", setup) == "(2, 169, ?)"
+
+
+def test_layer_parameters_read_as_attributes() -> None:
+    """`emb.weight[tokens]` (probe 50b) and nnx's `embed.embedding[ids]`, `linear.kernel`:
+    the shapes and dtypes the libraries give (equinox 0.13, flax 0.12)."""
+    setup = "ids = jnp.zeros((2, 511), jnp.int32)\nk = jax.random.key(0)"
+    assert shape_of("eqx.nn.Embedding(100, 48, key=k).weight[ids]", setup) == "(2, 511, 48)"
+    assert shape_of("eqx.nn.Embedding(num_embeddings=100, embedding_size=48, key=k).weight", setup) == "(100, 48)"
+    assert shape_of("eqx.nn.Linear(64, 8, key=k).weight", setup) == "(8, 64)"
+    assert shape_of("eqx.nn.Linear(64, 8, key=k).bias", setup) == "(8,)"
+    assert shape_of("nnx.Embed(100, 48, rngs=nnx.Rngs(0)).embedding[ids]", setup) == "(2, 511, 48)"
+    assert shape_of("nnx.Embed(100, 48, rngs=nnx.Rngs(0)).embedding.value[ids]", setup) == "(2, 511, 48)"
+    assert shape_of("nnx.Linear(64, 8, rngs=nnx.Rngs(0)).kernel", setup) == "(64, 8)"
+    assert one(PRELUDE + setup + "\nreveal_type(nnx.Linear(64, 8, param_dtype=jnp.bfloat16, rngs=nnx.Rngs(0)).kernel)\n").dtype == "bfloat16"
+    assert shape_of("nnx.Linear(64, 8, rngs=nnx.Rngs(0)).kernel_init", setup) == "?"  # not a parameter
