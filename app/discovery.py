@@ -330,6 +330,10 @@ class ScannedFile:
     # a package __init__'s top-level assignments: (name, the words of its value), so that
     # `MODELS = {"vit": ViT}` beside `from .vit import ViT` leads where ViT does (probe 50b)
     bindings: tuple[tuple[str, frozenset[str]], ...] = ()
+    # a gated file's top-level decorators' first names (`@register("vit")` -> "register"):
+    # a registry module whose decorator a leading file uses leads too (project_set, probe
+    # 50b; another leading file's are read there, when it leads: few files do)
+    decorators: frozenset[str] = frozenset()
     size: int = 0  # characters of text: what analysing the file may cost
 
 
@@ -423,6 +427,18 @@ def top_level_bindings(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(found)
 
 
+def decorator_names(text: str) -> frozenset[str]:
+    """Cheap: the first name of each decorator of a top-level definition, where a
+    registration is (`@registry.register(...)` -> "registry"; a method's decorators are
+    indented): each `@` that starts a line."""
+    found: set[str] = set()
+    for start in _after_line_starts(text, "@"):
+        name = _WORD_RE.match(text, start)
+        if name is not None and not name.group()[0].isdigit():
+            found.add(name.group())
+    return frozenset(found)
+
+
 def _calls_at_top_level(text: str) -> bool:
     """Does a line at column 0 call something (not `if(`, `return(`...)?"""
     return any(found.group().split(".")[0].rstrip("(") not in _NOT_CALLS for found in _TOP_LEVEL_CALL.finditer(text))
@@ -448,6 +464,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             defines=defines,
             functions=functions,
             bindings=top_level_bindings(text) if os.path.basename(path).startswith("__init__.") else (),
+            decorators=decorator_names(text) if gated else frozenset(),
             size=len(text),
         )
     except SourceError as exc:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
-from jax_cudnn_lint.discovery import ImportRef, ScannedFile
+from jax_cudnn_lint.discovery import ImportRef, ScannedFile, SourceError, decorator_names, read_source
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
@@ -217,6 +217,9 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     index = ModuleIndex(by_path, root)
     imports: dict[str, set[str]] = {}
     importers: dict[str, list[tuple[str, Taken]]] = {}
+    # the project modules each file takes names from, and the names it binds: a leading
+    # file's `@register("vit")` fills a registry module's dict with what leads (probe 50b)
+    taken_from: dict[str, list[tuple[str, frozenset[str]]]] = {}
     for s in readable:
         targets: set[str] = set()
         for ref in s.imports:
@@ -224,6 +227,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
                 targets.add(target)
                 if not taken.reach_only:
                     importers.setdefault(target, []).append((s.path, taken))
+                    if target != s.path and (registering := _registering_names(taken)):
+                        taken_from.setdefault(s.path, []).append((target, registering))
         # pytest gives a test its conftest.py fixtures without an import: reachable only
         targets.update(p for p in conftest_paths(s.path, root) if p in by_path)
         imports[s.path] = targets
@@ -238,6 +243,12 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     bound_through: dict[str, set[str] | None] = {}  # the names an importer binds that lead somewhere
     while pending:
         target, new_names = pending.popitem()
+        sources = taken_from.pop(target, None)
+        if sources:
+            decorators = _decorators(by_path[target])
+            for registry, bound in sources:
+                if not decorators.isdisjoint(bound) and growing.get(registry, ()) is not None:
+                    growing[registry] = pending[registry] = None  # (leads through all its names)
         for importer, taken in importers.get(target, ()):
             hits = _names_taken(taken, by_path[target], new_names)
             if hits is not None and not hits:
@@ -258,7 +269,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
             if current is None:
                 current = growing[importer] = set()
             added = set(hits) - current
-            added |= _assigned_from(by_path[importer], current | added) - current
+            if by_path[importer].bindings:
+                added |= _assigned_from(by_path[importer], current, added) - current
             current |= added
             if added:
                 if importer not in pending:
@@ -293,15 +305,37 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
 
 
-def _assigned_from(init: ScannedFile, leading: set[str]) -> set[str]:
+def _decorators(scanned: ScannedFile) -> frozenset[str]:
+    """A file's top-level decorators' first names: the scan's for a gated file, else
+    read now (a file that leads and takes names from project modules: few are)."""
+    if scanned.gated:
+        return scanned.decorators
+    try:
+        text, _ = read_source(scanned.path)
+    except SourceError:
+        return frozenset()
+    return decorator_names(text)
+
+
+def _registering_names(taken: Taken) -> frozenset[str]:
+    """The names an import binds that may be a registry's decorator, by the convention
+    every registry we saw follows (`register`, `register_model`, `registry`, `REGISTRY`):
+    only a file taking one is read for its decorators."""
+    bound = (taken.module_as,) if taken.module_as is not None else tuple(bound for _, bound in taken.pairs)
+    return frozenset(name for name in bound if "regist" in name.lower())
+
+
+def _assigned_from(init: ScannedFile, leading: set[str], added: set[str]) -> set[str]:
     """The names a package __init__ assigns from leading names (`MODELS = {"vit": ViT}`,
-    and `ALL = {**MODELS}` after it): they lead where those do (probe 50b)."""
+    and `ALL = {**MODELS}` after it): they lead where those do (probe 50b).  `leading`
+    and `added`: the names it led through, and those it now leads through too (two sets,
+    not their union: a large __init__ gains names a few at a time)."""
     found: set[str] = set()
-    grew = bool(init.bindings)
+    grew = True
     while grew:
         grew = False
         for name, words in init.bindings:
-            if name not in found and not (words.isdisjoint(leading) and words.isdisjoint(found)):
+            if name not in found and not (words.isdisjoint(added) and words.isdisjoint(leading) and words.isdisjoint(found)):
                 found.add(name)
                 grew = True
     return found

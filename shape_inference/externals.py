@@ -1506,6 +1506,8 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(v.items, q.endswith("list"), v.why)
     if isinstance(v, S.SymShapeV):
         return UNKNOWN
+    if isinstance(v, A.RangeV) and (items := A.known_items(v, _MAX_LISTED_RANGE)) is not None:
+        return TupleV(tuple(items), q.endswith("list"), (interp.step(fr, node, A.src(node)),))  # lags `tuple(range(1, 8))` (probe 51c)
     if isinstance(v, IterV) and len(args) == 1 and not kwargs:
         # list(batches(cfg)): a sequence of unknown length, each item what the generator yields
         element = A.iter_element(interp, v, node, fr)
@@ -1514,6 +1516,7 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 
 
 _MAX_ZIPPED = 64  # items of a zip or enumerate over known sequences kept one by one
+_MAX_LISTED_RANGE = 1024  # items of `list(range(...))` kept one by one
 
 
 def _any_int_from(start: int | None) -> IntV:
@@ -1623,6 +1626,10 @@ def h_dict_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     if not ok:
         return UNKNOWN
     found = args[0].get(key)
+    if found is None and interp.registries:
+        found = interp.registry_item(args[0], key)
+        if found is None and id(args[0]) in interp.registries:
+            return UNKNOWN  # (a registry: another module may add the key)
     if found is not None:
         return found
     return args[2] if len(args) > 2 else ConstV(None)

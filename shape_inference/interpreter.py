@@ -69,6 +69,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    store_in_place,
     same_import,
     fresh_copies,
     next_born,
@@ -79,6 +80,7 @@ from jax_cudnn_lint.shape_inference.values import (
 from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
 _MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
+_MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widened element
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
@@ -332,6 +334,8 @@ class Interpreter:
         # watched JAX APIs an analysed module replaces (_mark_api_patches) -> where: their
         # calls on paths through those places are not judged
         self.patched_apis: dict[str, list[PatchScope]] = {}
+        # id of a module's registry dict (ScopeFacts.registries) -> (the dict, its module)
+        self.registries: dict[int, tuple[DictV, ModuleInfo]] = {}
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
@@ -594,7 +598,11 @@ class Interpreter:
                 pass
             finally:
                 info.state = "done"
-                for name in info.facts.mutated_globals():
+                for name in info.facts.registries() if info.facts.mutated_globals() or info.loader is None else ():
+                    held = info.namespace.get(name)
+                    if isinstance(held, DictV):
+                        self.registries[id(held)] = (held, info)
+                for name in info.facts.mutated_globals() - info.facts.registries():
                     # a dict or list some function changes in place: after the module ran,
                     # what a function reads from it depends on which ran first
                     held = info.namespace.get(name)
@@ -1574,6 +1582,9 @@ class Interpreter:
                     container_v.touch()
                     self.configs.set_field(self, container_v, key, value, node, fr)
                 return
+            if isinstance(held, ast.Name) and fr.func is not None and isinstance(container_v, DictV) and fr.module.namespace.get(held.id) is container_v and held.id in fr.module.facts.registries():
+                self._register(container_v, target, value, fr)
+                return
             # item assignment on a dict or list: every holder of it sees the change; the
             # name it was stored through is rebound to what it now holds
             mark_changed_in_place(container_v)
@@ -1593,6 +1604,59 @@ class Interpreter:
                         fr.state[target.value.id] = UNKNOWN
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, fr, node)
+
+    def _register(self, registry: DictV, target: ast.Subscript, value: Value, fr: Frame) -> None:
+        """`_MODELS[name] = cls` in a function, into a module's registry (ScopeFacts.
+        registries): in a run the program makes (a decorator applied at import, a call
+        in order), the dict itself gains the entry, as Python's every holder of it sees.
+        A key given two different values is not known; one not known makes the whole
+        dict so.  A generic run adds nothing (no program makes it), but a key it names
+        that is there is not known any more."""
+        ok, key = const_value(self.ev(target.slice, fr))
+        if fr.generic:
+            if ok and registry.get(key) is not None:
+                store_in_place(registry, key, UNKNOWN)  # (a key it names: set again at a time not known)
+            return
+        if not ok or registry.changed_in_place:
+            mark_changed_in_place(registry)
+            return
+        old = registry.get(key)
+        store_in_place(registry, key, value if old is None or _same_value(old, value) else UNKNOWN)
+        self.globals_epoch += 1  # calls memoised before may have read the dict without it
+
+    def registry_item(self, registry: DictV, key: object) -> Value | None:
+        """`REGISTRY[key]` where the key is not there yet: the modules that import the
+        registry's module may add it when they run (`@register("vit")` in models/vit.py,
+        which a package __init__ imports for that alone): the analysis runs a submodule,
+        and a reached module's definitions, when first used.  They run now, decorated
+        definitions included, and the key is looked up again (probe 50b)."""
+        owner = self.registries.get(id(registry))
+        if owner is None or owner[0] is not registry:
+            return None
+        for importer in self.project.importers_of(owner[1]) or self._parsed_importers(owner[1]):
+            if importer.state == "new":
+                self.module_namespace(importer)
+            for stmt in list(importer.tree.body):
+                # a reached module's decorated definitions run when first used: their
+                # decorators (the registration) run now
+                held = importer.namespace.get(stmt.name) if isinstance(stmt, LazyDef) and stmt.text.lstrip().startswith("@") else None
+                if isinstance(held, LazyDefV) and held.node is stmt:
+                    self.materialize(held)
+        return registry.get(key)
+
+    def _parsed_importers(self, module: ModuleInfo) -> list[ModuleInfo]:
+        """The parsed modules whose imports name `module` (where no project scan said who
+        imports what: modules handed to `analyse` together)."""
+        if self.project.imported_by:
+            return []
+        found: list[ModuleInfo] = []
+        for info in self.project.parsed:
+            for stmt in info.facts.imports() if info is not module else ():
+                named = [self.project.from_base(info, stmt)] if isinstance(stmt, ast.ImportFrom) else [self.project.absolute_import(info, alias.name) for alias in stmt.names]
+                if any(self.project.find(name) is module for name in named):
+                    found.append(info)
+                    break
+        return found
 
     def assign_unpack(self, targets: Sequence[ast.expr], value: Value, fr: Frame, node: ast.AST) -> None:
         items = self.api.unpack(self, value, len(targets), any(isinstance(t, ast.Starred) for t in targets), node, fr)
@@ -2996,7 +3060,16 @@ class Interpreter:
             unrolled = self.unrolled_comprehension(node, first, fr)
             if unrolled is not None:
                 return unrolled
-        # evaluate the pieces for their events, with the targets unknown
+        element = self.widened_element(node, first, fr)
+        if isinstance(node, (ast.SetComp, ast.DictComp)) or isinstance(element, UnknownV):
+            return UNKNOWN.tainted(element.diff)
+        return IterV(element, isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
+
+    def widened_element(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, first: Value, fr: Frame) -> Value:
+        """What describes every item of a comprehension: the element evaluated once with
+        each target bound to what describes all the items it iterates over (conditions
+        only drop items); the pieces are evaluated for their events.  A dict
+        comprehension's: Unknown."""
         inner = Frame(fr.module, _comprehension_state(fr), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
         for i, gen in enumerate(node.generators):
             iterable = first if i == 0 else self.ev(gen.iter, inner)
@@ -3009,12 +3082,7 @@ class Interpreter:
             self.ev(node.key, inner)
             self.ev(node.value, inner)
             return UNKNOWN
-        # each item is the element evaluated with every target bound to what describes
-        # all the items it iterates over (conditions only drop items)
-        element = self.ev(node.elt, inner)
-        if isinstance(node, ast.SetComp) or isinstance(element, UnknownV):
-            return UNKNOWN.tainted(element.diff)
-        return IterV(element, isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
+        return self.ev(node.elt, inner)
 
     def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp, iterable: Value, fr: Frame) -> Value | None:
         """`[f(t) for t in (q, k, v)]`, `(x[:, i] for i in range(3))`: one generator over
@@ -3027,6 +3095,15 @@ class Interpreter:
             return None
         gen = node.generators[0]
         items = self.api.unpack(self, iterable, None, False, gen, fr)
+        count = len(items) if items is not None else self.api.known_length(iterable)
+        if count is not None and _MAX_UNROLLED < count <= _MAX_WIDENED_ITEMS and not gen.ifs and not isinstance(node, ast.DictComp):
+            # too many to evaluate one by one: each item is what the element evaluated once
+            # with the target unknown describes, and there are that many of them
+            # (`jnp.stack([x[:, i * s:i * s + p] for i in range(n)])`, 42 patches: probe 51c)
+            widened = self.widened_element(node, iterable, fr)
+            if not _immutable(widened):
+                return None  # (one object for many: a change through one would show in all)
+            return TupleV((widened,) * count, isinstance(node, ast.ListComp), (self.step(fr, node, f"a comprehension of {count} items"),))
         if items is None or len(items) > _MAX_UNROLLED:
             return None
         mark = len(self.events)
@@ -4054,6 +4131,13 @@ def _as_load(target: ast.expr) -> ast.expr:
     if isinstance(target, ast.Subscript):
         return ast.Subscript(target.value, target.slice, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
     return target
+
+
+def _immutable(value: Value, depth: int = 0) -> bool:
+    """An array, a number, a string or a tuple of such: nothing a program changes in place."""
+    if isinstance(value, (ArrayV, IntV, FloatV, ConstV)):
+        return True
+    return isinstance(value, TupleV) and not value.is_list and depth < 4 and all(_immutable(item, depth + 1) for item in value.items)
 
 
 def _same_value(a: Value, b: Value) -> bool:

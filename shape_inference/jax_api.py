@@ -759,6 +759,15 @@ def known_items(value: Value, limit: int) -> list[Value] | None:
     return None
 
 
+def known_length(value: Value) -> int | None:
+    """How many items a literal tuple or list, or a range with known bounds, has."""
+    if isinstance(value, TupleV):
+        return len(value.items)
+    if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
+        return D.range_len(value.start, value.stop, value.step)
+    return None
+
+
 class RangeV(Value):
     """range(...): a for loop knows its first value; unpacking and comprehensions know
     every value when the range is short and its bounds are known (`stop`, step 1)."""
@@ -1609,6 +1618,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         ok, key = const_value(interp.ev(index_node, fr))
         if ok:
             found = base.get(key)
+            if found is None and interp.registries:
+                found = interp.registry_item(base, key)
             if found is not None:
                 return found.tainted(True) if base.diff and not found.diff else found
         return UNKNOWN.tainted(base.diff)

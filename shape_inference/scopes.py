@@ -147,6 +147,8 @@ class ScopeFacts:
         self._global_names: frozenset[str] | None = None
         self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
+        self._registries: frozenset[str] | None = None
+        self._changed_otherwise: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
         self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
         self._top_call_names: list[tuple[int, frozenset[str]]] | None = None
@@ -488,6 +490,7 @@ class ScopeFacts:
             names: set[str] = set()
             written_by_code: set[str] = set()  # (through globals() or exec, not a `global` statement)
             mutated: set[str] = set()  # changed in place in a function (a module-level one, if bound at the top)
+            otherwise: set[str] = set()  # ... by anything but an item store `NAME[k] = v` (registries)
             bound_inside: set[str] = set()  # bound by a statement in a function (a `global` one's target, if declared)
             dynamic = False
             top = {id(stmt) for stmt in self.tree.body} if self.tree is not None else set[int]()
@@ -495,6 +498,9 @@ class ScopeFacts:
                 for stmt in every_statement(self.tree.body):
                     if id(stmt) not in top and (changed := _changed_in_place(stmt)) is not None:
                         mutated.add(changed)  # (mutated_globals)
+                        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+                        if not (isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Constant)):
+                            otherwise.add(changed)  # (`STATE["memory"] = ...`: a slot set at any time, not a registration)
                     if isinstance(stmt, ast.Global):
                         names.update(stmt.names)
                     elif isinstance(stmt, LazyDef) and "global" in stmt.text:
@@ -527,6 +533,7 @@ class ScopeFacts:
             # a `global` statement whose function only reads the name changes nothing (probe 36a)
             self._global_names = frozenset(names & bound_inside) | written_by_code
             self._mutated_globals = frozenset(mutated & bound_at_top)
+            self._changed_otherwise = frozenset(otherwise)
             self._written_by_code = frozenset(written_by_code)
         return self._global_names
 
@@ -536,6 +543,26 @@ class ScopeFacts:
         ran first (probe 31a)."""
         self.global_names()
         return self._mutated_globals
+
+    def registries(self) -> frozenset[str]:
+        """Module-level dicts, made empty or from a display at the top, that functions
+        change only by item stores under a key they are given (`_MODELS[name] = cls` in
+        a `register` decorator; not `STATE["memory"] = x`, a slot set at any time): a run
+        of such a function adds to the dict itself (Interpreter._register), and the dict
+        is not forgotten once the module ran (probe 50b)."""
+        if self._registries is None:
+            self.global_names()
+            tree = self.tree
+            found: set[str] = set()
+            for stmt in tree.body if tree is not None else []:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _makes_a_dict(stmt.value):
+                    found |= _assigned_names(stmt)
+            found -= self._changed_otherwise | self.global_names()
+            for stmt in every_statement(tree.body) if tree is not None and found else ():
+                if isinstance(stmt, LazyDef):  # (a reached module's def, unparsed: by its text)
+                    found = {name for name in found if not _changes_otherwise(stmt.text, name)}
+            self._registries = frozenset(name for name in found if _fresh_dict_at_top(tree, name))
+        return self._registries
 
     def written_by_code(self) -> frozenset[str]:
         """The globals the module writes through `globals()`, `vars()` or `exec`: what
@@ -1086,6 +1113,28 @@ _FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 
 
 _IN_PLACE_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove", "__setitem__"})
+
+
+def _fresh_dict_at_top(tree: ast.Module | None, name: str) -> bool:
+    """Is `name` bound once at the module's top level, to a dict display or `dict()`?"""
+    found = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and name in _assigned_names(stmt)] if tree is not None else []
+    return len(found) == 1 and not isinstance(found[0], ast.AugAssign) and _makes_a_dict(found[0].value)
+
+
+def _makes_a_dict(value: ast.expr | None) -> bool:
+    return isinstance(value, ast.Dict) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args
+
+
+def _changes_otherwise(text: str, name: str) -> bool:
+    """Does a def's text change `name` in place other than by an item store?"""
+    return re.search(rf"\b{re.escape(name)}\s*(?:\.\s*(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__)\b|\[[^\n]*\]\s*[-+*/|&]=|\[\s*[\"'0-9])|\bdel\s+{re.escape(name)}\b", text) is not None
+
+
+def _assigned_names(stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> set[str]:
+    names: set[str] = set()
+    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+        _target_names(target, names)
+    return names
 
 
 def _changed_in_place(stmt: ast.stmt) -> str | None:

@@ -233,6 +233,12 @@ def with_key(items: Sequence[tuple[object, Value]], key: object, value: Value) -
     return tuple(out)
 
 
+def store_in_place(registry: DictV, key: object, value: Value) -> None:
+    """`registry[key] = value` on the dict object itself: every holder of it sees the
+    entry (a module's registry, filled by decorators: Interpreter._register)."""
+    _set(registry, "items", with_key(registry.items, key, value))
+
+
 def without_key(items: Sequence[tuple[object, Value]], key: object) -> tuple[tuple[object, Value], ...]:
     return tuple((k, v) for k, v in items if not same_key(k, key))
 

@@ -670,3 +670,37 @@ def test_a_model_picked_from_a_registry_in_a_package_init(tmp_path: Path, monkey
     main(["--no-cache", "--exit-zero", "-j1", "."])
     lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
     assert len(lines) == 1 and lines[0].startswith("proj/models/reader.py:8:16: JCD201") and "T = S = 255" in lines[0]
+
+
+def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 50b: `@register("vit_cls")` in models/vit.py fills models/registry.py's dict;
+    models/__init__.py imports vit only for that, and the training script builds the
+    model by name through `get_model`.  Neither the scan (registry.py leads nowhere by
+    its imports) nor the analysis (vit.py and its classes run when first used) saw it."""
+    write(
+        tmp_path,
+        {
+            "models/__init__.py": "from . import vit  # noqa: F401 (registers the models)\nfrom .registry import get_model\n",
+            "models/registry.py": "_MODELS = {}\n\n\ndef register(name):\n    def wrap(cls):\n        _MODELS[name] = cls\n        return cls\n    return wrap\n\n\ndef get_model(name, **kwargs):\n    return _MODELS[name](**kwargs)\n",
+            "models/layers.py": (
+                "import jax\nimport jax.numpy as jnp\n\n\ndef attend(x):\n"
+                "    q = x.reshape(x.shape[0], x.shape[1], 4, 64).astype(jnp.bfloat16)\n"
+                "    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32)\n"
+            ),
+            "models/vit.py": (
+                "import jax.numpy as jnp\n\nfrom models.layers import attend\nfrom models.registry import register\n\n\n"
+                "@register('vit_cls')\nclass ViTWithClassToken:\n    def __call__(self, patches):\n"
+                "        return attend(jnp.concatenate([patches[:, :1], patches], axis=1))\n\n\n"
+                "@register('vit_gap')\nclass ViTPooled:\n    def __call__(self, patches):\n        return attend(patches)\n"
+            ),
+            "train.py": (
+                "import jax\nimport jax.numpy as jnp\n\nfrom models import get_model\n\n\n"
+                "def loss(name, patches):\n    return get_model(name)(patches).sum()\n\n\n"
+                "if __name__ == '__main__':\n    jax.grad(loss, argnums=1)('vit_cls', jnp.zeros((2, 196, 256)))\n"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert len(lines) == 1 and lines[0].startswith("models/layers.py:7:12: JCD201") and "T = S = 197" in lines[0]

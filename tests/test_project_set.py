@@ -77,6 +77,23 @@ def test_a_registry_a_reexporting_init_assigns_leads_where_its_values_do(tmp_pat
     assert entries == ["lib/attention.py", "uses_merged.py", "uses_registry.py"]
 
 
+def test_a_registry_whose_decorator_a_leading_module_uses_leads(tmp_path: Path) -> None:
+    # probe 50b: `@register("vit")` in a module that leads fills registry.py's dict, which
+    # a training script reads through get_model; a decorator of a module that leads
+    # nowhere (`@timed`) does not make its module lead
+    entries, _ = selected(
+        tmp_path,
+        {
+            "registry.py": "_MODELS = {}\n\ndef register(name):\n    return lambda cls: _MODELS.setdefault(name, cls)\n\ndef get_model(name):\n    return _MODELS[name]\n",
+            "timing.py": "def timed(f):\n    return f\n",
+            "vit.py": "from registry import register\nfrom timing import timed\nimport jax\n\n@register('vit')\nclass ViT:\n    @timed\n    def __call__(self, q):\n        return jax.nn.dot_product_attention(q, q, q)\n",
+            "train.py": TRAIN.format(imports="from registry import get_model"),
+            "bench.py": TRAIN.format(imports="from timing import timed"),
+        },
+    )
+    assert entries == ["train.py", "vit.py"]
+
+
 def test_a_module_with_code_of_its_own_leads_through_all_its_names(tmp_path: Path) -> None:
     entries, _ = selected(
         tmp_path,

@@ -614,3 +614,27 @@ def test_layer_parameters_read_as_attributes() -> None:
     assert shape_of("nnx.Linear(64, 8, rngs=nnx.Rngs(0)).kernel", setup) == "(64, 8)"
     assert one(PRELUDE + setup + "\nreveal_type(nnx.Linear(64, 8, param_dtype=jnp.bfloat16, rngs=nnx.Rngs(0)).kernel)\n").dtype == "bfloat16"
     assert shape_of("nnx.Linear(64, 8, rngs=nnx.Rngs(0)).kernel_init", setup) == "?"  # not a parameter
+
+
+@pytest.mark.parametrize(
+    ("expr", "shape"),
+    [
+        # probe 51c: PatchTST's patches, 63 of them (more than are evaluated one by one)
+        ("jnp.stack([x[:, i * 8:i * 8 + 16] for i in range((512 - 16) // 8 + 1)], axis=1)", "(8, 63, ?)"),
+        ("jnp.stack([x[:, i * 8:i * 8 + 16] for i in range(89)], axis=1)", "(8, 89, ?)"),
+        ("jnp.stack([x[:, i:i + 16] for i in range(100) if i % 2], axis=1)", "(?)"),  # a condition drops some
+        ("jnp.concatenate([x[:, :1] for _ in range(40)], axis=1)", "(8, 40)"),
+        ("jnp.asarray(tuple(range(1, 8)))", "(7,)"),  # lags (probe 51c)
+    ],
+)
+def test_long_comprehensions_and_listed_ranges(expr: str, shape: str) -> None:
+    assert shape_of(expr, "x = jnp.zeros((8, 512))") == shape
+
+
+def test_long_comprehensions_keep_their_length_where_their_items_are_values() -> None:
+    # objects are not (one object standing for 40 would show a change through one in all)
+    src = PRELUDE + "class Box:\n    def __init__(self, n):\n        self.n = n\nreveal_type(len([Box(i) for i in range(40)]))\n"
+    assert one(src).int is None
+    assert one(PRELUDE + "reveal_type(len([i * 2 for i in range(40)]))\n").int == 40
+    assert one(PRELUDE + "reveal_type(len(list(range(3, 10))))\n").int == 7
+    assert one(PRELUDE + "reveal_type(sum(1 for _ in range(100)))\n").int == 100
