@@ -69,6 +69,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    same_key,
     store_in_place,
     same_import,
     fresh_copies,
@@ -2334,6 +2335,8 @@ class Interpreter:
         if kind == "MatchAs":
             inner = getattr(pattern, "pattern", None)
             return True if inner is None else self._pattern_matches(inner, subject, fr)
+        if kind == "MatchStar":
+            return True  # (its sequence pattern decided the length)
         if kind == "MatchValue":
             return self.api.equals(subject, self.ev(getattr(pattern, "value"), fr))
         if kind == "MatchSingleton":
@@ -2343,12 +2346,56 @@ class Interpreter:
             return True if True in verdicts else False if all(v is False for v in verdicts) else None
         if kind == "MatchClass":
             return self._class_pattern_matches(pattern, subject, fr)
+        if kind in ("MatchSequence", "MatchMapping"):
+            parts = self._pattern_parts(pattern, subject, fr)
+            if parts is None or parts is False:
+                return parts
+            verdicts = [self._pattern_matches(part, value, fr) for part, value in parts]
+            return False if False in verdicts else True if all(v is True for v in verdicts) else None
         return None
+
+    def _pattern_parts(self, pattern: ast.AST, subject: Value, fr: Frame) -> list[tuple[ast.AST, Value]] | bool | None:
+        """A sequence or mapping pattern against a subject whose items (a tuple or list)
+        or keys (a dict) are all known (probe 50c: `case (a, b):`, `case {"seq": s}:`): each
+        subpattern with the part it matches (a star or `**rest` with a list or dict of the
+        rest); False where the subject certainly does not match (length, a missing key, not
+        a sequence or mapping); None where it may or may not."""
+        if type(pattern).__name__ == "MatchSequence":
+            if isinstance(subject, (DictV, ConstV, IntV, FloatV, ArrayV)):
+                return False  # (a str, and an array, are no sequences to a pattern)
+            if not isinstance(subject, TupleV):
+                return None
+            patterns = list(getattr(pattern, "patterns", []))
+            stars = [i for i, p in enumerate(patterns) if type(p).__name__ == "MatchStar"]
+            items = subject.items
+            if len(stars) > 1 or (not stars and len(items) != len(patterns)) or (stars and len(items) < len(patterns) - 1):
+                return False if len(stars) <= 1 else None
+            if not stars:
+                return list(zip(patterns, items))
+            star = stars[0]
+            after = len(patterns) - star - 1
+            rest = TupleV(items[star : len(items) - after], True, subject.why)
+            return [*zip(patterns[:star], items[:star]), (patterns[star], rest), *zip(patterns[star + 1 :], items[len(items) - after :])]
+        if isinstance(subject, (TupleV, ConstV, IntV, FloatV)):
+            return False
+        if not isinstance(subject, DictV):
+            return None
+        found: list[tuple[ast.AST, Value]] = []
+        for key_node, part in zip(getattr(pattern, "keys", []), getattr(pattern, "patterns", [])):
+            ok, key = const_value(self.ev(key_node, fr))
+            if not ok:
+                return None
+            value = subject.get(key)
+            if value is None:
+                return False
+            found.append((part, value))
+        return found
 
     def _captured(self, pattern: ast.AST, subject: Value, fr: Frame) -> dict[str, Value]:
         """The names a pattern binds that we can read, with the values they take: a
         capture (`case x:`, `as x`) takes what it matched, a class pattern's parts take
-        the attributes they match.  Or-patterns, sequences and mappings: none."""
+        the attributes they match, a sequence's or mapping's the items they match
+        (_pattern_parts).  Or-patterns: none."""
         kind = type(pattern).__name__
         if kind == "MatchAs":
             inner = getattr(pattern, "pattern", None)
@@ -2356,6 +2403,20 @@ class Interpreter:
             name = getattr(pattern, "name", None)
             if name is not None:
                 found[name] = subject
+            return found
+        if kind == "MatchStar":
+            name = getattr(pattern, "name", None)
+            return {name: subject} if name is not None else {}
+        if kind in ("MatchSequence", "MatchMapping"):
+            parts = self._pattern_parts(pattern, subject, fr)
+            found = {}
+            for part, value in parts if isinstance(parts, list) else ():
+                found |= self._captured(part, value, fr)
+            rest = getattr(pattern, "rest", None)
+            if rest is not None:
+                # `**rest`: the other keys, where the subject's keys are all known
+                keys = [const_value(self.ev(key, fr)) for key in getattr(pattern, "keys", [])]
+                found[rest] = DictV(tuple((k, v) for k, v in subject.items if not any(ok and same_key(k, key) for ok, key in keys)), subject.why) if isinstance(subject, DictV) and isinstance(parts, list) else UNKNOWN
             return found
         if kind != "MatchClass":
             return {}

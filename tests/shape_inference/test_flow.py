@@ -905,3 +905,20 @@ def test_a_registry_in_another_module_filled_by_modules_not_run_yet(tmp_path: Pa
     }
     src = "from models import get_model\nreveal_type(get_model('vit').tokens)\n"
     assert one(src, files=files).int == 197
+
+
+@pytest.mark.parametrize(
+    ("subject", "cases", "expected"),
+    [
+        # sequence and mapping patterns over known subjects (probe 50c)
+        ("(511, 64)", "case (a, b):\n        T = a\n    case _:\n        T = 512", 511),
+        ("(511, 64, 3)", "case (a, b):\n        T = a\n    case _:\n        T = 512", 512),
+        ("[1, 2, 3, 4]", "case [first, *middle, last]:\n        T = len(middle) * 100 + last\n    case _:\n        T = 0", 204),
+        ("{'seq': 255, 'heads': 4}", "case {'seq': s, **rest}:\n        T = s + len(rest)\n    case _:\n        T = 0", 256),
+        ("{'a': 1}", "case {'b': q}:\n        T = q\n    case {'a': 1}:\n        T = 2", 2),
+        ("'ab'", "case (x, y):\n        T = 1\n    case _:\n        T = 2", 2),  # a str is no sequence to a pattern
+        ("n", "case (x, y):\n        T = x\n    case _:\n        T = 2", None),  # not known
+    ],
+)
+def test_sequence_and_mapping_patterns(subject: str, cases: str, expected: int | None) -> None:
+    assert one(f"n = unknown()\nmatch {subject}:\n    {cases}\nreveal_type(T)\n").int == expected
