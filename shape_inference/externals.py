@@ -2154,7 +2154,7 @@ _register(["unstack"], _NP, h_unstack)
 _register(["einsum"], _NP, h_einsum)
 _register(["matmul", "dot"], _NP, h_matmul)
 _register(["dot_general"], ["jax.lax"], h_dot_general)
-_register(["rearrange", "repeat"], ["einops"], h_einops)
+_register(["rearrange", "repeat", "reduce"], ["einops"], h_einops)  # (reduce: the axes not on the right are reduced)
 _register(["pack"], ["einops"], h_einops_pack)
 _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special", "jax.sharding"], h_preserve)
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand

@@ -385,10 +385,15 @@ def test_padding_to_even_is_recognised() -> None:
         ('einops.rearrange(x, "b t n h -> b t (n h)")', "(2, 33, 64)"),
         ('einops.rearrange(y, "b t (n h) -> b t n h", n=4)', "(2, 33, 4, 16)"),
         ('einops.repeat(x, "b t n h -> b t (n r) h", r=2)', "(2, 33, 8, 16)"),
+        # einops.reduce as pooling (probe 50a): the axes not on the right are reduced
+        ('einops.reduce(z, "b (t 2) d -> b t d", "mean")', "(2, 1501, 64)"),
+        ('einops.reduce(z, "b (t k) d -> b t d", "max", k=2)', "(2, 1501, 64)"),
+        ('einops.reduce(z, "b t d -> b d", reduction="mean")', "(2, 64)"),
+        ('einops.reduce(z, "b t d -> b () d", "sum")', "(2, 1, 64)"),
     ],
 )
 def test_layout(expr: str, shape: str) -> None:
-    assert shape_of(expr, "x = jnp.zeros((2, 33, 4, 16))\ny = jnp.zeros((2, 33, 64))") == shape
+    assert shape_of(expr, "x = jnp.zeros((2, 33, 4, 16))\ny = jnp.zeros((2, 33, 64))\nz = jnp.zeros((2, 3002, 64))") == shape
 
 
 # -- 9. shape-preserving operations ----------------------------------------------------------------
