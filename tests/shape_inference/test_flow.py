@@ -849,6 +849,22 @@ def test_a_memoised_call_tells_where_this_call_s_lengths_came_from() -> None:
     assert any("array_split" in step for step in found.why(1)) and not any("::2" in step for step in found.why(1))
 
 
+def test_a_memoised_call_tells_a_length_by_the_argument_it_shares_most_with() -> None:
+    # probe 50a: the batch's `literal 2` is in both argument lengths' provenance; the
+    # second call's length was told by the first call's batch and kept its reshape
+    src = P + (
+        "def heads(x):\n    b, n, d = x.shape\n    return x.reshape(b, n, 2, d // 2)\n"
+        "g = jnp.zeros((2, 14, 14, 128))\n"
+        "first = heads(g.reshape(g.shape[0], -1, 128)[:, :49])\n"
+        "x = jnp.zeros((2, 196, 128))\n"
+        "_, idx = jax.lax.top_k(x.sum(-1), 49)\n"
+        "reveal_type(heads(jnp.take_along_axis(x, idx[..., None], axis=1)))\n"
+    )
+    found = one(src)
+    assert found.shape == "(2, 49, 2, 64)"
+    assert any("top_k" in step for step in found.why(1)) and not any("g.reshape" in step or "sliced" in step for step in found.why(1))
+
+
 @pytest.mark.parametrize(("given", "seq_len"), [("127", None), ("256", 256)])
 def test_a_given_value_must_be_a_choice(given: str, seq_len: int | None) -> None:
     # argparse exits on a given value that is not a choice (probes 48a, 49a)
