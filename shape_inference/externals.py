@@ -2473,6 +2473,30 @@ def h_returns_none(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     return ConstV(None)
 
 
+def h_nnx_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`nnx.update(model, nnx.state(donor, nnx.Param))`: the model's variables take the
+    state's values (loaded weights, an EMA copy), whose shapes may differ (a position
+    table at another resolution): the arrays it holds are of unknown shape; its structure,
+    submodules and settings stay (probe 52c: the whole model was forgotten)."""
+    if args and isinstance(args[0], InstanceV):
+        interp.mutations += 1
+        _new_arrays(args[0], 0)
+    return ConstV(None)
+
+
+def _new_arrays(inst: InstanceV, depth: int) -> None:
+    for name, value in list(inst.attrs.items()):
+        if isinstance(value, ArrayV):
+            inst.touch()
+            inst.attrs[name] = ArrayV(None, None, value.diff)
+        elif isinstance(value, InstanceV) and value is not inst and depth < 8:
+            _new_arrays(value, depth + 1)
+        elif isinstance(value, TupleV) and depth < 8:
+            for item in value.items:
+                if isinstance(item, InstanceV):
+                    _new_arrays(item, depth + 1)
+
+
 def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """state.apply_gradients(grads=...) / state.replace(...): a state of the same structure."""
     return args[0] if args else UNKNOWN
@@ -2482,6 +2506,22 @@ _register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState
 # nnx's optimizer updates a model's parameters in place, never its structure or shapes
 _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)
 _register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)
+HANDLERS["flax.nnx.update"] = h_nnx_update
+
+
+def h_to_nnx(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.bridge_to_nnx(interp, args, kwargs, node, fr)
+
+
+def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`nnx.bridge.lazy_init(model, x)`: the model, its variables made."""
+    return args[0] if args else UNKNOWN
+
+
+HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
+HANDLERS["flax.nnx.bridge.lazy_init"] = h_lazy_init
 # nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
 # submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)
 _register(["Dict", "data", "static"], ["flax.nnx"], h_same_state)

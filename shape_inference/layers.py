@@ -154,6 +154,10 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _lifted(interp, obj, args, kwargs, node, fr)
     if q == "haiku.layer_stack":
         return _layer_stack(interp, obj, args, kwargs, node, fr)
+    if q == BRIDGED_LINEN and obj.args and isinstance(obj.args[0], InstanceV):
+        # `nnx.bridge.ToNNX(linen_module, rngs=...)(x)`: the linen module applied with the
+        # variables the nnx object holds, differentiated where it is (probe 52c)
+        return call_linen_method(interp, "flax.linen.Module.apply", [obj.args[0], UnknownV(obj.diff), *args], dict(kwargs), node, fr)
     if q in ("flax.linen.Sequential", "flax.nnx.Sequential", "equinox.nn.Sequential", "haiku.Sequential"):
         return _sequential(interp, obj, args, kwargs, node, fr)
     short = q.rsplit(".", 1)[-1]
@@ -771,6 +775,16 @@ _APPLY_ONLY = frozenset({"rngs", "mutable", "capture_intermediates"})
 
 
 # -- flax linen Module methods ---------------------------------------------------------------------
+BRIDGED_LINEN = "flax.nnx.bridge.ToNNX"
+
+
+def bridge_to_nnx(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`nnx.bridge.ToNNX(module, rngs=...)`: an nnx object that applies a linen module."""
+    if not args or not isinstance(args[0], InstanceV) or not A.is_linen_class(args[0].cls):
+        return UNKNOWN
+    return ExtObjectV(BRIDGED_LINEN, (args[0],), (), (interp.step(fr, node, A.src(node)),))
+
+
 def call_linen_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     if not args or not isinstance(args[0], InstanceV):
         return UNKNOWN
