@@ -69,6 +69,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    mark_registry,
     same_key,
     store_in_place,
     same_import,
@@ -603,6 +604,7 @@ class Interpreter:
                     held = info.namespace.get(name)
                     if isinstance(held, DictV):
                         self.registries[id(held)] = (held, info)
+                        mark_registry(held)
                 for name in info.facts.mutated_globals() - info.facts.registries():
                     # a dict or list some function changes in place: after the module ran,
                     # what a function reads from it depends on which ran first

@@ -534,6 +534,13 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(a, DTypeV) or isinstance(b, DTypeV):
         return _compare_dtypes(op, a, b)
     oka, pa = const_value(a)
+    if isinstance(b, DictV) and isinstance(op, (ast.In, ast.NotIn)) and oka:
+        # `name in lora_params` over a dict whose keys are all known (probe 52b); a registry
+        # that another module may still fill (Interpreter.registries) is not decided by a miss
+        found = any(same_key(pa, key) for key, _ in b.items)
+        if not found and getattr(b, "registry", False):
+            return None
+        return found == isinstance(op, ast.In)
     okb, pb = const_value(b)
     if not (oka and okb):
         return None

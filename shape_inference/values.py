@@ -53,6 +53,11 @@ def mark_changed_in_place(value: Value) -> None:
             owner.forget()
 
 
+def mark_registry(registry: DictV) -> None:
+    """A module's registry (Interpreter.registries): a key it lacks may be added later."""
+    _set(registry, "registry", True)
+
+
 def view_of(view: DictV, owner: Value) -> DictV:
     """`view` is `vars(owner)`: changing it changes `owner` (mark_changed_in_place)."""
     _set(view, "view_of", owner)

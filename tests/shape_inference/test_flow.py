@@ -938,3 +938,21 @@ def test_a_registry_in_another_module_filled_by_modules_not_run_yet(tmp_path: Pa
 )
 def test_sequence_and_mapping_patterns(subject: str, cases: str, expected: int | None) -> None:
     assert one(f"n = unknown()\nmatch {subject}:\n    {cases}\nreveal_type(T)\n").int == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("'wq' in lora", True),  # a LoRA guard over a dict whose keys are known (probe 52b)
+        ("'wk' in lora", False),
+        ("'wk' not in lora", True),
+        ("name in lora", None),
+        ("'vit' in _MODELS", True),
+        ("'other' in _MODELS", None),  # a registry another module may still fill
+    ],
+)
+def test_membership_in_a_dict_of_known_keys(test: str, expected: bool | None) -> None:
+    files = {"reg.py": REGISTRY.replace("@register('odd')", "@register('vit')")}
+    src = f"from reg import _MODELS\nlora = {{'wq': 1, 'wv': 2}}\nname = unknown()\nreveal_type({test})\n"
+    found = one(src, files=files)
+    assert (found.const if expected is not None else found.value.__class__.__name__) == (expected if expected is not None else "UnknownV")
