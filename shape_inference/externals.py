@@ -34,6 +34,7 @@ from jax_cudnn_lint.shape_inference.values import (
     FloatV,
     IntV,
     IterV,
+    ModuleV,
     OpaqueV,
     PartialV,
     SetV,
@@ -718,6 +719,28 @@ def h_shape_of(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     for dim in arr.shape:
         total = D.mul(total, dim)
     return IntV(total)
+
+
+def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`importlib.import_module(f"{__package__}.{name}_impl")`: the module, run as the
+    import runs it (what it registers is registered: probe 52a)."""
+    ok, text = const_value(arg(args, kwargs, 0, "name") or UNKNOWN)
+    okp, package = const_value(arg(args, kwargs, 1, "package") or ConstV(None))
+    if not (ok and isinstance(text, str) and text) or not okp:
+        return UNKNOWN
+    if text.startswith("."):
+        if not isinstance(package, str) or not package:
+            return UNKNOWN
+        dots = len(text) - len(text.lstrip("."))
+        base = package.split(".")
+        if dots - 1 >= len(base):
+            return UNKNOWN
+        text = ".".join([*base[: len(base) - (dots - 1)], text[dots:]]).rstrip(".")
+    info = interp.project.find(text)
+    if info is None:
+        return interp.import_module_value(text)
+    interp.module_namespace(info)
+    return ModuleV(info)
 
 
 def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2304,14 +2327,27 @@ def _forces_cpu(tree: ast.Module) -> bool:
         return False
     update = config_update(stmt)
     if update is not None:
-        return update[0] in ("jax_platforms", "jax_platform_name") and isinstance(update[1], ast.Constant) and update[1].value == "cpu"
+        return update[0] in ("jax_platforms", "jax_platform_name") and _module_text(tree, update[1]) == "cpu"
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
         key = target.slice
-        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and isinstance(stmt.value, ast.Constant) and stmt.value.value == "cpu"
+        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and _module_text(tree, stmt.value) == "cpu"
     call = stmt.value if isinstance(stmt, ast.Expr) else None
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
         return [a.value for a in call.args if isinstance(a, ast.Constant)] == ["JAX_PLATFORMS", "cpu"]
     return False
+
+
+def _module_text(tree: ast.Module, node: ast.expr) -> object:
+    """A literal's value, or that of a name the module binds once, at its top level, to a
+    literal (`PLATFORM = "cpu"`: probe 52a); None else."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if not isinstance(node, ast.Name):
+        return None
+    bound = [stmt for stmt in ast.walk(tree) if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(isinstance(t, ast.Name) and t.id == node.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
+    if len(bound) != 1 or bound[0] not in tree.body or not isinstance(bound[0], ast.Assign) or not isinstance(bound[0].value, ast.Constant):
+        return None
+    return bound[0].value.value
 
 
 def _names_platforms(stmt: ast.stmt) -> bool:
@@ -2333,8 +2369,11 @@ def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     ok, name = const_value(backend) if backend is not None else (True, None)
     if not ok or name not in (None, "gpu", "cuda", "cpu"):
         return UNKNOWN
-    platform = "cpu" if name == "cpu" else "gpu"
-    device = ExtObjectV("jax.Device", (), (("platform", ConstV(platform, (interp.step(fr, node, f"{A.src(node)}: {platform} devices on the target GPU host"),))),))
+    if fr.module.forces_cpu is None:
+        fr.module.forces_cpu = _forces_cpu(fr.module.tree)
+    platform = "cpu" if name == "cpu" or name is None and fr.module.forces_cpu else "gpu"
+    where = "the module sets JAX_PLATFORMS to cpu" if platform == "cpu" and name is None else "on the target GPU host"
+    device = ExtObjectV("jax.Device", (), (("platform", ConstV(platform, (interp.step(fr, node, f"{A.src(node)}: {platform} devices {where}"),))),))
     return IterV(device, True, (interp.step(fr, node, A.src(node)),))
 
 
@@ -2521,6 +2560,7 @@ def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 
 HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
+HANDLERS["importlib.import_module"] = h_import_module
 HANDLERS["flax.nnx.bridge.lazy_init"] = h_lazy_init
 # nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
 # submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)

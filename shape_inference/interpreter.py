@@ -338,6 +338,11 @@ class Interpreter:
         self.patched_apis: dict[str, list[PatchScope]] = {}
         # id of a module's registry dict (ScopeFacts.registries) -> (the dict, its module)
         self.registries: dict[int, tuple[DictV, ModuleInfo]] = {}
+        # registrations made while a module no run module imports was running (an entry
+        # file the analysis runs on its own): (key, value, that module), by registry id;
+        # they hold once something that has run imports the module (registry_item)
+        self.pending_registrations: dict[int, list[tuple[object, Value, ModuleInfo]]] = {}
+        self.module_stack: list[ModuleInfo] = []  # the modules whose bodies run now, innermost last
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
@@ -359,7 +364,7 @@ class Interpreter:
         roots = [info for info in self.project.roots if _worth_entering(info)]
         for info in [*self.project.roots, *self.project.conftests()]:
             self.mark_patches(info)  # (a conftest's autouse fixture patches for every test)
-        for phase in (self.module_namespace, self.analyse_generically):
+        for phase in (self.run_entry, self.analyse_generically):
             for info in roots:
                 # each entry module gets its own budget: one huge file costs only itself
                 share = DRIVER_BUDGET_SHARE if info.entry == "driver" else 1
@@ -589,16 +594,25 @@ class Interpreter:
         if not self.steps & 1023 and time.perf_counter() > self.deadline:
             raise BudgetExceeded
 
-    def module_namespace(self, info: ModuleInfo) -> State:
+    def run_entry(self, info: ModuleInfo) -> None:
+        """Run an entry module's body, as the analysis does for each on its own (not as an
+        import of it: ModuleInfo.imported stays as it was)."""
+        self.module_namespace(info, imported=False)
+
+    def module_namespace(self, info: ModuleInfo, imported: bool = True) -> State:
+        if imported:
+            info.imported = True
         if info.state == "new":
             self.project.load(info)
             info.state = "running"
             frame = Frame(info, info.namespace, Ctx())
+            self.module_stack.append(info)
             try:
                 self.exec_block(info.tree.body, frame)
             except RecursionError:
                 pass
             finally:
+                self.module_stack.pop()
                 info.state = "done"
                 for name in info.facts.registries() if info.facts.mutated_globals() or info.loader is None else ():
                     held = info.namespace.get(name)
@@ -1623,6 +1637,15 @@ class Interpreter:
         if not ok or registry.changed_in_place:
             mark_changed_in_place(registry)
             return
+        running = self.module_stack[-1] if self.module_stack else fr.module
+        if running is not fr.module and not _runs_as_a_program(running) and not self._imported_by_a_run_module(running):
+            # an entry file the analysis runs on its own, which the program may never
+            # import (probe 52a: a registration nothing imports, a KeyError where it runs)
+            self.pending_registrations.setdefault(id(registry), []).append((key, value, running))
+            return
+        self._store_registration(registry, key, value)
+
+    def _store_registration(self, registry: DictV, key: object, value: Value) -> None:
         old = registry.get(key)
         store_in_place(registry, key, value if old is None or _same_value(old, value) else UNKNOWN)
         self.globals_epoch += 1  # calls memoised before may have read the dict without it
@@ -1636,7 +1659,14 @@ class Interpreter:
         owner = self.registries.get(id(registry))
         if owner is None or owner[0] is not registry:
             return None
+        pending = self.pending_registrations.get(id(registry), [])
+        for held in list(pending):
+            if self._imported_by_a_run_module(held[2]):
+                pending.remove(held)
+                self._store_registration(registry, held[0], held[1])
         for importer in self.project.importers_of(owner[1]) or self._parsed_importers(owner[1]):
+            if importer.state == "new" and not self._imported_by_a_run_module(importer):
+                continue  # (a module no analysed program imports: its registrations do not happen)
             if importer.state == "new":
                 self.module_namespace(importer)
             for stmt in list(importer.tree.body):
@@ -1646,6 +1676,25 @@ class Interpreter:
                 if isinstance(held, LazyDefV) and held.node is stmt:
                     self.materialize(held)
         return registry.get(key)
+
+    def _imported_by_a_run_module(self, module: ModuleInfo) -> bool:
+        """Does a module that has run (or runs now) import `module`, so that Python would
+        have run it at that import (probe 52a: a registration in a file nothing imports
+        was taken, where the program meets a KeyError)?"""
+        if module.imported:
+            return True
+        for info in self.project.parsed:
+            if info.state == "new" or info is module:
+                continue
+            for stmt in info.facts.imports():
+                if isinstance(stmt, ast.ImportFrom):
+                    base = self.project.from_base(info, stmt)
+                    named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
+                else:
+                    named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
+                if any(self.project.find(name) is module for name in named):
+                    return True
+        return False
 
     def _parsed_importers(self, module: ModuleInfo) -> list[ModuleInfo]:
         """The parsed modules whose imports name `module` (where no project scan said who
@@ -2795,6 +2844,9 @@ class Interpreter:
             if fr.func is not None and (name in fr.module.global_names or name in fr.module.patched or fr.generic and name in fr.module.facts.rebound_around_calls()):
                 return UNKNOWN
             return self.resolved(namespace, name)
+        if name == "__package__" and fr.module.name:
+            module = fr.module
+            return ConstV(module.name if module.is_package else module.name.rpartition(".")[0])
         return self.api.builtin(name)
 
     def _setter_may_have_run(self, module: ModuleInfo, name: str, reader: ModuleInfo) -> bool:
@@ -4204,6 +4256,17 @@ def _as_load(target: ast.expr) -> ast.expr:
     return target
 
 
+def _runs_as_a_program(info: ModuleInfo) -> bool:
+    """A script (a main guard, or a call at its top level), run on its own rather than
+    imported: what it registers, its program registers."""
+    for stmt in info.tree.body:
+        if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test):
+            return True
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            return True
+    return False
+
+
 def _immutable(value: Value, depth: int = 0) -> bool:
     """An array, a number, a string or a tuple of such: nothing a program changes in place."""
     if isinstance(value, (ArrayV, IntV, FloatV, ConstV)):
@@ -4750,12 +4813,26 @@ def _calls_here(callee: ast.expr) -> bool:
 
 def _may_be_mock_patch(info: ModuleInfo, named: str) -> bool:
     """May a call named `named` that takes a target not written as a string be mock's
-    patch?  Not a method of the object itself (`self.patch(images)`, a ViT's patch
-    embedding: probe 50a, where every attention of the model was taken for patched), nor
-    a `patch` function the module defines (a patchify helper)."""
-    if named.endswith(".patch") and named.split(".", 1)[0] in ("self", "cls"):
-        return False
+    patch?  Not a method of an object (`self.patch(images)`, a ViT's patch embedding:
+    probe 50a, where every attention of the model was taken for patched), nor a `patch`
+    function the module defines (a patchify helper)."""
+    if named.endswith(".patch"):
+        # `mock.patch`, `unittest.mock.patch`, pytest-mock's `mocker.patch`: a receiver that
+        # names the mock module (probe 52a: `emb.patch(x)` of a plain object was one)
+        root = named.split(".", 1)[0]
+        return root == "mocker" or root in _mock_module_names(info)
     return named != "patch" or not any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, LazyDef)) and stmt.name == "patch" for stmt in info.tree.body)
+
+
+def _mock_module_names(info: ModuleInfo) -> set[str]:
+    """The names a module binds to the mock module or a package holding it."""
+    found: set[str] = set()
+    for stmt in info.facts.imports():
+        for alias in stmt.names:
+            source = f"{stmt.module}.{alias.name}" if isinstance(stmt, ast.ImportFrom) and stmt.module else alias.name
+            if source.split(".")[0] in ("unittest", "mock") or source.startswith("pytest_mock"):
+                found.add(alias.asname or alias.name.split(".")[0])
+    return found
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:

@@ -1535,8 +1535,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         from jax_cudnn_lint.shape_inference.layers import parameter  # (layers builds on this module)
 
         held = parameter(base, name)
-        if held is not None:
-            return held
+        if held is not None and not any(info.facts.replaces_parameters() for info in interp.project.parsed):
+            return held  # (where no analysed code replaces a layer's parameters)
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)

@@ -53,6 +53,9 @@ class ModuleInfo:
     patched: set[str] = field(default_factory=lambda: set())
     # does the module's top level force the CPU platform (externals._forces_cpu, once)
     forces_cpu: bool | None = None
+    # was it run because code imported it (an import, importlib), not only as an entry
+    # the analysis runs on its own (Interpreter.run_entry): what it registers holds
+    imported: bool = False
 
     @property
     def global_names(self) -> frozenset[str]:

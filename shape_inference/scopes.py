@@ -148,6 +148,7 @@ class ScopeFacts:
         self._mutated_globals: frozenset[str] = frozenset()
         self._written_by_code: frozenset[str] = frozenset()
         self._registries: frozenset[str] | None = None
+        self._replaces_parameters: bool | None = None
         self._changed_otherwise: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
         self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
@@ -543,6 +544,26 @@ class ScopeFacts:
         ran first (probe 31a)."""
         self.global_names()
         return self._mutated_globals
+
+    def replaces_parameters(self) -> bool:
+        """Does the module store into a layer's parameter (`lin.kernel = nnx.Param(w)`,
+        `emb.embedding.value = w`, `setattr(m, "weight", w)`) or call `nnx.update`?  Then a
+        parameter read as an attribute may not have its constructor's shape (probe 52a)."""
+        if self._replaces_parameters is None:
+            found = False
+            for stmt in every_statement(self.tree.body) if self.tree is not None else ():
+                if isinstance(stmt, LazyDef):
+                    found = _PARAMETER_STORE.search(stmt.text) is not None
+                elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    found = any(isinstance(node, ast.Attribute) and node.attr in PARAMETER_NAMES for target in targets for node in ast.walk(target))
+                if not found and isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(call := stmt.value, ast.Call):
+                    named = dotted_name(call.func) or ""
+                    found = named.endswith("nnx.update") or named == "setattr" and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and call.args[1].value in PARAMETER_NAMES
+                if found:
+                    break
+            self._replaces_parameters = found
+        return self._replaces_parameters
 
     def registries(self) -> frozenset[str]:
         """Module-level dicts, made empty or from a display at the top, that functions
@@ -1115,6 +1136,11 @@ _FUNCTION_REWRITES = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 _IN_PLACE_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove", "__setitem__"})
 
 
+# The parameters library layers hold as attributes (layers.parameter).
+PARAMETER_NAMES = frozenset({"kernel", "bias", "embedding", "weight"})
+_PARAMETER_STORE = re.compile(r"\.(?:kernel|bias|embedding|weight)\b[\w.\[\]]*\s*[-+*/]?=(?!=)|nnx\.update\(|setattr\([^,]+,\s*[\"'](?:kernel|bias|embedding|weight)[\"']")
+
+
 def _fresh_dict_at_top(tree: ast.Module | None, name: str) -> bool:
     """Is `name` bound once at the module's top level, to a dict display or `dict()`?"""
     found = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and name in _assigned_names(stmt)] if tree is not None else []
@@ -1415,6 +1441,7 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
     """Is `stmt` a top-level statement that only imports, definitions, constants and
     other settings precede: nothing before it runs the program (a script's `sys.argv =
     [...]` before any parse, a `JAX_PLATFORMS` setting before JAX starts: probe 48a)."""
+    loggers: set[str] = set()  # names bound to a logger in the prelude (`log = logging.getLogger(...)`)
     for earlier in tree.body:
         if earlier is stmt:
             return True
@@ -1422,7 +1449,10 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
             continue
         if isinstance(earlier, ast.Expr) and isinstance(earlier.value, ast.Constant):
             continue  # a docstring
-        if config_update(earlier) is not None or _harmless_call(earlier):
+        if config_update(earlier) is not None or _harmless_call(earlier, loggers):
+            continue
+        if isinstance(earlier, ast.Assign) and len(earlier.targets) == 1 and isinstance(target := earlier.targets[0], ast.Name) and _harmless_call(ast.Expr(earlier.value), loggers):
+            loggers.add(target.id)  # (`logger = logging.getLogger(__name__)`)
             continue
         if isinstance(earlier, (ast.Assign, ast.AnnAssign)) and not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for node in ast.walk(earlier)):
             continue  # a constant
@@ -1435,15 +1465,24 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
 _HARMLESS_CALLS = ("logging.", "warnings.", "sys.path.", "print")
 
 
-def _harmless_call(stmt: ast.stmt) -> bool:
+def _harmless_call(stmt: ast.stmt, loggers: set[str] | frozenset[str] = frozenset()) -> bool:
     """A statement `logging.basicConfig(...)`, `warnings.filterwarnings(...)`,
-    `sys.path.insert(...)` or `print(...)` whose arguments call nothing."""
+    `sys.path.insert(...)`, `print(...)`, absl's `logging.set_verbosity(...)` or a call of
+    a logger's method (`loggers`: `log.setLevel(...)`, `log.info(...)`; probe 52a) whose
+    arguments call nothing but `logging.getLogger`."""
     if not (isinstance(stmt, ast.Expr) and isinstance(call := stmt.value, ast.Call)):
         return False
-    name = dotted_name(call.func) or ""
-    if not (name == "print" or name.startswith(_HARMLESS_CALLS[:-1])):
+    name = dotted_name(call.func) or _logger_method(call.func) or ""
+    if not (name == "print" or name.startswith(_HARMLESS_CALLS[:-1]) or name.split(".")[0] in loggers):
         return False
-    return not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
+    return not any(isinstance(node, (ast.Lambda, ast.NamedExpr)) or isinstance(node, ast.Call) and not (dotted_name(node.func) or "").startswith("logging.") for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
+
+
+def _logger_method(func: ast.expr) -> str | None:
+    """`logging.getLogger("absl").setLevel` as "logging.getLogger.setLevel"."""
+    if isinstance(func, ast.Attribute) and isinstance(inner := func.value, ast.Call) and (dotted_name(inner.func) or "").startswith("logging."):
+        return f"{dotted_name(inner.func)}.{func.attr}"
+    return None
 
 
 def config_update(stmt: ast.stmt) -> tuple[str, ast.expr] | None:

@@ -818,6 +818,11 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("jax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
         ("import logging\nlogging.basicConfig(level=logging.INFO)\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
         ("import logging\nlogging.basicConfig(level=jax.numpy.ones(3))\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "gpu"),
+        # probe 52a: a logger made and used before the setting; the platform in a constant
+        ("import logging\nlog = logging.getLogger(__name__)\nlog.setLevel(logging.INFO)\nlogging.getLogger('absl').setLevel(logging.ERROR)\njax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
+        ("PLATFORM = 'cpu'\njax.config.update('jax_platforms', PLATFORM)\n", "cpu"),
+        ("PLATFORM = 'cpu'\nPLATFORM = 'cuda'\njax.config.update('jax_platforms', PLATFORM)\n", "gpu"),
+        ("import logging\nlog = setup_logging()\njax.config.update('jax_platform_name', 'cpu')\n", "gpu"),
         # probe 48a: set after JAX ran, or set twice
         ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n", "gpu"),
@@ -825,6 +830,7 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
 )
 def test_the_backend_a_module_forces(setting: str, backend: str) -> None:
     assert one(P + setting + "reveal_type(jax.default_backend())\n").const == backend
+    assert one(P + setting + "reveal_type(jax.devices()[0].platform)\n").const == backend  # (probe 52a)
 
 
 @pytest.mark.parametrize("stop", ["exit()", "quit()", "import os\n    os.abort()", "from sys import exit as bye\n    bye(0)", "sys.exit(0)"])
@@ -956,3 +962,20 @@ def test_membership_in_a_dict_of_known_keys(test: str, expected: bool | None) ->
     src = f"from reg import _MODELS\nlora = {{'wq': 1, 'wv': 2}}\nname = unknown()\nreveal_type({test})\n"
     found = one(src, files=files)
     assert (found.const if expected is not None else found.value.__class__.__name__) == (expected if expected is not None else "UnknownV")
+
+
+def test_a_registration_counts_once_a_module_that_ran_imports_its_module(tmp_path: Path) -> None:
+    """Probe 52a: `@register("cudnn")` in a file nothing imports (the analysis runs it as
+    an entry on its own) is no registration of the program, which meets a KeyError; one
+    imported through importlib by a name it builds is."""
+    registry = "_IMPLS = {}\n\ndef register(name):\n    def wrap(fn):\n        _IMPLS[name] = fn\n        return fn\n    return wrap\n\ndef get(name):\n    return _IMPLS[name]\n"
+    impl = "from pkg.registry import register\n\n@register('cudnn')\ndef attend(q):\n    return 511\n"
+    for main, expected in [
+        ("from pkg.registry import get\nreveal_type(get('cudnn')(1))\n", None),
+        ("import importlib\nfrom pkg.registry import get\nimportlib.import_module('pkg.cudnn_impl')\nreveal_type(get('cudnn')(1))\n", 511),
+        ("import pkg.cudnn_impl\nfrom pkg.registry import get\nreveal_type(get('cudnn')(1))\n", 511),
+    ]:
+        files = {tmp_path / name: text for name, text in [("pkg/__init__.py", ""), ("pkg/registry.py", registry), ("pkg/cudnn_impl.py", impl), ("main.py", main)]}
+        analysis = analyse({str(path): ast.parse(text) for path, text in files.items()}, lambda q: q == "builtins.reveal_type", root=str(tmp_path))
+        found = [e.args[0] for e in analysis.events if e.args and not e.generic]
+        assert [v.dim.value if isinstance(v, IntV) else None for v in found] == [expected], main

@@ -643,3 +643,19 @@ def test_long_comprehensions_keep_their_length_where_their_items_are_values() ->
     assert one(PRELUDE + "reveal_type(len([i * 2 for i in range(40)]))\n").int == 40
     assert one(PRELUDE + "reveal_type(len(list(range(3, 10))))\n").int == 7
     assert one(PRELUDE + "reveal_type(sum(1 for _ in range(100)))\n").int == 100
+
+
+@pytest.mark.parametrize(
+    "replaced",
+    [
+        "lin.kernel = nnx.Param(jnp.zeros((64, 9)))",  # probe 52a
+        "lin.kernel.value = jnp.zeros((64, 9))",
+        "nnx.update(lin, nnx.state(nnx.Linear(64, 9, rngs=nnx.Rngs(1))))",
+        "setattr(lin, 'kernel', nnx.Param(jnp.zeros((64, 9))))",
+        "def load(m):\n    m.kernel.value = jnp.zeros((64, 9))",
+    ],
+)
+def test_a_parameter_code_replaces_has_no_constructor_shape(replaced: str) -> None:
+    setup = "lin = nnx.Linear(64, 8, rngs=nnx.Rngs(0))\n" + replaced
+    assert shape_of("lin.kernel", setup) == "?"
+    assert shape_of("lin.kernel", "lin = nnx.Linear(64, 8, rngs=nnx.Rngs(0))") == "(64, 8)"
