@@ -343,6 +343,8 @@ class Interpreter:
         # they hold once something that has run imports the module (registry_item)
         self.pending_registrations: dict[int, list[tuple[object, Value, ModuleInfo]]] = {}
         self.module_stack: list[ModuleInfo] = []  # the modules whose bodies run now, innermost last
+        self._imports_indexed: set[int] = set()  # modules that ran whose imports are in _imported_by_run
+        self._imported_by_run: set[int] = set()  # modules an import statement of a module that ran names
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
@@ -1684,17 +1686,20 @@ class Interpreter:
         if module.imported:
             return True
         for info in self.project.parsed:
-            if info.state == "new" or info is module:
+            if info.state == "new" or id(info) in self._imports_indexed:
                 continue
+            self._imports_indexed.add(id(info))  # (each module's imports read once: probe cost)
             for stmt in info.facts.imports():
                 if isinstance(stmt, ast.ImportFrom):
                     base = self.project.from_base(info, stmt)
                     named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
                 else:
                     named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
-                if any(self.project.find(name) is module for name in named):
-                    return True
-        return False
+                for name in named:
+                    found = self.project.find(name)
+                    if found is not None and found is not info:
+                        self._imported_by_run.add(id(found))
+        return id(module) in self._imported_by_run
 
     def _parsed_importers(self, module: ModuleInfo) -> list[ModuleInfo]:
         """The parsed modules whose imports name `module` (where no project scan said who
