@@ -1997,6 +1997,9 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         argnum = args[0] if args else kwargs.get("argnum", UNKNOWN)
         wrt = args[1] if len(args) > 1 else kwargs.get("filter", UNKNOWN)
         return A.CallResultV(q, TupleV((argnum, wrt)))
+    if q in ("flax.nnx.All", "flax.nnx.PathContains", "flax.nnx.filterlib.All", "flax.nnx.filterlib.PathContains"):
+        # nnx's filters, as DiffState reads them (transforms.nnx_filter)
+        return A.CallResultV(q.replace(".filterlib", ""), TupleV(tuple(args)) if not kwargs else None)
     if q == "jax.sharding.PartitionSpec":
         return A.CallResultV(q, TupleV(tuple(args)) if not kwargs else None)
     if q.endswith("enable_x64"):
@@ -2283,7 +2286,7 @@ _register(["field"], ["dataclasses", "flax.struct", "equinox", "attrs", "attr"],
 _register(["ib", "attrib"], ["attr"], h_call_result)
 _register(["Field"], ["pydantic", "pydantic.fields"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
-_register(["DiffState"], ["flax.nnx"], h_call_result)
+_register(["DiffState", "All", "PathContains"], ["flax.nnx"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)

@@ -37,6 +37,7 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     contains_diff,
+    const_value,
     int_value,
     join,
     map_arrays,
@@ -186,15 +187,85 @@ def _argnums(tv: TransformV, n_args: int) -> list[int] | None:
 
 def _whole_params_diff_state(value: Value) -> Value:
     """`nnx.DiffState(0, nnx.Param)` differentiates argument 0 as `argnums=0` does (every
-    nnx.Param); with a narrower filter (LoRA parameters, a head) which parameters reach
-    the attention is not followed: Unknown (its argument is not marked)."""
+    nnx.Param), and so does one with a filter nnx_filter reads (its marks are narrower:
+    _diff_filters); with another filter (a head by type, a callable) which parameters
+    reach the attention is not followed: Unknown (its argument is not marked)."""
     if isinstance(value, TupleV):
         return TupleV(tuple(_whole_params_diff_state(item) for item in value.items), value.is_list, value.why)
     if isinstance(value, A.CallResultV) and value.qualname == "flax.nnx.DiffState" and isinstance(value.payload, TupleV):
         argnum, wrt = value.payload.items
-        if isinstance(wrt, TupleV) and len(wrt.items) == 1:
-            wrt = wrt.items[0]  # `(nnx.Param,)`
-        return argnum if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.Param" else UNKNOWN
+        return argnum if nnx_filter(wrt) is not None else UNKNOWN
+    return value
+
+
+# What an nnx filter selects, as far as the analysis reads it: every nnx.Param (ALL_PARAMS),
+# the LoRA parameters (nnx.LoRAParam: an nnx.LoRA's, an nnx.LoRALinear's low-rank part),
+# or the variables under a path component ("path", name: nnx.PathContains(name)).
+ALL_PARAMS = ("param",)
+Filter = tuple[str, ...]
+
+
+def nnx_filter(wrt: Value, depth: int = 0) -> Filter | None:
+    """The filter a DiffState differentiates by (probe 52c: LoRA fine-tuning by
+    `nnx.DiffState(0, nnx.LoRAParam)` or `nnx.All(nnx.Param, nnx.PathContains("lora"))`
+    was JCD202 where JCD201 is certain); None for one not read."""
+    if isinstance(wrt, TupleV) and len(wrt.items) == 1 and depth < 4:
+        return nnx_filter(wrt.items[0], depth + 1)  # `(nnx.Param,)`
+    if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.Param":
+        return ALL_PARAMS
+    if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.LoRAParam":
+        return ("lora",)
+    if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.PathContains" and isinstance(wrt.payload, TupleV) and len(wrt.payload.items) == 1:
+        ok, name = const_value(wrt.payload.items[0])
+        return ("path", name) if ok and isinstance(name, str) else None
+    if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.All" and isinstance(wrt.payload, TupleV) and depth < 4:
+        parts = [nnx_filter(item, depth + 1) for item in wrt.payload.items]
+        narrower = [part for part in parts if part != ALL_PARAMS]
+        if None in parts or len(narrower) > 1:
+            return None
+        return narrower[0] if narrower else ALL_PARAMS  # (nnx.Param holds every LoRAParam)
+    return None
+
+
+def _diff_filters(tv: TransformV) -> dict[int, Filter]:
+    """The narrower filters of `argnums=nnx.DiffState(n, filter)`, by argument."""
+    value = tv.param("argnums")
+    states = value.items if isinstance(value, TupleV) else (value,) if value is not None else ()
+    found: dict[int, Filter] = {}
+    for state in states:
+        if isinstance(state, A.CallResultV) and state.qualname == "flax.nnx.DiffState" and isinstance(state.payload, TupleV):
+            argnum, wrt = state.payload.items
+            chosen = nnx_filter(wrt)
+            index = int_value(argnum)
+            if chosen is not None and chosen != ALL_PARAMS and index is not None:
+                found[index] = chosen
+    return found
+
+
+_LORA_LAYERS = ("flax.nnx.LoRA", "flax.nnx.LoRALinear")
+
+
+def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth: int = 0) -> Value:
+    """An nnx module with only the parameters a narrower filter selects differentiated: the
+    layers holding them (an nnx.LoRA, an nnx.LoRALinear's low-rank part, everything under
+    a path component) taint what they compute, the rest of the module does not."""
+    if isinstance(value, ExtObjectV):
+        if chosen[0] == "path" and chosen[1] in path:
+            return value.tainted(True)
+        lora_kind = value.kwarg("lora_param_type")
+        if value.qualname in _LORA_LAYERS and (chosen == ("lora",) and (lora_kind is None or isinstance(lora_kind, ExternalV) and lora_kind.qualname == "flax.nnx.LoRAParam") or chosen == ("path", "lora") and value.qualname == "flax.nnx.LoRALinear"):
+            return value.tainted(True)  # (a LoRALinear's low-rank part sits under `lora`)
+        return value
+    if isinstance(value, ArrayV):
+        return value.tainted(True) if chosen[0] == "path" and chosen[1] in path and not value.stopped else value
+    if depth >= 6:
+        return value
+    if isinstance(value, InstanceV):
+        module = InstanceV(value.cls, {}, False, value.why, value.ready)
+        module.attrs.update({name: mark_selected(held, chosen, (*path, name), depth + 1) for name, held in value.attrs.items()})
+        return module
+    if isinstance(value, TupleV):
+        return TupleV(tuple(mark_selected(item, chosen, (*path, str(i)), depth + 1) for i, item in enumerate(value.items)), value.is_list, value.why)
     return value
 
 
@@ -215,7 +286,8 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
             nums = []
             seen_kind = kind if kind in FORWARD_MODE else f"{kind}{UNKNOWN_ARGNUMS}"
         every_leaf = not kind.startswith("flax.nnx.")  # nnx.grad: nnx.Param only
-        marked = [mark_differentiated(a, every_leaf=every_leaf) if i in nums else a for i, a in enumerate(args)]
+        narrower = _diff_filters(tv) if kind.startswith("flax.nnx.") else {}
+        marked = [(mark_selected(a, narrower[i]) if i in narrower else mark_differentiated(a, every_leaf=every_leaf)) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
