@@ -6,6 +6,7 @@ the flax / equinox / haiku layers we model (which become `ExtObjectV`s).
 from __future__ import annotations
 
 import ast
+import json
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
@@ -741,6 +742,41 @@ def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         return interp.import_module_value(text)
     interp.module_namespace(info)
     return ModuleV(info)
+
+
+_MAX_JSON_TEXT = 100_000  # characters of a JSON literal json.loads is read for
+
+
+def h_json_loads(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`json.loads('''{"num_attention_heads": 4, ...}''')` of a literal: the config it
+    holds, as a dict display would give it (probe 53c: an HF-style config written as JSON
+    left every length unknown).  Only a text the analysis knows is parsed; a file's
+    contents (`json.load(f)`) are not read."""
+    ok, text = const_value(arg(args, kwargs, 0, "s") or UNKNOWN)
+    if not ok or not isinstance(text, str) or len(text) > _MAX_JSON_TEXT or len(args) > 1 or kwargs:
+        return UNKNOWN
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return UNKNOWN
+    step = interp.step(fr, node, "a JSON literal")
+    return _json_value(parsed, (step,), 0)
+
+
+def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return ConstV(value, why)
+    if isinstance(value, int):
+        return make_int(value, why)
+    if isinstance(value, float):
+        return ConstV(value, why)
+    if depth >= 8:
+        return UNKNOWN
+    if isinstance(value, list):
+        return TupleV(tuple(_json_value(item, why, depth + 1) for item in value), True, why)
+    if isinstance(value, dict):
+        return DictV(tuple((key, _json_value(item, why, depth + 1)) for key, item in value.items()), why)
+    return UNKNOWN
 
 
 def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2564,6 +2600,7 @@ def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
 HANDLERS["importlib.import_module"] = h_import_module
+HANDLERS["json.loads"] = h_json_loads
 HANDLERS["flax.nnx.bridge.lazy_init"] = h_lazy_init
 # nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
 # submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)

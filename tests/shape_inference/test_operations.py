@@ -659,3 +659,12 @@ def test_a_parameter_code_replaces_has_no_constructor_shape(replaced: str) -> No
     setup = "lin = nnx.Linear(64, 8, rngs=nnx.Rngs(0))\n" + replaced
     assert shape_of("lin.kernel", setup) == "?"
     assert shape_of("lin.kernel", "lin = nnx.Linear(64, 8, rngs=nnx.Rngs(0))") == "(64, 8)"
+
+
+def test_a_json_literal_is_the_config_it_holds() -> None:
+    # probe 53c: an HF-style config written as JSON; a file's contents are not read
+    src = PRELUDE + "import json\nC = json.loads('{\"a\": [1, 2, {\"b\": 255}], \"c\": null, \"e\": true}')\n"
+    assert one(src + "reveal_type(C['a'][2]['b'])\n").int == 255
+    assert one(src + "reveal_type(len(C['a']))\n").int == 3
+    assert one(PRELUDE + "import json\nreveal_type(json.loads(open('config.json').read()))\n").value.__class__.__name__ == "UnknownV"
+    assert one(PRELUDE + "import json\nreveal_type(json.loads('{not json'))\n").value.__class__.__name__ == "UnknownV"
