@@ -38,8 +38,11 @@ XFAIL_PARAM = "pytest.param.xfail"  # a row with an xfail mark: its values and t
 EXPECTED = "<xfail>"  # the row key that holds a row's xfail mark (not a parameter name)
 SKIP_ALWAYS = frozenset({"pytest.mark.skip", "unittest.skip", XFAIL, "unittest.expectedFailure"})
 SKIP_WHEN = {"pytest.mark.skipif": True, "unittest.skipIf": True, "unittest.skipUnless": False}
-RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE}
+GIVEN = "hypothesis.given"
+SAMPLED = "hypothesis.strategies.sampled_from"  # a strategy over a literal list (CallResultV)
+RECORDED = ABSL_DECORATORS | SKIP_ALWAYS | set(SKIP_WHEN) | {PYTEST, EXAMPLE, GIVEN}
 MAX_ROWS = 16
+MAX_SAMPLED = 8  # values of a sampled_from that hypothesis is taken to draw each of
 
 
 def record(table: IdentityTable[ast.AST, list[Mark]], qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value, in_class: bool) -> None:
@@ -146,6 +149,9 @@ def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row
             crossed = [{**a, **b} for a in crossed for b in mark_rows][:MAX_ROWS]
             continue
         names = _positional_names(func, in_class)
+        if qualname == GIVEN:
+            listed.extend(_sampled_rows(names, args, kwargs))
+            continue
         if qualname == EXAMPLE:
             row = _bind(names, args, kwargs)
             if row is None:
@@ -159,6 +165,21 @@ def rows(table: IdentityTable[ast.AST, list[Mark]], func: FunctionV) -> list[Row
     if listed:
         return [{**a, **b} for a in crossed for b in listed][:MAX_ROWS]
     return crossed
+
+
+def _sampled_rows(names: list[str], args: list[Value], kwargs: dict[str, Value]) -> list[Row]:
+    """`@given(seq_len=st.sampled_from([128, 255]))`: hypothesis draws each of a few
+    listed values (probe 53b), one run each; crossed where several parameters are
+    sampled.  A parameter of another strategy is left out of the rows (unknown); none when
+    nothing is sampled (the generated runs are then the test's own unknown run)."""
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    strategies = {**dict(zip(names[len(names) - len(args):] if args else [], args)), **kwargs}
+    crossed: list[Row] = [{}]
+    for name, strategy in strategies.items():
+        if isinstance(strategy, CallResultV) and strategy.qualname == SAMPLED and isinstance(strategy.payload, TupleV) and 0 < len(strategy.payload.items) <= MAX_SAMPLED:
+            crossed = [{**row, name: value} for row in crossed for value in strategy.payload.items][:MAX_ROWS]
+    return crossed if crossed != [{}] else []
 
 
 def _pytest_rows(args: list[Value], kwargs: dict[str, Value]) -> list[Row] | None:

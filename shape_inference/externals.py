@@ -2033,6 +2033,11 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         argnum = args[0] if args else kwargs.get("argnum", UNKNOWN)
         wrt = args[1] if len(args) > 1 else kwargs.get("filter", UNKNOWN)
         return A.CallResultV(q, TupleV((argnum, wrt)))
+    if q in ("hypothesis.strategies.sampled_from", "hypothesis.strategies.just"):
+        # the values a strategy draws, as case_rows reads them: a literal list (or one value)
+        values = args[0] if args and not kwargs else None
+        listed = values if isinstance(values, TupleV) and q.endswith("sampled_from") else TupleV((values,)) if values is not None else None
+        return A.CallResultV("hypothesis.strategies.sampled_from", listed)
     if q in ("flax.nnx.All", "flax.nnx.PathContains", "flax.nnx.filterlib.All", "flax.nnx.filterlib.PathContains"):
         # nnx's filters, as DiffState reads them (transforms.nnx_filter)
         return A.CallResultV(q.replace(".filterlib", ""), TupleV(tuple(args)) if not kwargs else None)
@@ -2323,6 +2328,7 @@ _register(["ib", "attrib"], ["attr"], h_call_result)
 _register(["Field"], ["pydantic", "pydantic.fields"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
 _register(["DiffState", "All", "PathContains"], ["flax.nnx"], h_call_result)
+_register(["sampled_from", "just"], ["hypothesis.strategies"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["raises"], ["pytest"], h_call_result)
 _register(["assert_raises"], ["numpy.testing"], h_call_result)

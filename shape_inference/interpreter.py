@@ -1055,7 +1055,8 @@ class Interpreter:
                     kwargs[param.arg] = row[param.arg]
             elif i < first_default:
                 seeded = self.seed_from_annotation(param.annotation, param.arg, func.module)
-                args.append(seeded or self._fixture_value(func, param.arg) or OpaqueV(param.arg))
+                fixture = self._fixture_value(func, param.arg) if param.arg not in self._given_names(func) else None
+                args.append(seeded or fixture or OpaqueV(param.arg))
         for name in self._defaults_every_call_overrides(func, params, first_default, row):
             kwargs[name] = OpaqueV(name)
         kw_defaults = {name for name, _ in func.kw_defaults}
@@ -1416,8 +1417,9 @@ class Interpreter:
         if not func.qualname.split(".")[-1].startswith("test"):
             return rows
         a = func.node.args
+        given = self._given_names(func)
         for param in [*a.posonlyargs, *a.args]:
-            if rows is not None and all(param.arg in row for row in rows):
+            if rows is not None and all(param.arg in row for row in rows) or param.arg in given:
                 continue
             fixture = self._any_fixture(func, param.arg)
             values = self.api.fixture_params(fixture) if fixture is not None else None
@@ -1428,6 +1430,27 @@ class Interpreter:
                 continue
             rows = [{**row, param.arg: value} for row in (rows or [{}]) for value in values][:case_rows.MAX_ROWS]
         return rows
+
+    def _given_names(self, func: FunctionV) -> frozenset[str]:
+        """The parameters hypothesis' `@given(...)` supplies: its keywords, and as many of
+        the rightmost positional parameters as it has strategies.  pytest asks no fixture
+        for them (probe 53b: a conftest fixture `seq_len` with params=[128, 255] was taken
+        for a test's `@given(seq_len=st.sampled_from([128, 256]))` argument)."""
+        found: set[str] = set()
+        node = func.node
+        if isinstance(node, ast.Lambda):
+            return frozenset()
+        params = [p.arg for p in [*node.args.posonlyargs, *node.args.args] if p.arg not in ("self", "cls")]
+        for decorator in node.decorator_list:
+            if not (isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").rpartition(".")[2] == "given"):
+                continue
+            maker = self.ev(decorator.func, Frame(func.module, func.module.namespace, Ctx()))
+            if not (isinstance(maker, ExternalV) and maker.qualname == "hypothesis.given"):
+                continue
+            found.update(k.arg for k in decorator.keywords if k.arg is not None)
+            if decorator.args:
+                found.update(params[-len(decorator.args):])
+        return frozenset(found)
 
     def _fixture_with_param(self, fixture: FunctionV, param: Value, seen_from: ModuleInfo) -> Value:
         """A parametrized fixture's value for one of its params: called with a `request`

@@ -558,3 +558,57 @@ def test_rows_marked_xfail_expect_what_the_mark_names(tmp_path: Path, capsys: An
     code, out, found = jcd201_lines(tmp_path, capsys, "test_rows.py", XFAIL_ROWS)
     assert code == 1 and len(found) == 1, out
     assert "T = S = 35" in out and "T = S = 33" not in out
+
+
+HYPOTHESIS_SOURCE = '''
+import jax
+import jax.numpy as jnp
+import pytest
+from hypothesis import given, strategies as st
+
+
+def sampled(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")  # JCD201
+
+
+def even_sampled(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")
+
+
+def generated(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn")
+
+
+def grad_of(attend, seq_len):
+    x = jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)
+    return jax.grad(lambda x: jnp.mean(attend(x).astype(jnp.float32)))(x)
+
+
+@pytest.fixture(params=[128, 255])
+def seq_len(request):
+    return request.param
+
+
+@given(seq_len=st.sampled_from([128, 255]))
+def test_sampled(seq_len):
+    grad_of(sampled, seq_len)
+
+
+@given(st.sampled_from([128, 256]))
+def test_even_sampled(seq_len):
+    grad_of(even_sampled, seq_len)
+
+
+@given(seq_len=st.integers(8, 256).map(lambda n: 2 * n))
+def test_generated(seq_len):
+    grad_of(generated, seq_len)
+'''
+
+
+def test_hypothesis_supplies_its_arguments(tmp_path: Path, capsys: Any) -> None:
+    """Probe 53b: `@given` supplies the parameter, so the conftest-style fixture of that
+    name (params=[128, 255]) is not asked for it (3 false positives); a `sampled_from`
+    over a few listed values runs each, as parametrize rows do."""
+    _, _, lines = jcd201_lines(tmp_path, capsys, "test_given.py", HYPOTHESIS_SOURCE)
+    marked = [i for i, line in enumerate(HYPOTHESIS_SOURCE.splitlines(), start=1) if line.endswith("# JCD201")]
+    assert lines == marked
