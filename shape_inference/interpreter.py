@@ -343,6 +343,8 @@ class Interpreter:
         # they hold once something that has run imports the module (registry_item)
         self.pending_registrations: dict[int, list[tuple[object, Value, ModuleInfo]]] = {}
         self.module_stack: list[ModuleInfo] = []  # the modules whose bodies run now, innermost last
+        self.main_arm_modules: list[ModuleInfo] = []  # the modules whose `if __name__ == "__main__":` arm runs now
+        self.changes_arguments: set[object] = set()  # memo keys of calls that change a dict or list argument in place
         self._imports_indexed: set[int] = set()  # modules that ran whose imports are in _imported_by_run
         self._imported_by_run: set[int] = set()  # modules an import statement of a module that ran names
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
@@ -495,7 +497,7 @@ class Interpreter:
 
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
         found = [(owner, target.attr) for target in targets if isinstance(target, ast.Attribute) and (owner := dotted_name(target.value)) is not None]
-        for call in (*_patching_calls(stmt), *_factory_patches(info, stmt)):
+        for call in (_as_mock_patch(info, call) for call in (*_patching_calls(stmt), *_factory_patches(info, stmt))):
             if any(keyword.arg == "wraps" for keyword in call.keywords):
                 continue  # a mock that calls the real function
             for local, full, name in (found_target for resolved in self._resolved_targets(info, call, strings, enclosing) for found_target in _patch_targets(resolved)):
@@ -1663,6 +1665,11 @@ class Interpreter:
             mark_changed_in_place(registry)
             return
         running = self.module_stack[-1] if self.module_stack else fr.module
+        if self.main_arm_modules and self.main_arm_modules[-1] is running:
+            # a script's main arm registers for that program alone, which the analysis
+            # does not tell apart from the others, and not where the module is imported
+            # (probe 53a): left out
+            return
         if running is not fr.module and not _runs_as_a_program(running) and not self._imported_by_a_run_module(running):
             # an entry file the analysis runs on its own, which the program may never
             # import (probe 52a: a registration nothing imports, a KeyError where it runs)
@@ -1877,6 +1884,8 @@ class Interpreter:
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, next_born()
         outer_main_arm, fr.main_arm = fr.main_arm, fr.func is None and is_main_guard(arms[0][1])
+        if fr.main_arm and not outer_main_arm:
+            self.main_arm_modules.append(fr.module)
         # a module's top-level arm runs in the module's namespace itself: the functions it
         # calls read the globals it rebinds (`if __name__ == "__main__": SEQ = 256; train()`)
         in_namespace = fr.anchor is not None and fr.anchor is fr.module.namespace and not fr.is_class and start is fr.anchor
@@ -1907,6 +1916,8 @@ class Interpreter:
         finally:
             fr.branch_depth -= 1
             fr.made_since = outer_made_since
+            if fr.main_arm and not outer_main_arm:
+                self.main_arm_modules.pop()
             fr.main_arm = outer_main_arm
             if in_namespace and fr.anchor is not None:
                 fr.anchor.clear()
@@ -2945,7 +2956,11 @@ class Interpreter:
                     body[i] = definition
                     break
             scope: State = {}
-            self.exec_stmt(definition, Frame(info, scope, Ctx()))
+            self.module_stack.append(info)  # (its decorators run as its module's body would)
+            try:
+                self.exec_stmt(definition, Frame(info, scope, Ctx()))
+            finally:
+                self.module_stack.pop()
             value = scope.get(node.name, UNKNOWN)
         self.materialized[node] = value
         if info.namespace.get(node.name) is lazy:
@@ -3604,6 +3619,12 @@ class Interpreter:
         if memo_key in self.memo:
             result, recorded, (_, first_args, first_kwargs) = self.memo[memo_key]
             self.events.extend(recorded)
+            if memo_key in self.changes_arguments:
+                # the first call changed a dict or list it was given in place (`d.pop(k)`):
+                # this call's are changed too (probe 53a: a module's dict read as before)
+                self.mutations += 1
+                for given in (*args, *kwargs.values()):
+                    mark_changed_in_place(given)
             result = _reattributed(result, [*first_args, *first_kwargs.values()], [*args, *kwargs.values()])
             made = self.made_by_call.get(memo_key)
             if made is not None and not _is_cached(func):
@@ -3617,6 +3638,7 @@ class Interpreter:
         mark = len(self.events)
         first_made = next_serial()
         before = [_fingerprint(a) for a in shared]
+        containers = [a for a in (*args, *kwargs.values()) if isinstance(a, (DictV, SetV)) or isinstance(a, TupleV) and a.is_list]
         state = self.bind_params(func, args, kwargs, generic, caller is None)
         if state is None:
             argparse_seeds.not_followed((*args, *kwargs.values()))
@@ -3652,6 +3674,8 @@ class Interpreter:
         finally:
             self.active.pop()
         made = (first_made, next_serial())
+        if any(a.changed_in_place for a in containers):
+            self.changes_arguments.add(memo_key)
         if shared and not (_plain(result) and before == [_fingerprint(a) for a in shared]):
             # it changed a generic `self` or hands it out: its memo serves that object only
             own = self._memo_key(func, args, kwargs, ctx, generic, caller, False)
@@ -4837,6 +4861,35 @@ def _calls_here(callee: ast.expr) -> bool:
     target = callee.func if isinstance(callee, ast.Call) else callee  # `@jax.jit` / `@partial(jax.jit, ...)`
     last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
     return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last == "eval_shape"
+
+
+_MOCK_PATCHES = ("unittest.mock.patch", "mock.patch")
+
+
+def _as_mock_patch(info: ModuleInfo, call: ast.Call) -> ast.Call:
+    """A call of mock's patch under another name, written as `mock.patch...(...)`: `from
+    unittest.mock import patch as p`, a module's `patch_alias = mock.patch` (probe 53a)."""
+    named = dotted_name(call.func)
+    if named is None or named == "patch" or named.split(".")[0] in ("mock", "mocker"):
+        return call
+    full = imported_name(info.facts, named) or _module_alias(info, named)
+    if full is None or not any(full == base or full.startswith(base + ".") for base in _MOCK_PATCHES):
+        return call
+    rest = full.split(".patch", 1)[1]
+    func: ast.expr = ast.Attribute(ast.Name("mock", ast.Load()), "patch", ast.Load())
+    for part in (p for p in rest.split(".") if p):
+        func = ast.Attribute(func, part, ast.Load())
+    return ast.copy_location(ast.Call(ast.copy_location(func, call.func), call.args, call.keywords), call)
+
+
+def _module_alias(info: ModuleInfo, named: str) -> str | None:
+    """`patch_alias = mock.patch` bound once at the module's top level: the full name."""
+    first, _, rest = named.partition(".")
+    bound = [stmt for stmt in info.tree.body if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == first for t in stmt.targets)]
+    if len(bound) != 1 or (value := dotted_name(bound[0].value)) is None:
+        return None
+    full = imported_name(info.facts, value) or value
+    return f"{full}.{rest}" if rest else full
 
 
 def _may_be_mock_patch(info: ModuleInfo, named: str) -> bool:

@@ -555,11 +555,13 @@ class ScopeFacts:
                 if isinstance(stmt, LazyDef):
                     found = _PARAMETER_STORE.search(stmt.text) is not None
                 elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    # `lin.kernel = ...`, `emb.embedding.value = ...`, a state's entry
+                    # `state["pos"]["embedding"].value = ...`, `vars(layer)["weight"] = ...`
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                    found = any(isinstance(node, ast.Attribute) and node.attr in PARAMETER_NAMES for target in targets for node in ast.walk(target))
+                    found = any(isinstance(node, ast.Attribute) and node.attr in PARAMETER_NAMES or isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in PARAMETER_NAMES for target in targets for node in ast.walk(target))
                 if not found and isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(call := stmt.value, ast.Call):
                     named = dotted_name(call.func) or ""
-                    found = named.endswith("nnx.update") or named == "setattr" and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and call.args[1].value in PARAMETER_NAMES
+                    found = named.endswith("nnx.update") or (named == "setattr" or named.endswith("__setattr__")) and any(isinstance(a, ast.Constant) and a.value in PARAMETER_NAMES for a in call.args[1:3])
                 if found:
                     break
             self._replaces_parameters = found
@@ -1138,7 +1140,7 @@ _IN_PLACE_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear"
 
 # The parameters library layers hold as attributes (layers.parameter).
 PARAMETER_NAMES = frozenset({"kernel", "bias", "embedding", "weight"})
-_PARAMETER_STORE = re.compile(r"\.(?:kernel|bias|embedding|weight)\b[\w.\[\]]*\s*[-+*/]?=(?!=)|nnx\.update\(|setattr\([^,]+,\s*[\"'](?:kernel|bias|embedding|weight)[\"']")
+_PARAMETER_STORE = re.compile(r"(?:\.|\[[\"'])(?:kernel|bias|embedding|weight)\b[\w.\[\]\"']*\s*[-+*/]?=(?!=)|nnx\.update\(|setattr__?\([^,]+,\s*[\"'](?:kernel|bias|embedding|weight)[\"']")
 
 
 def _fresh_dict_at_top(tree: ast.Module | None, name: str) -> bool:
@@ -1445,7 +1447,15 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
     for earlier in tree.body:
         if earlier is stmt:
             return True
-        if isinstance(earlier, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(earlier, (ast.Import, ast.ImportFrom)):
+            for alias in earlier.names:  # `from absl import logging as alog`: a logger module
+                source = f"{earlier.module}.{alias.name}" if isinstance(earlier, ast.ImportFrom) and earlier.module else alias.name
+                if source in ("logging", "absl.logging") and alias.asname:
+                    loggers.add(alias.asname)
+                elif source == "absl.logging":
+                    loggers.add("logging")
+            continue
+        if isinstance(earlier, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(earlier, ast.Expr) and isinstance(earlier.value, ast.Constant):
             continue  # a docstring

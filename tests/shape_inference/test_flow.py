@@ -974,8 +974,24 @@ def test_a_registration_counts_once_a_module_that_ran_imports_its_module(tmp_pat
         ("from pkg.registry import get\nreveal_type(get('cudnn')(1))\n", None),
         ("import importlib\nfrom pkg.registry import get\nimportlib.import_module('pkg.cudnn_impl')\nreveal_type(get('cudnn')(1))\n", 511),
         ("import pkg.cudnn_impl\nfrom pkg.registry import get\nreveal_type(get('cudnn')(1))\n", 511),
+        # probe 53a: a module another imports registers only under its main guard
+        ("import pkg.guarded\nfrom pkg.registry import get\nreveal_type(get('cudnn')(1))\n", None),
     ]:
-        files = {tmp_path / name: text for name, text in [("pkg/__init__.py", ""), ("pkg/registry.py", registry), ("pkg/cudnn_impl.py", impl), ("main.py", main)]}
+        guarded = "from pkg.registry import register\n\ndef attend(q):\n    return 511\n\nif __name__ == '__main__':\n    register('cudnn')(attend)\n"
+        files = {tmp_path / name: text for name, text in [("pkg/__init__.py", ""), ("pkg/registry.py", registry), ("pkg/cudnn_impl.py", impl), ("pkg/guarded.py", guarded), ("main.py", main)]}
         analysis = analyse({str(path): ast.parse(text) for path, text in files.items()}, lambda q: q == "builtins.reveal_type", root=str(tmp_path))
         found = [e.args[0] for e in analysis.events if e.args and not e.generic]
         assert [v.dim.value if isinstance(v, IntV) else None for v in found] == [expected], main
+
+
+def test_a_memoised_call_that_changes_a_dict_it_is_given_changes_each_callers() -> None:
+    # probe 53a: `drop_key(local)` then `drop_key(BASE)`: the second call was answered from
+    # the first's memo, and BASE kept the key the helper pops
+    src = P + (
+        "BASE = {'seq': 127, 'heads': 4}\n"
+        "def drop_key(d):\n    d.pop('seq')\n    return len(d)\n"
+        "drop_key({'seq': 127, 'heads': 4})\n"
+        "drop_key(BASE)\n"
+        "reveal_type(len(BASE))\n"
+    )
+    assert one(src).int is None
