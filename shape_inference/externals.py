@@ -773,9 +773,11 @@ def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
     if depth >= 8:
         return UNKNOWN
     if isinstance(value, list):
-        return TupleV(tuple(_json_value(item, why, depth + 1) for item in value), True, why)
+        items = cast("list[object]", value)
+        return TupleV(tuple(_json_value(item, why, depth + 1) for item in items), True, why)
     if isinstance(value, dict):
-        return DictV(tuple((key, _json_value(item, why, depth + 1)) for key, item in value.items()), why)
+        entries = cast("dict[str, object]", value)  # (JSON's keys are strings)
+        return DictV(tuple((key, _json_value(item, why, depth + 1)) for key, item in entries.items()), why)
     return UNKNOWN
 
 

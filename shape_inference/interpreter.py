@@ -2438,8 +2438,8 @@ class Interpreter:
             return self._class_pattern_matches(pattern, subject, fr)
         if kind in ("MatchSequence", "MatchMapping"):
             parts = self._pattern_parts(pattern, subject, fr)
-            if parts is None or parts is False:
-                return parts
+            if not isinstance(parts, list):
+                return parts  # (certainly not, or not known)
             verdicts = [self._pattern_matches(part, value, fr) for part, value in parts]
             return False if False in verdicts else True if all(v is True for v in verdicts) else None
         return None
