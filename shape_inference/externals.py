@@ -56,6 +56,7 @@ from jax_cudnn_lint.shape_inference.values import (
     as_array as _array,
     call_arg as arg,
     same_key,
+    not_a_sequence,
     view_of,
     with_key,
     without_key,
@@ -1842,10 +1843,10 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     values = [v for _, v in args[0].items]
     view = q.rsplit(".", 1)[-1]
     if view == "keys":
-        return TupleV(tuple(keys))
+        return not_a_sequence(TupleV(tuple(keys)))
     if view == "values":
-        return TupleV(tuple(values))
-    return TupleV(tuple(TupleV((k, v)) for k, v in zip(keys, values)))
+        return not_a_sequence(TupleV(tuple(values)))
+    return not_a_sequence(TupleV(tuple(TupleV((k, v)) for k, v in zip(keys, values))))
 
 
 # str methods evaluated on constants (pure, and cheap for short strings)

@@ -70,6 +70,7 @@ from jax_cudnn_lint.shape_inference.values import (
     make_int,
     mark_changed_in_place,
     mark_registry,
+    not_a_sequence,
     same_key,
     store_in_place,
     same_import,
@@ -2451,8 +2452,8 @@ class Interpreter:
         rest); False where the subject certainly does not match (length, a missing key, not
         a sequence or mapping); None where it may or may not."""
         if type(pattern).__name__ == "MatchSequence":
-            if isinstance(subject, (DictV, ConstV, IntV, FloatV, ArrayV)):
-                return False  # (a str, and an array, are no sequences to a pattern)
+            if isinstance(subject, (DictV, ConstV, IntV, FloatV, ArrayV)) or getattr(subject, "not_sequence", False):
+                return False  # (a str, an array, a generator and a dict view are no sequences to a pattern)
             if not isinstance(subject, TupleV):
                 return None
             patterns = list(getattr(pattern, "patterns", []))
@@ -3261,7 +3262,8 @@ class Interpreter:
             widened = self.widened_element(node, iterable, fr)
             if not _immutable(widened):
                 return None  # (one object for many: a change through one would show in all)
-            return TupleV((widened,) * count, isinstance(node, ast.ListComp), (self.step(fr, node, f"a comprehension of {count} items"),))
+            items = TupleV((widened,) * count, isinstance(node, ast.ListComp), (self.step(fr, node, f"a comprehension of {count} items"),))
+            return not_a_sequence(items) if isinstance(node, ast.GeneratorExp) else items
         if items is None or len(items) > _MAX_UNROLLED:
             return None
         mark = len(self.events)
@@ -3292,7 +3294,8 @@ class Interpreter:
                 out.append(self.ev(node.elt, inner))
         if isinstance(node, ast.DictComp):
             return DictV(tuple(entries), (self.step(fr, node, "a dict comprehension"),))
-        return TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
+        items = TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
+        return not_a_sequence(items) if isinstance(node, ast.GeneratorExp) else items
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
         """An f-string of known parts (`PRESETS[f"{modality}_{size}"]`), else Unknown."""

@@ -53,6 +53,13 @@ def mark_changed_in_place(value: Value) -> None:
             owner.forget()
 
 
+def not_a_sequence(items: TupleV) -> TupleV:
+    """Items known one by one that are no sequence to a `match` pattern: a generator's, a
+    dict view's (probe 53a: `match (x for x in xs):` took a sequence pattern)."""
+    _set(items, "not_sequence", True)
+    return items
+
+
 def mark_registry(registry: DictV) -> None:
     """A module's registry (Interpreter.registries): a key it lacks may be added later."""
     _set(registry, "registry", True)

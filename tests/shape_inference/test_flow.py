@@ -940,6 +940,10 @@ def test_a_registry_in_another_module_filled_by_modules_not_run_yet(tmp_path: Pa
         ("{'a': 1}", "case {'b': q}:\n        T = q\n    case {'a': 1}:\n        T = 2", 2),
         ("'ab'", "case (x, y):\n        T = 1\n    case _:\n        T = 2", 2),  # a str is no sequence to a pattern
         ("n", "case (x, y):\n        T = x\n    case _:\n        T = 2", None),  # not known
+        # probe 53a: a generator and a dict view are no sequences to a pattern
+        ("(v for v in (511, 3))", "case (a, b):\n        T = a\n    case _:\n        T = 2", 2),
+        ("{'a': 511, 'b': 3}.values()", "case (a, b):\n        T = a\n    case _:\n        T = 2", 2),
+        ("tuple(v for v in (511, 3))", "case (a, b):\n        T = a\n    case _:\n        T = 2", 511),
     ],
 )
 def test_sequence_and_mapping_patterns(subject: str, cases: str, expected: int | None) -> None:
