@@ -2529,6 +2529,67 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 
 _register(["split", "merge"], ["flax.nnx"], h_module_parts)
 _register(["partition", "combine"], ["equinox"], h_module_parts)
+
+
+def h_inference_mode(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`eqx.nn.inference_mode(model)`: the same model with its dropout off; its layers
+    and shapes as they were (a gradient still flows: probe 54b)."""
+    return args[0] if args else UNKNOWN
+
+
+def h_make_with_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`eqx.nn.make_with_state(Model)`: a maker whose call builds the model and gives
+    (model, state); the state's values are not followed (probe 54b)."""
+    if len(args) != 1 or kwargs or not isinstance(args[0], ClassV):
+        return UNKNOWN
+    return ExtObjectV(_MADE_WITH_STATE, (args[0],), (), (interp.step(fr, node, A.src(node)),))
+
+
+_MADE_WITH_STATE = "equinox.nn.make_with_state()"
+
+
+def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`eqx.tree_at(lambda m: m.block.seq_len, model, 127)`: a copy of the module with the
+    attribute at that path replaced (probe 54b: a length changed by surgery).  Another
+    `where` (several leaves, indexing) or `replace_fn` leaves the result unknown."""
+    where = arg(args, kwargs, 0, "where")
+    tree = arg(args, kwargs, 1, "pytree")
+    replace = arg(args, kwargs, 2, "replace")
+    path = _attribute_path(where)
+    if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
+        return UNKNOWN
+    return _with_attribute(tree, path, replace) or UNKNOWN
+
+
+def _attribute_path(where: Value | None) -> list[str] | None:
+    """`lambda m: m.a.b` as ["a", "b"]."""
+    node = getattr(where, "node", None) if isinstance(where, FunctionV) else None
+    if not isinstance(node, ast.Lambda) or len(node.args.args) != 1:
+        return None
+    param = node.args.args[0].arg
+    path: list[str] = []
+    body = node.body
+    while isinstance(body, ast.Attribute):
+        path.insert(0, body.attr)
+        body = body.value
+    return path if path and isinstance(body, ast.Name) and body.id == param else None
+
+
+def _with_attribute(inst: InstanceV, path: list[str], value: Value) -> InstanceV | None:
+    if path[0] not in inst.attrs:
+        return None
+    held: Value | None = value
+    if len(path) > 1:
+        inner = inst.attrs[path[0]]
+        held = _with_attribute(inner, path[1:], value) if isinstance(inner, InstanceV) else None
+    if held is None:
+        return None
+    return InstanceV(inst.cls, {**inst.attrs, path[0]: held}, inst.diff, inst.why, inst.ready)
+
+
+HANDLERS["equinox.nn.inference_mode"] = h_inference_mode
+HANDLERS["equinox.nn.make_with_state"] = h_make_with_state
+HANDLERS["equinox.tree_at"] = h_tree_at
 HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
 
 

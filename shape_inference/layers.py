@@ -154,6 +154,9 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return _lifted(interp, obj, args, kwargs, node, fr)
     if q == "haiku.layer_stack":
         return _layer_stack(interp, obj, args, kwargs, node, fr)
+    if q == "equinox.nn.make_with_state()" and obj.args:
+        # `model, state = eqx.nn.make_with_state(Model)(...)`: the model, and a state not followed
+        return TupleV((interp.call(obj.args[0], args, kwargs, False, node, fr), UNKNOWN))
     if q == BRIDGED_LINEN and obj.args and isinstance(obj.args[0], InstanceV):
         # `nnx.bridge.ToNNX(linen_module, rngs=...)(x)`: the linen module applied with the
         # variables the nnx object holds, differentiated where it is (probe 52c)
