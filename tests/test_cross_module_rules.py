@@ -644,6 +644,13 @@ def test_a_module_update_below_a_call_of_its_body(tmp_path: Path, monkeypatch: p
     assert [code for _, code in places(tmp_path, monkeypatch, capsys, {"notebook.py": source})] == found
 
 
+def project_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> list[str]:
+    """The command's finding lines over the project written in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+
+
 def test_a_model_picked_from_a_registry_in_a_package_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     """Probe 50b: `MODELS = {...}` in models/__init__.py beside its re-exports, and a
     training script that looks the class up by the config's name.  The scan took the
@@ -666,9 +673,7 @@ def test_a_model_picked_from_a_registry_in_a_package_init(tmp_path: Path, monkey
             ),
         },
     )
-    monkeypatch.chdir(tmp_path)
-    main(["--no-cache", "--exit-zero", "-j1", "."])
-    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    lines = project_lines(tmp_path, monkeypatch, capsys)
     assert len(lines) == 1 and lines[0].startswith("proj/models/reader.py:8:16: JCD201") and "T = S = 255" in lines[0]
 
 
@@ -700,7 +705,5 @@ def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_i
             ),
         },
     )
-    monkeypatch.chdir(tmp_path)
-    main(["--no-cache", "--exit-zero", "-j1", "."])
-    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    lines = project_lines(tmp_path, monkeypatch, capsys)
     assert len(lines) == 1 and lines[0].startswith("models/layers.py:7:12: JCD201") and "T = S = 197" in lines[0]
