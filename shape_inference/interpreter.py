@@ -2395,8 +2395,9 @@ class Interpreter:
         for case in cases:
             verdict = self._pattern_matches(case.pattern, subject, fr)
             if verdict is not False and case.guard is not None:
-                # a guard that reads no capture is decided here; one that does may fail
-                guard = self.test_truth(case.guard, fr) if not _stored_names(case.pattern) else None
+                # a guard is decided here, with the pattern's captures bound where each is
+                # known (probe 54a: `case {"seq": t} if t % 2 == 1:`); else it may fail
+                guard = self._guard_truth(case, subject, fr) if verdict is True or not _stored_names(case.pattern) else None
                 verdict = False if guard is False else verdict if guard is True else None
             if verdict is False:
                 continue
@@ -2419,6 +2420,22 @@ class Interpreter:
             self.exec_block(arms[0][0], fr)
         else:
             self.branch(fr, arms, captures)
+
+    def _guard_truth(self, case: ast.match_case, subject: Value, fr: Frame) -> bool | None:
+        """A case's guard evaluated where the pattern matched: its captures bound (all of
+        them known, or not decided)."""
+        stored = _stored_names(case.pattern)
+        if not stored or fr.state is None:
+            return self.test_truth(case.guard, fr) if case.guard is not None else True
+        captured = self._captured(case.pattern, subject, fr)
+        if not all(name in captured for name in stored) or case.guard is None:
+            return None
+        saved = fr.state
+        fr.state = {**saved, **captured}
+        try:
+            return self.test_truth(case.guard, fr)
+        finally:
+            fr.state = saved
 
     def _pattern_matches(self, pattern: ast.AST, subject: Value, fr: Frame) -> bool | None:
         """Does the subject certainly match (True), certainly not (False), or may it?"""

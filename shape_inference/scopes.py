@@ -1472,7 +1472,9 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
 
 # Top-level calls that set up a script without running any of it: logging, warnings,
 # the import path (probe 49a: `logging.basicConfig(...)` before `JAX_PLATFORMS`).
-_HARMLESS_CALLS = ("logging.", "warnings.", "sys.path.", "print")
+_HARMLESS_CALLS = ("logging.", "absl.logging.", "warnings.", "sys.path.", "print")
+# calls a harmless call's arguments may make: none of them starts JAX
+_HARMLESS_ARGUMENT_CALLS = ("logging.", "absl.logging.", "FLAGS.", "flags.FLAGS.", "os.path.", "os.getenv", "os.environ.get", "str", "repr", "len", "int", "float", "sorted")
 
 
 def _harmless_call(stmt: ast.stmt, loggers: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -1485,7 +1487,14 @@ def _harmless_call(stmt: ast.stmt, loggers: set[str] | frozenset[str] = frozense
     name = dotted_name(call.func) or _logger_method(call.func) or ""
     if not (name == "print" or name.startswith(_HARMLESS_CALLS[:-1]) or name.split(".")[0] in loggers):
         return False
-    return not any(isinstance(node, (ast.Lambda, ast.NamedExpr)) or isinstance(node, ast.Call) and not (dotted_name(node.func) or "").startswith("logging.") for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
+    return not any(isinstance(node, (ast.Lambda, ast.NamedExpr)) or isinstance(node, ast.Call) and not _harmless_argument_call(node) for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
+
+
+def _harmless_argument_call(call: ast.Call) -> bool:
+    """`FLAGS.is_parsed()`, `os.getenv("X")`, `str(n)`: a call in a log line's arguments
+    that starts nothing (probe 54a); a call of anything else may (`jax.devices()`)."""
+    name = dotted_name(call.func) or ""
+    return name in _HARMLESS_ARGUMENT_CALLS or name.startswith(tuple(p for p in _HARMLESS_ARGUMENT_CALLS if p.endswith(".")))
 
 
 def _logger_method(func: ast.expr) -> str | None:

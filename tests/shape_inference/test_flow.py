@@ -823,6 +823,11 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("PLATFORM = 'cpu'\njax.config.update('jax_platforms', PLATFORM)\n", "cpu"),
         ("PLATFORM = 'cpu'\nPLATFORM = 'cuda'\njax.config.update('jax_platforms', PLATFORM)\n", "gpu"),
         ("import logging\nlog = setup_logging()\njax.config.update('jax_platform_name', 'cpu')\n", "gpu"),
+        # probe 54a: absl's logging by its dotted name, a flag read in a log line; a log line
+        # that asks JAX for its devices starts it
+        ("import absl.logging\nabsl.logging.warning('start')\njax.config.update('jax_platforms', 'cpu')\n", "cpu"),
+        ("import logging\nlogging.info('parsed: %s', FLAGS.is_parsed())\njax.config.update('jax_platforms', 'cpu')\n", "cpu"),
+        ("import logging\nlogging.info('devices: %s', jax.devices())\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         # probe 48a: set after JAX ran, or set twice
         ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n", "gpu"),
@@ -944,6 +949,10 @@ def test_a_registry_in_another_module_filled_by_modules_not_run_yet(tmp_path: Pa
         ("(v for v in (511, 3))", "case (a, b):\n        T = a\n    case _:\n        T = 2", 2),
         ("{'a': 511, 'b': 3}.values()", "case (a, b):\n        T = a\n    case _:\n        T = 2", 2),
         ("tuple(v for v in (511, 3))", "case (a, b):\n        T = a\n    case _:\n        T = 2", 511),
+        # probe 54a: a guard that reads the captures, decided where they are known
+        ("{'seq': 63}", "case {'seq': t} if t % 2 == 1:\n        T = t + 1\n    case {'seq': t}:\n        T = t", 64),
+        ("{'seq': 64}", "case {'seq': t} if t % 2 == 1:\n        T = t + 1\n    case {'seq': t}:\n        T = t", 64),
+        ("{'seq': n}", "case {'seq': t} if t % 2 == 1:\n        T = t + 1\n    case {'seq': t}:\n        T = t", None),
     ],
 )
 def test_sequence_and_mapping_patterns(subject: str, cases: str, expected: int | None) -> None:
