@@ -56,6 +56,7 @@ from jax_cudnn_lint.shape_inference.values import (
     as_array as _array,
     call_arg as arg,
     same_key,
+    mark_lora,
     not_a_sequence,
     view_of,
     with_key,
@@ -1905,6 +1906,10 @@ def h_nnx_variable(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         return UNKNOWN
     if q == "flax.nnx.Param":
         return value
+    if q == "flax.nnx.LoRAParam":
+        # an nnx.Param too; a DiffState's nnx.LoRAParam filter selects it (probe 55a: a
+        # hand-written LoRA layer's factors)
+        return mark_lora(ArrayV(value.shape, value.dtype, value.diff, value.why, value.name, weak=value.weak))
     return ArrayV(value.shape, value.dtype, False, value.why, value.name, stopped=True, weak=value.weak)
 
 
@@ -2304,7 +2309,7 @@ _register(["str"], ["builtins"], h_str)
 _register(["isinstance"], ["builtins"], h_isinstance)
 _register(["Precision"], ["jax.lax"], h_precision)
 _register(["finfo"], _NP, h_finfo)
-_register(["Param", "Variable", "BatchStat", "Cache", "Intermediate"], ["flax.nnx"], h_nnx_variable)
+_register(["Param", "LoRAParam", "Variable", "BatchStat", "Cache", "Intermediate"], ["flax.nnx"], h_nnx_variable)
 _register(["items", "keys", "values"], ["builtins.dict"], h_dict_view)
 _register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
 _register(["select"], ["jax.lax"], h_where)

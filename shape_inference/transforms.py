@@ -257,7 +257,8 @@ def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), dept
             return value.tainted(True)  # (a LoRALinear's low-rank part sits under `lora`)
         return value
     if isinstance(value, ArrayV):
-        return value.tainted(True) if chosen[0] == "path" and chosen[1] in path and not value.stopped else value
+        selected = chosen[0] == "path" and chosen[1] in path or chosen == ("lora",) and getattr(value, "lora", False)
+        return value.tainted(True) if selected and not value.stopped else value
     if depth >= 6:
         return value
     if isinstance(value, InstanceV):

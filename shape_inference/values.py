@@ -60,6 +60,12 @@ def not_a_sequence(items: TupleV) -> TupleV:
     return items
 
 
+def mark_lora(param: ArrayV) -> ArrayV:
+    """An nnx.LoRAParam's array: what a DiffState's nnx.LoRAParam filter selects."""
+    _set(param, "lora", True)
+    return param
+
+
 def mark_registry(registry: DictV) -> None:
     """A module's registry (Interpreter.registries): a key it lacks may be added later."""
     _set(registry, "registry", True)
