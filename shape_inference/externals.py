@@ -2555,13 +2555,18 @@ _MADE_WITH_STATE = "equinox.nn.make_with_state()"
 
 def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`eqx.tree_at(lambda m: m.block.seq_len, model, 127)`: a copy of the module with the
-    attribute at that path replaced (probe 54b: a length changed by surgery).  Another
-    `where` (several leaves, indexing) or `replace_fn` leaves the result unknown."""
+    attribute at that path replaced by a value (probe 54b: a length changed by surgery).
+    Another `where` (several leaves, indexing), `replace_fn`, or a submodule put in leaves
+    the result unknown."""
     where = arg(args, kwargs, 0, "where")
     tree = arg(args, kwargs, 1, "pytree")
     replace = arg(args, kwargs, 2, "replace")
     path = _attribute_path(where)
     if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
+        return UNKNOWN
+    if isinstance(replace, (InstanceV, ExtObjectV, UnknownV)):
+        # a submodule swapped in (`jax.lax.stop_gradient(model.attn)`, whose arrays the
+        # analysis does not hold stopped one by one: probe 55b): not followed
         return UNKNOWN
     return _with_attribute(tree, path, replace) or UNKNOWN
 

@@ -4837,6 +4837,9 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
         layer_called: set[str] = set()  # `attention_fn=f`: the layer calls it
         consumed: set[int] = set()  # `jax.grad(loss)(p)`: loss runs here, only the result is returned (probe 47b)
         for inner in ast.walk(value):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
+                consumed.add(id(inner.func))  # `run(256)`: the callee runs here, it is given to nobody (probe 55b)
+        for inner in ast.walk(value):
             if isinstance(inner, ast.Name):
                 if id(inner) not in consumed:
                     mentioned.add(inner.id)
