@@ -4836,14 +4836,13 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
         # "f", step)`: probe 40a); flax's `attention_fn=` is called by the layer, JAX's transforms call theirs
         layer_called: set[str] = set()  # `attention_fn=f`: the layer calls it
         consumed: set[int] = set()  # `jax.grad(loss)(p)`: loss runs here, only the result is returned (probe 47b)
-        for inner in ast.walk(value):
-            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
-                consumed.add(id(inner.func))  # `run(256)`: the callee runs here, it is given to nobody (probe 55b)
-        for inner in ast.walk(value):
+        for inner in ast.walk(value):  # (breadth first: a call comes before its callee's name)
             if isinstance(inner, ast.Name):
                 if id(inner) not in consumed:
                     mentioned.add(inner.id)
             elif isinstance(inner, ast.Call):
+                if isinstance(inner.func, ast.Name):
+                    consumed.add(id(inner.func))  # `run(256)`: the callee runs here, it is given to nobody (probe 55b)
                 layer_called.update(k.value.id for k in inner.keywords if k.arg == "attention_fn" and isinstance(k.value, ast.Name))
                 keeps = keeps or not _calls_here(inner.func)
                 if isinstance(inner.func, ast.Call) and _calls_here(inner.func.func):
@@ -4893,7 +4892,7 @@ def _as_mock_patch(info: ModuleInfo, call: ast.Call) -> ast.Call:
     """A call of mock's patch under another name, written as `mock.patch...(...)`: `from
     unittest.mock import patch as p`, a module's `patch_alias = mock.patch` (probe 53a)."""
     named = dotted_name(call.func)
-    if named is None or named == "patch" or named.split(".")[0] in ("mock", "mocker"):
+    if named is None or named == "patch" or named.split(".")[0] in ("mock", "mocker") or named.split(".")[0] not in info.facts.mock_names():
         return call
     full = imported_name(info.facts, named) or _module_alias(info, named)
     if full is None or not any(full == base or full.startswith(base + ".") for base in _MOCK_PATCHES):
@@ -4924,19 +4923,8 @@ def _may_be_mock_patch(info: ModuleInfo, named: str) -> bool:
         # `mock.patch`, `unittest.mock.patch`, pytest-mock's `mocker.patch`: a receiver that
         # names the mock module (probe 52a: `emb.patch(x)` of a plain object was one)
         root = named.split(".", 1)[0]
-        return root == "mocker" or root in _mock_module_names(info)
+        return root == "mocker" or root in info.facts.mock_names()
     return named != "patch" or not any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, LazyDef)) and stmt.name == "patch" for stmt in info.tree.body)
-
-
-def _mock_module_names(info: ModuleInfo) -> set[str]:
-    """The names a module binds to the mock module or a package holding it."""
-    found: set[str] = set()
-    for stmt in info.facts.imports():
-        for alias in stmt.names:
-            source = f"{stmt.module}.{alias.name}" if isinstance(stmt, ast.ImportFrom) and stmt.module else alias.name
-            if source.split(".")[0] in ("unittest", "mock") or source.startswith("pytest_mock"):
-                found.add(alias.asname or alias.name.split(".")[0])
-    return found
 
 
 def _patch_target(call: ast.Call) -> tuple[str | None, str | None, str]:

@@ -149,6 +149,7 @@ class ScopeFacts:
         self._written_by_code: frozenset[str] = frozenset()
         self._registries: frozenset[str] | None = None
         self._replaces_parameters: bool | None = None
+        self._mock_names: frozenset[str] | None = None
         self._changed_otherwise: frozenset[str] = frozenset()
         self._rebound_around_calls: frozenset[str] | None = None
         self._calls_reaching: dict[frozenset[str], tuple[int, ...]] = {}
@@ -544,6 +545,23 @@ class ScopeFacts:
         ran first (probe 31a)."""
         self.global_names()
         return self._mutated_globals
+
+    def mock_names(self) -> frozenset[str]:
+        """The names the module binds from the mock library or to one of its patches (an
+        import of unittest.mock or mock, or a top-level `alias = mock.patch`): the names a
+        patch may be called through (once per module: Interpreter._as_mock_patch)."""
+        if self._mock_names is None:
+            found: set[str] = set()
+            for stmt in self.imports():
+                for alias in stmt.names:
+                    source = f"{stmt.module}.{alias.name}" if isinstance(stmt, ast.ImportFrom) and stmt.module else alias.name
+                    if source.split(".")[0] in ("unittest", "mock"):
+                        found.add(alias.asname or alias.name.split(".")[0])
+            for stmt in self.tree.body if self.tree is not None else ():
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Attribute, ast.Name)) and (dotted_name(stmt.value) or "").split(".")[0] in found:
+                    found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+            self._mock_names = frozenset(found)
+        return self._mock_names
 
     def replaces_parameters(self) -> bool:
         """Does the module store into a layer's parameter (`lin.kernel = nnx.Param(w)`,
