@@ -1720,31 +1720,29 @@ class Interpreter:
             if info.state == "new" or id(info) in self._imports_indexed:
                 continue
             self._imports_indexed.add(id(info))  # (each module's imports read once: probe cost)
-            for stmt in info.facts.imports():
-                if isinstance(stmt, ast.ImportFrom):
-                    base = self.project.from_base(info, stmt)
-                    named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
-                else:
-                    named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
-                for name in named:
-                    found = self.project.find(name)
-                    if found is not None and found is not info:
-                        self._imported_by_run.add(id(found))
+            self._imported_by_run.update(id(found) for found in self._modules_imported(info) if found is not info)
         return id(module) in self._imported_by_run
+
+    def _modules_imported(self, info: ModuleInfo) -> Iterator[ModuleInfo]:
+        """The project modules the import statements of `info` name (a `from pkg import
+        sub`'s package and submodule both)."""
+        for stmt in info.facts.imports():
+            if isinstance(stmt, ast.ImportFrom):
+                base = self.project.from_base(info, stmt)
+                named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
+            else:
+                named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
+            for name in named:
+                found = self.project.find(name)
+                if found is not None:
+                    yield found
 
     def _parsed_importers(self, module: ModuleInfo) -> list[ModuleInfo]:
         """The parsed modules whose imports name `module` (where no project scan said who
         imports what: modules handed to `analyse` together)."""
         if self.project.imported_by:
             return []
-        found: list[ModuleInfo] = []
-        for info in self.project.parsed:
-            for stmt in info.facts.imports() if info is not module else ():
-                named = [self.project.from_base(info, stmt)] if isinstance(stmt, ast.ImportFrom) else [self.project.absolute_import(info, alias.name) for alias in stmt.names]
-                if any(self.project.find(name) is module for name in named):
-                    found.append(info)
-                    break
-        return found
+        return [info for info in self.project.parsed if info is not module and any(found is module for found in self._modules_imported(info))]
 
     def assign_unpack(self, targets: Sequence[ast.expr], value: Value, fr: Frame, node: ast.AST) -> None:
         items = self.api.unpack(self, value, len(targets), any(isinstance(t, ast.Starred) for t in targets), node, fr)
