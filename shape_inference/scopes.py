@@ -594,15 +594,12 @@ class ScopeFacts:
         if self._registries is None:
             self.global_names()
             tree = self.tree
-            found: set[str] = set()
-            for stmt in tree.body if tree is not None else []:
-                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _makes_a_dict(stmt.value):
-                    found |= _assigned_names(stmt)
-            found -= self._changed_otherwise | self.global_names()
+            found = {name for stmt in (tree.body if tree is not None else []) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) for name in _assigned_names(stmt)}
+            found = {name for name in found if _fresh_dict_at_top(tree, name)} - self._changed_otherwise - self.global_names()
             for stmt in every_statement(tree.body) if tree is not None and found else ():
                 if isinstance(stmt, LazyDef):  # (a reached module's def, unparsed: by its text)
                     found = {name for name in found if not _changes_otherwise(stmt.text, name)}
-            self._registries = frozenset(name for name in found if _fresh_dict_at_top(tree, name))
+            self._registries = frozenset(found)
         return self._registries
 
     def written_by_code(self) -> frozenset[str]:
@@ -1173,7 +1170,7 @@ def _makes_a_dict(value: ast.expr | None) -> bool:
 
 def _changes_otherwise(text: str, name: str) -> bool:
     """Does a def's text change `name` in place other than by an item store?"""
-    return re.search(rf"\b{re.escape(name)}\s*(?:\.\s*(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__)\b|\[[^\n]*\]\s*[-+*/|&]=|\[\s*[\"'0-9])|\bdel\s+{re.escape(name)}\b", text) is not None
+    return re.search(rf"\b{re.escape(name)}\s*(?:\.\s*(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__)\b|\[[^\n]*\]\s*[-+*/|&]=|\[\s*[\"'0-9][^\]\n]*\]\s*=(?!=))|\bdel\s+{re.escape(name)}\b", text) is not None
 
 
 def _assigned_names(stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> set[str]:
