@@ -33,8 +33,10 @@ JCD202 = rule(
 FIX = "pad T and S to even lengths and mask the padded keys (jax_cudnn_lint.kernels.padded_dot_product_attention does both)"
 
 
-# reverse-mode transforms: under one, values the taint does not mark are not differentiated
-_REVERSE_MODE = (GRAD_LIKE - FORWARD_MODE) | {"jax.vjp", "flax.linen.vjp", "equinox.filter_vjp", "flax.nnx.vjp"}
+# reverse-mode transforms (and jax.linearize, which marks its primals as vjp does): under
+# one, values the taint does not mark are not differentiated (probe 55b: a linearize of a
+# head's parameters over a frozen encoder gave JCD202)
+_REVERSE_MODE = (GRAD_LIKE - FORWARD_MODE) | {"jax.vjp", "flax.linen.vjp", "equinox.filter_vjp", "flax.nnx.vjp", "jax.linearize"}
 
 
 def under_reverse_mode(transforms: tuple[tuple[str, object], ...]) -> bool:

@@ -4326,6 +4326,27 @@ def _as_load(target: ast.expr) -> ast.expr:
     return target
 
 
+# transforms that run the function they are given at the call and return its results
+# (a vjp's pullback does not run it again): the function is handed to nobody
+_RUN_THEIR_FUNCTION = frozenset({"vjp", "jvp", "linearize", "eval_shape", "filter_vjp", "filter_jvp", "filter_eval_shape"})
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _local_names(target: ast.expr) -> list[str | None]:
+    """The names an assignment target binds, unpacking included; None for a part that
+    is no name (an attribute, an item)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _local_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for elt in target.elts for name in _local_names(elt)]
+    return [None]
+
+
 def _runs_as_a_program(info: ModuleInfo) -> bool:
     """A script (a main guard, or a call at its top level), run on its own rather than
     imported: what it registers, its program registers."""
@@ -4841,6 +4862,8 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
             elif isinstance(inner, ast.Call):
                 if isinstance(inner.func, ast.Name):
                     consumed.add(id(inner.func))  # `run(256)`: the callee runs here, it is given to nobody (probe 55b)
+                if _last_name(inner.func) in _RUN_THEIR_FUNCTION and inner.args and isinstance(inner.args[0], ast.Name):
+                    consumed.add(id(inner.args[0]))  # `jax.vjp(loss, hp)`: loss runs here, its results are returned
                 layer_called.update(k.value.id for k in inner.keywords if k.arg == "attention_fn" and isinstance(k.value, ast.Name))
                 keeps = keeps or not _calls_here(inner.func)
                 if isinstance(inner.func, ast.Call) and _calls_here(inner.func.func):
@@ -4851,9 +4874,11 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
             found.update(mentioned)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if any(not isinstance(target, ast.Name) for target in targets):
-                found.update(mentioned)
-            local_flows.append(({target.id for target in targets if isinstance(target, ast.Name)}, mentioned - layer_called))
+            names = [name for target in targets for name in _local_names(target)]
+            if any(name is None for name in names):
+                found.update(mentioned)  # (stored into an attribute, an item or a global)
+            # `out, pullback = jax.vjp(loss, hp)`: unpacked into local names (probe 55b)
+            local_flows.append(({name for name in names if name is not None}, mentioned - layer_called))
     grew = True
     while grew:
         grew = False
