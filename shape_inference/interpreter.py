@@ -164,8 +164,9 @@ class Frame:
         (`if smoke: shrink(config)`) to objects older than that arm, except from a
         module's `if __name__ == "__main__":` arm, the program itself (`main()` setting
         up the module's config before it trains).  The arm's own writes to the module's
-        objects join as any arm's: the functions that tests reach read them too."""
-        return obj.born < self.skip_before or (self.branch_depth > 0 and obj.born < self.made_since)
+        objects join as any arm's: the functions that tests reach read them too.  A
+        write to one item of a list described by one element joins too."""
+        return obj.one_of_many or obj.born < self.skip_before or (self.branch_depth > 0 and obj.born < self.made_since)
 
     def settle(self) -> None:
         """After a branch or loop replaced the state, write it back into the anchor dict."""

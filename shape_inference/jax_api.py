@@ -1645,7 +1645,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
                     interp.ev(bound, fr)
             return base
         if isinstance(interp.ev(index_node, fr), IntV):
-            return iter_element(interp, base, node, fr)
+            item = iter_element(interp, base, node, fr)
+            return item.one_item() if isinstance(item, InstanceV) else item
         return UNKNOWN.tainted(base.diff)
     if isinstance(base, InstanceV):
         from jax_cudnn_lint.shape_inference import layers

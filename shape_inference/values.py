@@ -632,6 +632,10 @@ class InstanceV(Value):
     # built from, the same for every generic instance of its class built alike, so that
     # a call memoised for one serves another (Interpreter.call_function); None otherwise
     recipe: object = None
+    # one item of a list known only by what describes all its items (`boxes[0]` of
+    # `[Box(i) for i in range(n)]`): the same attrs stand for every item, so a write
+    # through this one joins (Frame.may_skip) instead of changing the others
+    one_of_many: bool = False
 
     def key(self) -> object:
         return ("inst", id(self), self.diff, self.state())
@@ -672,7 +676,11 @@ class InstanceV(Value):
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:
             return self
-        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial)
+        return InstanceV(self.cls, self.attrs, diff, self.why, self.ready, self.writes, serial=self.serial, one_of_many=self.one_of_many)
+
+    def one_item(self) -> InstanceV:
+        """This object as one item of many it describes (see `one_of_many`)."""
+        return InstanceV(self.cls, self.attrs, self.diff, self.why, self.ready, self.writes, serial=self.serial, born=self.born, recipe=self.recipe, one_of_many=True)
 
 
 def _c3(cls: ClassV, depth: int) -> list[ClassV] | None:
