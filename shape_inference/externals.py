@@ -51,6 +51,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     shape_of,
+    live_view,
     mark_changed_in_place,
     absent,
     as_array as _array,
@@ -1844,10 +1845,12 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     values = [v for _, v in args[0].items]
     view = q.rsplit(".", 1)[-1]
     if view == "keys":
-        return not_a_sequence(TupleV(tuple(keys)))
-    if view == "values":
-        return not_a_sequence(TupleV(tuple(values)))
-    return not_a_sequence(TupleV(tuple(TupleV((k, v)) for k, v in zip(keys, values))))
+        items = TupleV(tuple(keys))
+    elif view == "values":
+        items = TupleV(tuple(values))
+    else:
+        items = TupleV(tuple(TupleV((k, v)) for k, v in zip(keys, values)))
+    return live_view(not_a_sequence(items), args[0])
 
 
 # str methods evaluated on constants (pure, and cheap for short strings)

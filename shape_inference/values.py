@@ -48,6 +48,8 @@ def mark_changed_in_place(value: Value) -> None:
     `vars(namespace)` dict is the namespace's own: the namespace forgets its attributes."""
     if isinstance(value, (DictV, SetV)) or (isinstance(value, TupleV) and value.is_list):
         _set(value, "changed_in_place", True)
+        for view in getattr(value, "live_views", ()):
+            _set(view, "changed_in_place", True)
         owner = getattr(value, "view_of", None)
         if isinstance(owner, InstanceV):
             owner.forget()
@@ -58,6 +60,14 @@ def not_a_sequence(items: TupleV) -> TupleV:
     dict view's (probe 53a: `match (x for x in xs):` took a sequence pattern)."""
     _set(items, "not_sequence", True)
     return items
+
+
+def live_view(view: TupleV, of: DictV) -> TupleV:
+    """`view` is `of.keys()` (or values, items): Python's view follows the dict, so a
+    change to the dict in place makes what the view held stale too (probe 53a:
+    `ks = d.keys(); d.pop("a")`)."""
+    _set(of, "live_views", (*getattr(of, "live_views", ()), view))
+    return view
 
 
 def mark_lora(param: ArrayV) -> ArrayV:

@@ -373,3 +373,13 @@ def test_a_write_to_one_item_of_a_list_known_by_its_element_is_not_every_items()
         "def g():\n    boxes = [Box(i) for i in range(40)]\n    first = boxes[-1]\n    setattr(first, 'n', 511)\n    reveal_type(boxes[0].n)\n"
     )
     assert [r.int for r in reveal(src)] == [None, None]
+
+
+def test_a_dict_view_follows_the_dict() -> None:
+    # `d.keys()` is a live view: a pop after it shows through it (probe 53a)
+    src = P + (
+        "def f():\n    d = {'a': 511, 'b': 256}\n    ks = d.keys()\n    d.pop('a')\n    reveal_type(len(ks))\n"
+        "def g():\n    d = {'a': 511, 'b': 256}\n    vs = d.values()\n    d['a'] = 3\n    for v in vs:\n        reveal_type(v)\n"
+        "def h():\n    d = {'a': 511, 'b': 256}\n    vs = d.values()\n    reveal_type(len(vs))\n"
+    )
+    assert [r.int for r in reveal(src)] == [None, None, 2]
