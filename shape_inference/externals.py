@@ -2373,7 +2373,7 @@ def _forces_cpu(tree: ast.Module) -> bool:
     """Does the module set the platforms to "cpu" alone, once, at its top level before
     anything runs: `jax.config.update("jax_platforms", "cpu")` (or the older
     "jax_platform_name", which `default_backend()` reads too), `os.environ[
-    "JAX_PLATFORMS"] = "cpu"` or its setdefault (a later write, or one after JAX started,
+    "JAX_PLATFORMS"] = "cpu"` (or JAX_PLATFORM_NAME) or its setdefault (a later write, or one after JAX started,
     is not followed: probe 48a)?"""
     writes = [stmt for stmt in ast.walk(tree) if isinstance(stmt, ast.stmt) and _names_platforms(stmt)]
     if len(writes) != 1:
@@ -2386,11 +2386,17 @@ def _forces_cpu(tree: ast.Module) -> bool:
         return update[0] in ("jax_platforms", "jax_platform_name") and _module_text(tree, update[1]) == "cpu"
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
         key = target.slice
-        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value == "JAX_PLATFORMS" and _module_text(tree, stmt.value) == "cpu"
+        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value in _PLATFORM_VARIABLES and _module_text(tree, stmt.value) == "cpu"
     call = stmt.value if isinstance(stmt, ast.Expr) else None
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
-        return [a.value for a in call.args if isinstance(a, ast.Constant)] == ["JAX_PLATFORMS", "cpu"]
+        given = [a.value for a in call.args if isinstance(a, ast.Constant)]
+        return len(given) == 2 == len(call.args) and given[0] in _PLATFORM_VARIABLES and given[1] == "cpu"
     return False
+
+
+# the environment variables JAX reads its platform setting from (jax_platforms and the
+# older jax_platform_name, which `default_backend()` reads too: probe 53a)
+_PLATFORM_VARIABLES = ("JAX_PLATFORMS", "JAX_PLATFORM_NAME")
 
 
 def _module_text(tree: ast.Module, node: ast.expr) -> object:
@@ -2410,7 +2416,7 @@ def _names_platforms(stmt: ast.stmt) -> bool:
     """A simple statement that mentions the platform setting (a write, a delete, a read)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)):
         return False
-    return any(isinstance(node, ast.Constant) and node.value in ("JAX_PLATFORMS", "jax_platforms", "jax_platform_name") for node in ast.walk(stmt))
+    return any(isinstance(node, ast.Constant) and node.value in ("jax_platforms", "jax_platform_name", *_PLATFORM_VARIABLES) for node in ast.walk(stmt))
 
 
 HANDLERS["jax.default_backend"] = h_default_backend

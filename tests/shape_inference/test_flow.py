@@ -813,6 +813,10 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("jax.config.update('jax_platforms', 'cpu')\n", "cpu"),  # a tutorial forces the CPU (probe 47c)
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
         ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n", "cpu"),
+        # probe 53a: the older variable, which JAX reads too
+        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu')\n", "cpu"),
+        ("import os\nos.environ['JAX_PLATFORM_NAME'] = 'cpu'\n", "cpu"),
+        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu', 1)\n", "gpu"),
         ("jax.config.update('jax_platforms', 'cuda,cpu')\n", "gpu"),
         # probe 49a: the older flag, and a logging set-up before the setting
         ("jax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
