@@ -2169,6 +2169,12 @@ def h_layer_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     return layers.call_layer_method(interp, q, args, kwargs, node, fr)
 
 
+def h_embed_attend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import layers
+
+    return layers.embed_attend(interp, q, args, kwargs, node, fr)
+
+
 def h_linen_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
@@ -2260,6 +2266,7 @@ _register(["lstm", "lstm_ref"], ["jax.experimental.rnn"], h_lstm)
 _register(["unpack_lstm_weights"], ["jax.experimental.rnn"], h_unpack_lstm_weights)
 _register(["make_causal_mask"], ["flax.linen", "flax.nnx"], h_causal_mask)
 _register(["apply", "init", "init_with_output"], ["flax.linen.scan()", "flax.linen.vmap()"], h_lifted_method)
+_register(["attend"], ["flax.linen.Embed", "flax.nnx.Embed"], h_embed_attend)
 _register(["apply", "init", "init_with_output"], ["flax.linen.MultiHeadDotProductAttention", "flax.linen.MultiHeadAttention", "flax.linen.SelfAttention"], h_layer_method)
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)

@@ -903,6 +903,25 @@ def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
     return _apply_method(interp, q, args, kwargs, node, fr, lambda obj, xs, kw: _lifted(interp, obj, xs, kw, node, fr))
 
 
+def embed_attend(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`embed.attend(x)` of flax's Embed (nnx and linen): `x @ embedding.T`, the logits
+    of a tied output layer, (..., num_embeddings); in the layer's `dtype`, else the query
+    and table promoted (probe 56c: a draft model's logits fed a speculative step)."""
+    obj = args[0] if args else None
+    x_value = args[1] if len(args) > 1 else kwargs.get("query")
+    if not isinstance(obj, ExtObjectV) or x_value is None:
+        return UNKNOWN
+    diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or x_value.diff
+    x = _arr(x_value)
+    given = obj.kwarg("dtype")
+    dtype = A.dtype_name(given) if not absent(given) else promote(x.dtype, A.dtype_or(obj.kwarg("param_dtype"), "float32")) if x is not None else None
+    if x is None or x.shape is None or not x.shape:
+        return ArrayV(None, dtype, diff)
+    vocab = _get(obj, 0, "num_embeddings")
+    width = vocab.dim.with_why(interp.step(fr, node, f"Embed.attend {A.src(node)}")) if isinstance(vocab, IntV) else D.unknown()
+    return ArrayV(x.shape[:-1] + (width,), dtype, diff, x.why)
+
+
 def call_layer_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     """`mha.apply(variables, x)` / `mha.init(rng, x)` of flax's own attention module used
     as the top-level module (a unit test, a notebook): its call, run as apply runs it."""

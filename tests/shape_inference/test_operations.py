@@ -621,6 +621,17 @@ def test_layer_parameters_read_as_attributes() -> None:
     assert shape_of("nnx.Linear(64, 8, rngs=nnx.Rngs(0)).kernel_init", setup) == "?"  # not a parameter
 
 
+def test_embed_attend_gives_the_tied_logits() -> None:
+    """`embed.attend(x)` (flax 0.12, nnx and linen): x @ embedding.T, in the layer's dtype or
+    the query and table promoted (probe 56c: a draft model's logits in a speculative step)."""
+    setup = "x = jnp.zeros((2, 7, 48), jnp.bfloat16)\ne = nnx.Embed(100, 48, rngs=nnx.Rngs(0))\nf = nnx.Embed(100, 48, dtype=jnp.float16, rngs=nnx.Rngs(0))"
+    y = one(PRELUDE + setup + "\nreveal_type(e.attend(x))\n")
+    assert (y.shape, y.dtype) == ("(2, 7, 100)", "float32")
+    y = one(PRELUDE + setup + "\nreveal_type(f.attend(query=x))\n")
+    assert (y.shape, y.dtype) == ("(2, 7, 100)", "float16")
+    assert shape_of("nnx.Embed(n, 48, rngs=nnx.Rngs(0)).attend(x)", setup) == "(2, 7, ?)"
+
+
 @pytest.mark.parametrize(
     ("expr", "shape"),
     [
