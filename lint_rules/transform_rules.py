@@ -5,7 +5,7 @@
   forward-mode rule, and its passes' primitives have no differentiation rule.
 * JCD209: `jax.vmap` (or `nnx.vmap`, `eqx.filter_vmap`) over cuDNN attention in the
   ways its batching rules reject: a
-  batch axis other than 0 on query/key/value (FA-19), query batched while key/value are
+  batch axis other than 0 on query/key/value or a bias (FA-19), query batched while key/value are
   not or the reverse (FA-20, JAX <= 0.11.0), a batched bias or mask that broadcasts
   batch or heads (FA-21).
 
@@ -188,9 +188,9 @@ def _vmapped_function(tree: ast.Module, line: int) -> Function | None:
     return None
 
 
-def _stores_attribute(func: Function, owner: str, attr: str) -> bool:
-    """`owner.attr = ...` (or `+=`, `del`) somewhere in the function."""
-    return any(isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == owner and not isinstance(node.ctx, ast.Load) for node in ast.walk(func))
+def _stores_attribute(func: Function, owner: str, attr: str | None) -> bool:
+    """`owner.attr = ...` (or `+=`, `del`) somewhere in the function (any attribute: None)."""
+    return any(isinstance(node, ast.Attribute) and attr in (None, node.attr) and isinstance(node.value, ast.Name) and node.value.id == owner and not isinstance(node.ctx, ast.Load) for node in ast.walk(func))
 
 
 def _assigned_in(func: Function, name: str) -> bool:
@@ -429,6 +429,9 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         return None
     params = _positional_params(func)
     own = params[0] if info.bound and params and enclosing is func else None  # `self` of a mapped instance's `__call__`
+    # what the function computes reads `self`'s fields as unmapped: certain only where it
+    # neither rebinds self nor stores on it (`self.bank = q`: a mapped value)
+    self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None))
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
@@ -445,12 +448,22 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
             # `jax.vmap(reader)`: the instance's own fields (`self.bank`) are not mapped (probe 39c)
             out[name] = Batched(name, ast.unparse(expr), None, value)
             continue
-        if not isinstance(expr, ast.Name):
+        if isinstance(expr, ast.Name) and (self_unmapped or not _assigned_in(func, expr.id)):
+            known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
+        elif expr is not None and not isinstance(expr, ast.Name) and through is None and self_unmapped and not isinstance(func, ast.Lambda):
+            # an expression of the mapped function's own (`pair_bias.astype(jnp.bfloat16)`:
+            # probe 56a), batched as what it is computed from where that is certain
+            known, axis = _axis_of_expr(func, expr, _statement_at(func, expr), params, info.in_axes, 0)
+        else:
             continue
-        known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
         if known:
-            out[name] = Batched(name, expr.id, axis, value)
+            out[name] = Batched(name, ast.unparse(expr), axis, value)
     return out
+
+
+def _statement_at(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> int:
+    """The index of the top-level statement of `func` that holds `expr`."""
+    return next((i for i, stmt in enumerate(func.body) if stmt.lineno <= expr.lineno <= (stmt.end_lineno or stmt.lineno)), len(func.body))
 
 
 def _direct_batching(call: AttentionCall, info: VmapInfo, bound_args: int, bound_names: frozenset[str]) -> dict[str, Batched]:
@@ -550,8 +563,11 @@ def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, Vmap
     if batching is None:
         return None
     qkv = [batching.get(n) for n in ("query", "key", "value")]
-    # FA-19: a batch axis other than 0 on query/key/value (4-D per example)
-    for item in qkv:
+    # FA-19: a batch axis other than 0 on query/key/value (4-D per example), or on a 4-D
+    # bias that reaches the primitive as it is (a mask is combined into it, which moves
+    # the batch axis to the front: clean with a bool mask, traced on 0.10.2)
+    bias = batching.get("bias") if C.absent(call.arg("mask")) else None
+    for item in (*qkv, bias):
         if item is not None and item.axis not in (None, 0) and item.per_example.rank == 4:
             return VmapProblem(
                 "FA-19",
