@@ -362,13 +362,16 @@ def _drivers(
     keras' layer tests cost 10 % more analysis for no finding."""
     found: set[str] = set()
 
-    def script(importer: str) -> bool:
-        """A file that can be a driver: nothing imports it, it is not an entry already,
-        it is no package __init__ (that runs when any module of its package does), and
-        it runs as a program: a test, a file with a `__main__` guard, or one outside any
-        package (a library module nothing in the project imports is used from outside:
-        what its own calls pass is not what the training code runs with)."""
-        if importer in entries or importer not in leads or importers.get(importer) or _is_init(importer):
+    def script(importer: str, entry_ok: bool = False) -> bool:
+        """A file that can be a driver: nothing imports it, it is not an entry already
+        (`entry_ok`: unless it is one for what it differentiates), it is no package
+        __init__ (that runs when any module of its package does), and it runs as a
+        program: a test, a file with a `__main__` guard, or one outside any package (a
+        library module nothing in the project imports is used from outside: what its own
+        calls pass is not what the training code runs with)."""
+        if importer in entries and not (entry_ok and not by_path[importer].gated):
+            return False
+        if importer not in leads or importers.get(importer) or _is_init(importer):
             return False
         scanned = by_path[importer]
         return scanned.main_guard or is_test_path(importer) or not _in_package(importer)
@@ -378,14 +381,17 @@ def _drivers(
         if not by_path[target].differentiates:
             # a test calling a gated module's function (`attend(q, kv, kv)` with tiny
             # shapes) runs it forward: a dtype, head dim, GQA ratio or mask fails there.
-            # A class too, for a project's own tests outside any package (`Attn()(q)`,
-            # `model.apply(...)`: probe 33b); not a library's tests inside its package
-            # (keras' layer tests: +10 % analysis on the corpus for nothing)
+            # A class or the module whole too, for a project's own tests outside any
+            # package (`Attn()(q)`, `model.apply(...)`: probe 33b; `import model` then
+            # `model.reference(...)`: probe 56b); not a library's tests inside its package
+            # (keras' layer tests: +10 % analysis on the corpus for nothing).  A project's
+            # test that differentiates elsewhere runs its forward-only tests too (probe 56b)
             for importer, taken in importers.get(target, ()):
-                if not (by_path[target].gated and is_test_path(importer) and script(importer)):
+                if not (by_path[target].gated and is_test_path(importer) and script(importer, entry_ok=not _under_package(importer))):
                     continue
                 taken_names = {name for name, _ in taken.pairs}
-                if taken_names & set(functions) or (taken_names & set(by_path[target].defines) and not _under_package(importer)):
+                whole = taken.module_as is not None or not taken.pairs  # `import model`, `from pkg import model`: probe 56b
+                if taken_names & set(functions) or ((whole or taken_names & set(by_path[target].defines)) and not _under_package(importer)):
                     found.add(importer)
             continue
         for importer, taken in importers.get(target, ()):

@@ -467,9 +467,15 @@ def test_a_projects_tests_of_a_gated_class_are_drivers(tmp_path: Path) -> None:
             "tests/test_layer.py": test.format(module="m.layer"),  # a driver
             "m/tests/__init__.py": "",
             "m/tests/test_inside.py": test.format(module="m.layer"),  # the package's own test: not one
+            # the module taken whole (probe 56b: `import model`, then `model.reference(...)`)
+            "tests/test_whole.py": "from m import layer\n\ndef test_attn():\n    layer.Attn()(1)\n",
+            "m/tests/test_whole_inside.py": "from m import layer\n",
+            # a test that differentiates in one test and runs forward in another: entered
+            # through both (probe 56b: its forward-only reference test was never run)
+            "tests/test_both.py": "import jax\nfrom m import layer\n\ndef test_fwd():\n    layer.Attn()(1)\n\ndef test_grad():\n    jax.grad(layer.Attn())(1.0)\n",
         },
     )
-    assert rel(chosen.drivers) == ["tests/test_layer.py"]
+    assert rel(chosen.drivers) == ["tests/test_both.py", "tests/test_layer.py", "tests/test_whole.py"]
 
 
 def test_a_projects_test_through_a_helper_module_is_a_driver(tmp_path: Path) -> None:
