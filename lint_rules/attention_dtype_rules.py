@@ -54,7 +54,7 @@ def _dtype_phrase(call: AttentionCall) -> tuple[str, Why]:
     if q is None:
         return "", ()
     origin = origin_phrase(q.why, call.event.module.path)
-    return (f" (query {q.render_shape()} from {origin})" if origin else ""), q.why
+    return (f" (query{q.shape_words()} from {origin})" if origin else ""), q.why
 
 
 def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
@@ -74,9 +74,9 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
         note = C.first_note(call, config, C.LOWERING if lowering else failure.catalog)
         if failure.catalog == "FA-5":
             mask = C.array(call.arg("mask"))
-            mask_shape = mask.render_shape() if mask is not None else ""
+            mask_shape = mask.shape_words() if mask is not None else ""
             message = (
-                f"cuDNN attention with a boolean mask {mask_shape} and {shown} inputs{where}: JAX turns the mask into a bias "
+                f"cuDNN attention with a boolean mask{mask_shape} and {shown} inputs{where}: JAX turns the mask into a bias "
                 f"of the query's dtype and raises {failure.quoted()} (bfloat16/float16 only){note}; {FIX}"
             )
         elif failure.catalog == "FA-8":
@@ -113,7 +113,7 @@ def check_jcd212(events: list[CallEvent], config: Config) -> list[Finding]:
         origin = origin_phrase(mask.why, here)
         shown = C.dtype_as_seen(call, mask.dtype or "")[0]
         message = (
-            f"dot_product_attention gets {'an' if shown[:1] in 'aeiou' or shown.startswith(('int', 'uint')) else 'a'} {shown} mask {mask.render_shape()}" + (f" (from {origin})" if origin else "")
+            f"dot_product_attention gets {'an' if shown[:1] in 'aeiou' or shown.startswith(('int', 'uint')) else 'a'} {shown} mask{mask.shape_words()}" + (f" (from {origin})" if origin else "")
             + f": jax.nn takes boolean masks only and raises {failure.quoted()} on every implementation (xla, cudnn, None), "
             "on every host; pass mask.astype(bool) (flax's make_attention_mask / make_causal_mask return float32 unless "
             "given dtype=jnp.bool_), or pass an additive float mask as bias="

@@ -366,6 +366,10 @@ class ArrayV(FrozenValue):
         why = merge_why(self.why, (step,)) if step else self.why
         return ArrayV(shape, self.dtype, self.diff, why, "", weak=self.weak)
 
+    def shape_words(self) -> str:
+        """" (2, 8, 4, 64)" for a message, or nothing where the shape is not known."""
+        return f" {self.render_shape()}" if self.shape is not None else ""
+
     def render_shape(self) -> str:
         if self.shape is None:
             return "(?)"

@@ -1,0 +1,33 @@
+"""Finding messages say what the analysis knows, and no placeholder for what it does not."""
+
+from __future__ import annotations
+
+from jax_cudnn_lint.config import Config
+from jax_cudnn_lint.engine import lint_source
+from jax_cudnn_lint.lint_rules.registry import RULES
+
+BASE = Config(select=("JCD",), extend_select=tuple(RULES), jax_version="0.10.2")
+
+FLOAT_MASK = '''
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+def attend(q, tokens):
+    mask = nn.make_attention_mask(tokens > 0, tokens > 0)
+    return jax.nn.dot_product_attention(q, q, q, mask=mask)
+
+
+attend(jnp.zeros((2, 9, 4, 64)), TOKENS)
+'''
+
+
+def test_a_mask_of_unknown_shape_is_named_without_one() -> None:
+    # probe 56a: "gets a float32 mask (?) (from ...)"
+    unknown = FLOAT_MASK.replace("TOKENS", "load_tokens()")
+    [finding] = [f for f in lint_source(unknown, "snippet.py", BASE) if f.code == "JCD212"]
+    assert "float32 mask (from" in finding.message and "(?)" not in finding.message
+    known = FLOAT_MASK.replace("TOKENS", "jnp.ones((2, 9))")
+    [finding] = [f for f in lint_source(known, "snippet.py", BASE) if f.code == "JCD212"]
+    assert "float32 mask (2, 1, 9, 9) (from" in finding.message
