@@ -70,7 +70,7 @@ def _forward_mode(call: AttentionCall) -> tuple[str, int] | None:
 def _second_order(call: AttentionCall, config: Config) -> Finding:
     outer, inner = call.event.ctx.second_order
     names = [kind.rsplit(".", 1)[-1] for kind, step in call.event.ctx.transforms if step in (outer, inner)]
-    outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "a reverse-mode one")
+    outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "another")
     note = C.first_note(call, config, C.TRACE_END)
     message = (
         f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
@@ -80,7 +80,7 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     )
     evidence = [
         f"outer differentiating transform: {outer_name} (line {outer.line})",
-        f"inner reverse-mode transform: {inner_name} (line {inner.line}); each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated",
+        f"inner differentiating transform: {inner_name} (line {inner.line}); each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated",
         "differentiated: query/key/value/bias depend on those arguments",
     ]
     return attention_finding(call, JCD208.code, message, evidence, None)

@@ -86,15 +86,16 @@ FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize
 
 
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
-    """(outer step, this step) when a reverse-mode transform, inside another
-    differentiating transform (either mode: jvp of grad is a Hessian-vector product),
-    differentiates only values the other differentiates: each of its differentiated
-    arguments came in differentiated, and no other argument, keyword, closure value or
-    default of `func` did (nor flax params, nor a vmap in between).  Then whatever is
-    differentiated inside is differentiated twice, and cuDNN attention's passes, which
-    have no differentiation rule, are differentiated by the outer transform."""
+    """(outer step, this step) when a differentiating transform, inside another (either
+    mode, either way round: jvp of grad is a Hessian-vector product, grad of jacfwd and
+    jvp of jvp fail alike, traced on 0.10.2), differentiates only values the other
+    differentiates: each of its differentiated arguments came in differentiated, and no
+    other argument, keyword, closure value or default of `func` did (nor flax params,
+    nor a vmap in between).  Then whatever is differentiated inside is differentiated
+    twice, and cuDNN attention's passes, which have no differentiation rule, are
+    differentiated by the outer transform."""
     outer = [s for k, s in ctx.transforms if k in REVERSE_MODE or k in FORWARD_MODE]
-    if kind not in REVERSE_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
+    if kind not in REVERSE_MODE and kind not in FORWARD_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
         return ()
     if not all(args[i].diff for i in nums):
         return ()
@@ -671,11 +672,14 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
             call_args = [p.tainted(True) if isinstance(p, ArrayV) and is_float(p.dtype) else p for p in primals.items]
         else:
             call_args = [mark_differentiated(p) for p in primals.items]
+        given = list(primals.items)
     else:
         call_args = [mark_differentiated(p) for p in args[1:]]
+        given = list(args[1:])
     step = interp.step(fr, node, A.src(node))
-    vjp_primals = list(args[1:]) if not q.endswith(("jvp", "linearize")) else []
-    ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, vjp_primals, kwargs, list(range(len(vjp_primals))), step))
+    # (`given`: the primals as the caller gives them, differentiated twice where they
+    # came in differentiated: second_order)
+    ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, given, kwargs, list(range(len(given))), step))
     result = call_in_ctx(interp, func, call_args, {}, ctx, node, fr)
     return TupleV((result, UNKNOWN))
 
