@@ -3058,14 +3058,18 @@ def _dict_pop(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 
 def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
     """`tokens.append(cls)`, `.extend([...])`, `.insert(0, reg)` on a list the analysis
-    knows, outside any branch: the name is rebound to the longer list (False: not that
-    case).  timm's ViT gathers its prefix tokens this way before one concatenate."""
+    knows, outside any branch: the name (or the dict entry) is rebound to the longer list
+    (False: not that case).  timm's ViT gathers its prefix tokens this way before one
+    concatenate."""
     if fr.branch_depth or fr.state is None or kwargs or not args or not isinstance(args[0], TupleV) or not args[0].is_list:
         return False
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return False
-    receiver = node.func.value  # `blocks`, or `self.blocks` (a UNet's `self.input_blocks.append(...)`)
-    if not (isinstance(receiver, ast.Name) or (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name))):
+    # `blocks`, `self.blocks` (a UNet's `self.input_blocks.append(...)`), or a dict's entry
+    # (`params["blocks"].append({...})`: a nanoGPT port's init, probe 57b)
+    receiver = node.func.value
+    entry = isinstance(receiver, ast.Subscript) and isinstance(receiver.value, ast.Name) and isinstance(receiver.slice, ast.Constant)
+    if not (isinstance(receiver, ast.Name) or (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)) or entry):
         return False
     items = list(args[0].items)
     if method == "append" and len(args) == 2:
