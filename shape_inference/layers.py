@@ -905,20 +905,30 @@ def call_lifted_method(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
 
 def embed_attend(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     """`embed.attend(x)` of flax's Embed (nnx and linen): `x @ embedding.T`, the logits
-    of a tied output layer, (..., num_embeddings); in the layer's `dtype`, else the query
-    and table promoted (probe 56c: a draft model's logits fed a speculative step)."""
+    of a tied output layer, (..., num_embeddings) (probe 56c: a draft model's logits fed a
+    speculative step).  Its dtype: the layer's `dtype`; else nnx's, which its constructor
+    sets to the table's `param_dtype`, and linen's query and table promoted (flax 0.12).
+    Where analysed code replaces a layer's parameters, the table's size and dtype are
+    not the constructor's (probe 57a: a vocabulary resized by `embed.embedding = ...`)."""
     obj = args[0] if args else None
     x_value = args[1] if len(args) > 1 else kwargs.get("query")
     if not isinstance(obj, ExtObjectV) or x_value is None:
         return UNKNOWN
     diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or x_value.diff
     x = _arr(x_value)
+    replaced = any(info.facts.replaces_parameters() for info in interp.project.parsed)
     given = obj.kwarg("dtype")
-    dtype = A.dtype_name(given) if not absent(given) else promote(x.dtype, A.dtype_or(obj.kwarg("param_dtype"), "float32")) if x is not None else None
+    table = None if replaced else A.dtype_or(obj.kwarg("param_dtype"), "float32")
+    if not absent(given):
+        dtype = A.dtype_name(given)
+    elif obj.qualname.startswith("flax.nnx"):
+        dtype = A.dtype_or(obj.kwarg("param_dtype"), "float32")
+    else:
+        dtype = promote(x.dtype, table) if x is not None and table is not None else None
     if x is None or x.shape is None or not x.shape:
         return ArrayV(None, dtype, diff)
     vocab = _get(obj, 0, "num_embeddings")
-    width = vocab.dim.with_why(interp.step(fr, node, f"Embed.attend {A.src(node)}")) if isinstance(vocab, IntV) else D.unknown()
+    width = vocab.dim.with_why(interp.step(fr, node, f"Embed.attend {A.src(node)}")) if isinstance(vocab, IntV) and not replaced else D.unknown()
     return ArrayV(x.shape[:-1] + (width,), dtype, diff, x.why)
 
 

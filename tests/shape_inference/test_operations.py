@@ -627,6 +627,12 @@ def test_embed_attend_gives_the_tied_logits() -> None:
     setup = "x = jnp.zeros((2, 7, 48), jnp.bfloat16)\ne = nnx.Embed(100, 48, rngs=nnx.Rngs(0))\nf = nnx.Embed(100, 48, dtype=jnp.float16, rngs=nnx.Rngs(0))"
     y = one(PRELUDE + setup + "\nreveal_type(e.attend(x))\n")
     assert (y.shape, y.dtype) == ("(2, 7, 100)", "float32")
+    # nnx's constructor sets a missing dtype to the table's (probe 57a: not bfloat16 and float16 promoted)
+    y = one(PRELUDE + setup + "\nh = x.astype(jnp.float16)\ng = nnx.Embed(100, 48, param_dtype=jnp.bfloat16, rngs=nnx.Rngs(0))\nreveal_type(g.attend(h))\n")
+    assert (y.shape, y.dtype) == ("(2, 7, 100)", "bfloat16")
+    # a table replaced anywhere in the analysed code: its size is not the constructor's (probe 57a)
+    y = one(PRELUDE + setup + "\ne.embedding = nnx.Param(jnp.zeros((512, 48)))\nreveal_type(e.attend(x))\n")
+    assert y.shape == "(2, 7, ?)"
     y = one(PRELUDE + setup + "\nreveal_type(f.attend(query=x))\n")
     assert (y.shape, y.dtype) == ("(2, 7, 100)", "float16")
     assert shape_of("nnx.Embed(n, 48, rngs=nnx.Rngs(0)).attend(x)", setup) == "(2, 7, ?)"
