@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
@@ -2391,19 +2392,55 @@ def _forces_cpu(tree: ast.Module) -> bool:
     update = config_update(stmt)
     if update is not None:
         return update[0] in ("jax_platforms", "jax_platform_name") and _module_text(tree, update[1]) == "cpu"
+    # the environment: read once, when JAX is imported, so only a write before any import
+    # that may import it counts (probe 57a: set after `import jax`, the GPU is used)
+    if not _before_any_import_of_jax(tree, stmt):
+        return False
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(target := stmt.targets[0], ast.Subscript):
         key = target.slice
-        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and key.value in _PLATFORM_VARIABLES and _module_text(tree, stmt.value) == "cpu"
+        return (dotted_name(target.value) or "").endswith("environ") and isinstance(key, ast.Constant) and _cpu_variable(key.value, _module_text(tree, stmt.value))
     call = stmt.value if isinstance(stmt, ast.Expr) else None
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and (dotted_name(call.func.value) or "").endswith("environ"):
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and (dotted_name(call.func.value) or "").endswith("environ")):
+        return False
+    if call.func.attr == "setdefault":
         given = [a.value for a in call.args if isinstance(a, ast.Constant)]
-        return len(given) == 2 == len(call.args) and given[0] in _PLATFORM_VARIABLES and given[1] == "cpu"
+        return len(given) == 2 == len(call.args) and _cpu_variable(given[0], given[1])
+    if call.func.attr == "update":
+        # `os.environ.update(JAX_PLATFORMS="cpu")`, `.update({"JAX_PLATFORMS": "cpu"})`
+        pairs = [(k.arg, k.value) for k in call.keywords]
+        if len(call.args) == 1 and isinstance(given := call.args[0], ast.Dict):
+            pairs += [(k.value if isinstance(k, ast.Constant) else None, v) for k, v in zip(given.keys, given.values)]
+        elif call.args:
+            return False
+        named = [(k, v) for k, v in pairs if k in _PLATFORM_VARIABLES]
+        return len(named) == 1 and all(k is not None for k, _ in pairs) and _cpu_variable(named[0][0], _module_text(tree, named[0][1]))
     return False
 
 
 # the environment variables JAX reads its platform setting from (jax_platforms and the
 # older jax_platform_name, which `default_backend()` reads too: probe 53a)
 _PLATFORM_VARIABLES = ("JAX_PLATFORMS", "JAX_PLATFORM_NAME")
+
+
+def _cpu_variable(name: object, value: object) -> bool:
+    """Does setting the environment variable `name` to `value` pick the CPU?  JAX
+    lowercases JAX_PLATFORM_NAME, not JAX_PLATFORMS ("CPU" there is no backend)."""
+    if not isinstance(value, str):
+        return False
+    return name == "JAX_PLATFORMS" and value == "cpu" or name == "JAX_PLATFORM_NAME" and value.lower() == "cpu"
+
+
+def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
+    """Is `stmt` at the top level with only standard-library imports before it (any
+    other may import JAX, which reads the environment then)?"""
+    for earlier in tree.body:
+        if earlier is stmt:
+            return True
+        if isinstance(earlier, ast.Import) and any(alias.name.split(".")[0] not in sys.stdlib_module_names for alias in earlier.names):
+            return False
+        if isinstance(earlier, ast.ImportFrom) and (earlier.level or (earlier.module or "").split(".")[0] not in sys.stdlib_module_names):
+            return False
+    return False
 
 
 def _module_text(tree: ast.Module, node: ast.expr) -> object:
@@ -2423,7 +2460,7 @@ def _names_platforms(stmt: ast.stmt) -> bool:
     """A simple statement that mentions the platform setting (a write, a delete, a read)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)):
         return False
-    return any(isinstance(node, ast.Constant) and node.value in ("jax_platforms", "jax_platform_name", *_PLATFORM_VARIABLES) for node in ast.walk(stmt))
+    return any(isinstance(node, ast.Constant) and node.value in ("jax_platforms", "jax_platform_name", *_PLATFORM_VARIABLES) or isinstance(node, ast.keyword) and node.arg in _PLATFORM_VARIABLES for node in ast.walk(stmt))
 
 
 HANDLERS["jax.default_backend"] = h_default_backend

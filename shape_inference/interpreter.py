@@ -3038,6 +3038,8 @@ class Interpreter:
                     found = self.configs.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value
                 if found.changed_in_place:
                     return UNKNOWN.tainted(found.diff or base.diff)
+                if base.one_of_many and isinstance(found, InstanceV):
+                    found = found.one_item()  # `layers[0].cfg.seq = 511`: one item's config (probe 57a)
                 if base.diff and not found.diff and not self._static_field(base.cls, name):
                     return found.tainted(True)
                 return found

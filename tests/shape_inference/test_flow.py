@@ -811,16 +811,24 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
     [
         ("", "gpu"),
         ("jax.config.update('jax_platforms', 'cpu')\n", "cpu"),  # a tutorial forces the CPU (probe 47c)
-        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
-        ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n", "cpu"),
-        # probe 53a: the older variable, which JAX reads too
-        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu')\n", "cpu"),
-        ("import os\nos.environ['JAX_PLATFORM_NAME'] = 'cpu'\n", "cpu"),
-        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu', 1)\n", "gpu"),
+        # the environment, read when JAX is imported: set before any import that may import it
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
+        ("import os\nos.environ.setdefault('JAX_PLATFORMS', 'cpu')\n{jax}", "cpu"),
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "gpu"),  # (after `import jax`: probe 57a)
+        ("import os\nimport flax\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),  # (flax imports jax)
+        # probe 53a: the older variable, which JAX reads too (and lowercases: probe 57a)
+        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu')\n{jax}", "cpu"),
+        ("import os\nos.environ['JAX_PLATFORM_NAME'] = 'CPU'\n{jax}", "cpu"),
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'CPU'\n{jax}", "gpu"),  # (no such backend)
+        ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu', 1)\n{jax}", "gpu"),
+        # probe 57a: `os.environ.update(...)`
+        ("import os\nos.environ.update(JAX_PLATFORM_NAME='cpu')\n{jax}", "cpu"),
+        ("import os\nos.environ.update({'JAX_PLATFORMS': 'cpu', 'XLA_FLAGS': ''})\n{jax}", "cpu"),
+        ("import os\nos.environ.update(overrides, JAX_PLATFORMS='cpu')\n{jax}", "gpu"),
         ("jax.config.update('jax_platforms', 'cuda,cpu')\n", "gpu"),
         # probe 49a: the older flag, and a logging set-up before the setting
         ("jax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
-        ("import logging\nlogging.basicConfig(level=logging.INFO)\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "cpu"),
+        ("import logging\nlogging.basicConfig(level=logging.INFO)\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
         ("import logging\nlogging.basicConfig(level=jax.numpy.ones(3))\nimport os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "gpu"),
         # probe 52a: a logger made and used before the setting; the platform in a constant
         ("import logging\nlog = logging.getLogger(__name__)\nlog.setLevel(logging.INFO)\nlogging.getLogger('absl').setLevel(logging.ERROR)\njax.config.update('jax_platform_name', 'cpu')\n", "cpu"),
@@ -834,12 +842,13 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import logging\nlogging.info('devices: %s', jax.devices())\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         # probe 48a: set after JAX ran, or set twice
         ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
-        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n", "gpu"),
+        ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n{jax}", "gpu"),
     ],
 )
 def test_the_backend_a_module_forces(setting: str, backend: str) -> None:
-    assert one(P + setting + "reveal_type(jax.default_backend())\n").const == backend
-    assert one(P + setting + "reveal_type(jax.devices()[0].platform)\n").const == backend  # (probe 52a)
+    module = setting.replace("{jax}", P) if "{jax}" in setting else P + setting  # (`{jax}`: where JAX is imported)
+    assert one(module + "reveal_type(jax.default_backend())\n").const == backend
+    assert one(module + "reveal_type(jax.devices()[0].platform)\n").const == backend  # (probe 52a)
 
 
 @pytest.mark.parametrize("stop", ["exit()", "quit()", "import os\n    os.abort()", "from sys import exit as bye\n    bye(0)", "sys.exit(0)"])

@@ -371,8 +371,11 @@ def test_a_write_to_one_item_of_a_list_known_by_its_element_is_not_every_items()
         "class Box:\n    def __init__(self, n):\n        self.n = 3\n"
         "def f():\n    boxes = [Box(i) for i in range(40)]\n    boxes[0].n = 511\n    reveal_type(boxes[1].n)\n"
         "def g():\n    boxes = [Box(i) for i in range(40)]\n    first = boxes[-1]\n    setattr(first, 'n', 511)\n    reveal_type(boxes[0].n)\n"
+        # through an object each item holds (probe 57a)
+        "class Layer:\n    def __init__(self):\n        self.cfg = Box(3)\n"
+        "def h():\n    layers = [Layer() for _ in range(40)]\n    layers[0].cfg.n = 511\n    reveal_type(layers[1].cfg.n)\n"
     )
-    assert [r.int for r in reveal(src)] == [None, None]
+    assert [r.int for r in reveal(src)] == [None, None, None]
 
 
 def test_a_dict_view_follows_the_dict() -> None:
