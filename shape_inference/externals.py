@@ -18,6 +18,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
+from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES
 from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
@@ -3030,7 +3031,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             # after it still proves the attention differentiated (probe 35c)
             return UnknownV(any_diff(*args, *kwargs.values()))
         elif name not in _PURE_UNMODELLED:
-            interp.escape(args, kwargs)
+            interp.escape(args, kwargs, unseen=name.split(".")[0] not in NOT_PROJECT_MODULES)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
 

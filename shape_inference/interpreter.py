@@ -3442,7 +3442,7 @@ class Interpreter:
             return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
-        self.escape(args, kwargs)
+        self.escape(args, kwargs, unseen=True)
         return UNKNOWN
 
     def _super(self, fr: Frame) -> Value:
@@ -3467,13 +3467,18 @@ class Interpreter:
             if isinstance(value, FunctionV):
                 self.registered.add(id(value.node))
 
-    def escape(self, args: Sequence[Value], kwargs: dict[str, Value]) -> None:
-        """A mutable object handed to code we cannot see may be changed by it."""
+    def escape(self, args: Sequence[Value], kwargs: dict[str, Value], unseen: bool = False) -> None:
+        """A mutable object handed to code we cannot see may be changed by it.  `unseen`:
+        a callee the analysis does not know at all (a helper in a file flake8 does not
+        read), which may change a dict or list in place too (probe 57a: `drop_odd(buckets)`
+        from another module); a library function is not taken to."""
         if args or kwargs:
             self.mutations += 1  # a dict or list among them may be changed in place too
         for value in (*args, *kwargs.values()):
             if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
                 value.forget()
+            elif unseen:
+                mark_changed_in_place(value)
 
     def record(
         self,

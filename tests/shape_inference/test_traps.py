@@ -386,3 +386,15 @@ def test_a_dict_view_follows_the_dict() -> None:
         "def h():\n    d = {'a': 511, 'b': 256}\n    vs = d.values()\n    reveal_type(len(vs))\n"
     )
     assert [r.int for r in reveal(src)] == [None, None, 2]
+
+
+def test_a_dict_or_list_handed_to_code_not_seen_may_be_changed() -> None:
+    # a helper of a file flake8 does not read may pop an entry (probe 57a: `drop_odd(buckets)`);
+    # the standard library's and the modelled libraries' functions do not
+    src = P + (
+        "from bucketing import drop_odd\n"
+        "def f():\n    buckets = {'short': 128, 'odd': 257}\n    drop_odd(buckets)\n    reveal_type(len(buckets))\n"
+        "def g():\n    sizes = [128, 257]\n    undefined_helper(sizes)\n    reveal_type(len(sizes))\n"
+        "def h():\n    buckets = {'short': 128, 'odd': 257}\n    print(buckets)\n    jnp.asarray(list(buckets.values()))\n    reveal_type(len(buckets))\n"
+    )
+    assert [r.int for r in reveal(src)] == [None, None, 2]
