@@ -1126,6 +1126,18 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return out
 
 
+def h_norm(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jnp.linalg.norm(x, ord, axis, keepdims): a reduction over `axis` (all axes where
+    None), in a floating dtype (probe 58c: tokens pruned by their norm, then top_k)."""
+    arr = _array(args[0] if args else kwargs.get("x"))
+    if arr is None:
+        return UnknownV(any_diff(*args, *kwargs.values()))
+    axis = arg(args, kwargs, 2, "axis")
+    keep = arg(args, kwargs, 3, "keepdims")
+    keepdims = A.truth(keep) is True if keep is not None else False
+    return S.reduce(arr, axis, keepdims, _result_dtype("mean", arr.dtype, fr))
+
+
 _PYTHON_TYPE_DTYPES = {"builtins.int": ("int32", "int64"), "builtins.float": ("float32", "float64"), "builtins.bool": ("bool", "bool")}
 
 
@@ -2255,6 +2267,7 @@ _register(["outer"], _NP, h_outer)
 _register(list(INITIALIZER_FACTORIES), _INITIALIZER_PREFIXES, h_initializer)
 _register(["zeros", "ones"], _INITIALIZER_PREFIXES, h_initializer_call)
 _register(_REDUCE, _NP + ["jax.Array", "jax.nn", "jax.scipy.special"], h_reduce)
+HANDLERS["jax.numpy.linalg.norm"] = h_norm
 _register(["astype"], ["jax.Array", "jax.numpy"], h_astype)
 _register(["convert_element_type"], ["jax.lax"], h_astype)
 _register(["one_hot"], ["jax.nn"], h_one_hot)

@@ -413,6 +413,11 @@ def test_broadcasting() -> None:
 def test_reductions() -> None:
     assert shape_of("x.mean(axis=-1)", "x = jnp.zeros((2, 33, 64))") == "(2, 33)"
     assert shape_of("jnp.sum(x, axis=1, keepdims=True)", "x = jnp.zeros((2, 33, 64))") == "(2, 1, 64)"
+    # probe 58c: tokens scored by their norm
+    assert shape_of("jnp.linalg.norm(x, axis=-1)", "x = jnp.zeros((2, 33, 64))") == "(2, 33)"
+    assert shape_of("jnp.linalg.norm(x, 2, -1, True)", "x = jnp.zeros((2, 33, 64))") == "(2, 33, 1)"
+    assert shape_of("jnp.linalg.norm(x)", "x = jnp.zeros((2, 33, 64))") == "()"
+    assert one(PRELUDE + "reveal_type(jnp.linalg.norm(jnp.zeros((2, 33), jnp.int32), axis=-1))\n").dtype == "float32"
 
 
 # -- seeds ------------------------------------------------------------------------------------------
