@@ -2728,6 +2728,36 @@ def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 
 
 _register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState.create"], h_same_state)
+
+
+def h_replicate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`flax.jax_utils.replicate(state)`, `jax.device_put_replicated(state, devices)`,
+    `jax_utils.unreplicate(state)`: the same tree with each array given (or stripped of) a
+    device axis, so of a shape not known here; a TrainState keeps its `apply_fn` and `tx`
+    (probe 58b: the imagenet example's replicated state lost the model it applies)."""
+    return replicated(args[0]) if args else UNKNOWN
+
+
+def replicated(value: Value, depth: int = 0) -> Value:
+    """`value` with its structure kept and its arrays' shapes unknown (see h_replicate)."""
+    if depth > 8:
+        return UnknownV(value.diff)
+    if isinstance(value, ArrayV):
+        return ArrayV(None, value.dtype, value.diff, value.why)
+    if isinstance(value, TupleV):
+        return TupleV(tuple(replicated(item, depth + 1) for item in value.items), value.is_list, value.why)
+    if isinstance(value, DictV):
+        return DictV(tuple((k, replicated(v, depth + 1)) for k, v in value.items), value.why)
+    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE:
+        kept = tuple((name, held if name in A.TRAIN_STATE_STATIC else replicated(held, depth + 1)) for name, held in value.kwargs)
+        return ExtObjectV(value.qualname, (), kept, value.why, value.diff)
+    if isinstance(value, (ConstV, IntV, FloatV)):
+        return value
+    return UnknownV(value.diff)
+
+
+_register(["replicate", "unreplicate"], ["flax.jax_utils"], h_replicate)
+HANDLERS["jax.device_put_replicated"] = h_replicate
 # nnx's optimizer updates a model's parameters in place, never its structure or shapes
 _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)
 _register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)

@@ -931,6 +931,9 @@ GRAD_LIKE = frozenset(
 # jitted functions whose `.lower(...)` / `.trace(...)` / `.eval_shape(...)` trace them
 AHEAD_OF_TIME = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "equinox.filter_jit"})
 FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.jvp"})
+# flax's TrainState (built by TrainState.create): apply_fn and tx are static fields
+TRAIN_STATE = "flax.training.train_state.TrainState.create"
+TRAIN_STATE_STATIC = frozenset({"apply_fn", "tx"})
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "equinox.filter_jvp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap", "haiku.vmap"})
 # nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned

@@ -549,6 +549,11 @@ def _drop_axis(value: Value, axis: int | None, depth: int = 0) -> tuple[Value, D
         for name, held in value.attrs.items():
             layer.attrs[name] = _drop_axis(held, 0, depth + 1)[0] if isinstance(held, (ArrayV, TupleV, DictV, InstanceV)) else held
         return layer, None
+    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE and not value.args and depth < 4:
+        # a replicated TrainState under pmap: each field without the device axis, apply_fn
+        # and tx as they are (probe 58b)
+        fields = tuple((name, held if name in A.TRAIN_STATE_STATIC else _drop_axis(held, axis, depth + 1)[0]) for name, held in value.kwargs)
+        return ExtObjectV(value.qualname, (), fields, value.why, value.diff), None
     return UnknownV(value.diff), None
 
 
@@ -797,6 +802,11 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
             static = A.is_static_field(first.cls, name) or isinstance(held, (FunctionV, PartialV, ExternalV))
             mapped.attrs[name] = held if static else _tree_map(interp, func, [t.attrs[name] for t in trees if isinstance(t, InstanceV)], node, fr, budget)
         return mapped
+    if isinstance(first, ExtObjectV) and first.qualname == A.TRAIN_STATE and not first.args and all(isinstance(t, ExtObjectV) and t.qualname == A.TRAIN_STATE and [k for k, _ in t.kwargs] == [k for k, _ in first.kwargs] for t in trees):
+        # flax's TrainState: its fields mapped, apply_fn and tx kept (static fields; probe 58b)
+        rows = [dict(t.kwargs) for t in trees if isinstance(t, ExtObjectV)]
+        kept = tuple((name, held if name in A.TRAIN_STATE_STATIC else _tree_map(interp, func, [row[name] for row in rows], node, fr, budget)) for name, held in first.kwargs)
+        return ExtObjectV(first.qualname, (), kept, first.why, first.diff)
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)

@@ -1021,3 +1021,14 @@ def test_a_memoised_call_that_changes_a_dict_it_is_given_changes_each_callers() 
         "reveal_type(len(BASE))\n"
     )
     assert one(src).int is None
+
+
+@pytest.mark.parametrize("through", ["jax_utils.replicate(state)", "jax.device_put_replicated(state, jax.local_devices())", "jax.tree.map(lambda a: a, state)"])
+def test_a_train_state_keeps_its_model_through_replication_and_tree_maps(through: str) -> None:
+    # probe 58b: the imagenet example replicates its TrainState before a pmapped step
+    src = P + (
+        "import optax\nfrom flax import jax_utils\nfrom flax.training import train_state\n"
+        "def f(model):\n    state = train_state.TrainState.create(apply_fn=model.apply, params={'w': jnp.zeros((4, 4))}, tx=optax.adam(1e-3))\n"
+        f"    reveal_type(({through}).apply_fn)\n"
+    )
+    assert type(one(src).value).__name__ == "BoundMethodV"
