@@ -72,10 +72,15 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     names = [kind.rsplit(".", 1)[-1] for kind, step in call.event.ctx.transforms if step in (outer, inner)]
     outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "another")
     note = C.first_note(call, config, C.TRACE_END)
+    inner_kind = next((kind for kind, step in call.event.ctx.transforms if step == inner), "")
+    # a forward-mode inner transform traced on its own first (under a jit, a checkpoint or
+    # a control-flow body between the two) meets the custom_vjp's missing jvp rule instead
+    # (probe 58a: grad of jit of jacfwd)
+    alone = f' (TypeError("{CUSTOM_VJP_JVP}") where a jit, checkpoint or loop body lies between them)' if inner_kind in transforms.FORWARD_MODE else ""
     message = (
         f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
         f"at line {outer.line}, through the same values: the cuDNN path's forward and backward passes have no "
-        f'differentiation rule, so JAX raises NotImplementedError("{HESSIAN}") while tracing{note}; '
+        f'differentiation rule, so JAX raises NotImplementedError("{HESSIAN}") while tracing{alone}{note}; '
         'use implementation="xla" where second derivatives are needed'
     )
     evidence = [
@@ -86,8 +91,22 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     return attention_finding(call, JCD208.code, message, evidence, None)
 
 
+def _nested_lines(events: list[CallEvent], config: Config) -> set[tuple[str, int]]:
+    """The attention lines some path reaches under a forward-mode transform and another
+    differentiating one: there the custom_vjp's TypeError or, where the other's tangents
+    reach the call too, the passes' NotImplementedError (probe 58a: grad over w of a
+    jacfwd over x)."""
+    out: set[tuple[str, int]] = set()
+    for call in attention_calls(events, config):
+        kinds = [kind for kind, _ in call.event.ctx.transforms if kind in transforms.FORWARD_MODE or kind in REVERSE_MODE]
+        if len(kinds) > 1 and any(kind in transforms.FORWARD_MODE for kind in kinds):
+            out.add((call.event.module.path, call.event.node.lineno))
+    return out
+
+
 def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
+    nested = _nested_lines(events, config)
     for call in attention_calls(events, config):
         if not call.is_cudnn or not call.differentiated or call.never_differentiated:
             continue
@@ -113,6 +132,8 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
                 f'TypeError("{CUSTOM_VJP_JVP}") when the jvp is compiled or run '
                 "(jax.eval_shape and make_jaxpr trace it without complaint)"
             )
+        if (call.event.module.path, call.event.node.lineno) in nested:
+            raised += f' (NotImplementedError("{HESSIAN}") where another differentiating transform\'s tangents reach it too)'
         note = C.first_note(call, config, C.TRACE_END)
         message = (
             f"cuDNN attention is differentiated in forward mode by {name} (line {line}): the cuDNN path is a jax.custom_vjp, "

@@ -2444,15 +2444,23 @@ def _cpu_variable(name: object, value: object) -> bool:
     return name == "JAX_PLATFORMS" and value == "cpu" or name == "JAX_PLATFORM_NAME" and value.lower() == "cpu"
 
 
+# packages whose import does not import JAX (checked with numpy 2, absl, einops 0.8,
+# ml_collections, PyYAML and SciPy installed beside JAX 0.10.2): a script may import them
+# before it sets the platform (probe 58a)
+_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy"})
+
+
 def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
-    """Is `stmt` at the top level with only standard-library imports before it (any
-    other may import JAX, which reads the environment then)?"""
+    """Is `stmt` at the top level with only imports before it that do not import JAX,
+    which reads the environment when it is imported: the standard library's and
+    _IMPORT_NO_JAX's (a project module or another package may import it)?"""
+    harmless = sys.stdlib_module_names | _IMPORT_NO_JAX
     for earlier in tree.body:
         if earlier is stmt:
             return True
-        if isinstance(earlier, ast.Import) and any(alias.name.split(".")[0] not in sys.stdlib_module_names for alias in earlier.names):
+        if isinstance(earlier, ast.Import) and any(alias.name.split(".")[0] not in harmless for alias in earlier.names):
             return False
-        if isinstance(earlier, ast.ImportFrom) and (earlier.level or (earlier.module or "").split(".")[0] not in sys.stdlib_module_names):
+        if isinstance(earlier, ast.ImportFrom) and (earlier.level or (earlier.module or "").split(".")[0] not in harmless):
             return False
     return False
 
