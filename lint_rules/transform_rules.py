@@ -313,10 +313,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
 
 
-def _number(expr: ast.expr) -> bool:
-    """A literal Python number (`0.125`, `-1`)."""
+def _number(expr: ast.expr, depth: int = 0) -> bool:
+    """Certainly a Python number: a literal (`0.125`, `-1`), a `math` function's result
+    (`math.sqrt(64)`: math returns Python numbers only), or arithmetic of those."""
+    if depth > 8:
+        return False
     if isinstance(expr, ast.UnaryOp):
-        expr = expr.operand
+        return _number(expr.operand, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _number(expr.left, depth + 1) and _number(expr.right, depth + 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "math":
+        return True
     return isinstance(expr, ast.Constant) and type(expr.value) in (int, float)
 
 
