@@ -3042,6 +3042,11 @@ _NO_TANGENT = frozenset(
     "while_loop fori_loop cond switch scan map custom_root custom_linear_solve".split()
 )
 
+# libraries that log, save or display what they are given and change none of it (absl's
+# logging and flags, experiment trackers, progress bars): a config handed to them keeps
+# what is known of it (probe 58a: `logging.info("%s", cfg)` under absl's logging)
+_RECORDING_LIBRARIES = frozenset({"absl", "wandb", "tqdm", "yaml", "clu", "tensorboard", "tensorboardX", "mlflow", "rich"})
+
 # libraries whose functions never change the objects they are given (optax is functional:
 # `tx.update(grads, state, params)` returns new values)
 _PURE_LIBRARIES = ("optax.",)
@@ -3082,7 +3087,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             # after it still proves the attention differentiated (probe 35c)
             return UnknownV(any_diff(*args, *kwargs.values()))
         elif name not in _PURE_UNMODELLED:
-            interp.escape(args, kwargs, unseen=name.split(".")[0] not in NOT_PROJECT_MODULES)
+            interp.escape(args, kwargs, unseen=name.split(".")[0] not in NOT_PROJECT_MODULES | _RECORDING_LIBRARIES)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
 

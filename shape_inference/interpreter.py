@@ -3475,10 +3475,10 @@ class Interpreter:
         if args or kwargs:
             self.mutations += 1  # a dict or list among them may be changed in place too
         for value in (*args, *kwargs.values()):
-            if isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
+            if unseen:
+                _changed_by_unseen_code(value, self.api.is_frozen_class)
+            elif isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
                 value.forget()
-            elif unseen:
-                mark_changed_in_place(value)
 
     def record(
         self,
@@ -4237,6 +4237,38 @@ def _is_cached(func: FunctionV) -> bool:
         if name in ("functools.cache", "functools.lru_cache"):
             return True
     return False
+
+
+def _changed_by_unseen_code(value: Value, frozen: Callable[[ClassV], bool], depth: int = 0) -> None:
+    """Code we cannot see was handed `value`: each dict or list it reaches may be changed
+    in place (a dict inside the dict, a bound `cfg.update`, the dicts a callback closes
+    over, an object holding one; probe 58a), and each object's attributes."""
+    if depth > 4:
+        return
+    if isinstance(value, InstanceV):
+        for held in list(value.attrs.values()):
+            _changed_by_unseen_code(held, frozen, depth + 1)
+        if not frozen(value.cls):
+            value.forget()
+        return
+    mark_changed_in_place(value)
+    if isinstance(value, DictV):
+        for _, held in value.items:
+            _changed_by_unseen_code(held, frozen, depth + 1)
+    elif isinstance(value, TupleV):
+        for held in value.items:
+            _changed_by_unseen_code(held, frozen, depth + 1)
+    elif isinstance(value, BoundMethodV):
+        _changed_by_unseen_code(value.self_value, frozen, depth + 1)
+    elif isinstance(value, PartialV):
+        for held in (*value.args, *(v for _, v in value.kwargs)):
+            _changed_by_unseen_code(held, frozen, depth + 1)
+    elif isinstance(value, FunctionV):
+        free = value.module.facts.names_used(value.node)
+        for state in value.closure:
+            for name, held in state.items():
+                if name in free and isinstance(held, (DictV, TupleV, InstanceV)):
+                    _changed_by_unseen_code(held, frozen, depth + 1)
 
 
 def _arm_start(caller: Frame) -> int:

@@ -396,5 +396,13 @@ def test_a_dict_or_list_handed_to_code_not_seen_may_be_changed() -> None:
         "def f():\n    buckets = {'short': 128, 'odd': 257}\n    drop_odd(buckets)\n    reveal_type(len(buckets))\n"
         "def g():\n    sizes = [128, 257]\n    undefined_helper(sizes)\n    reveal_type(len(sizes))\n"
         "def h():\n    buckets = {'short': 128, 'odd': 257}\n    print(buckets)\n    jnp.asarray(list(buckets.values()))\n    reveal_type(len(buckets))\n"
+        # what it reaches (probe 58a): a dict in the dict, a bound update, an object holding it
+        "def i():\n    tree = {'cfg': {'seq': 511}}\n    drop_odd(tree)\n    reveal_type(tree['cfg']['seq'])\n"
+        "def j():\n    cfg = {'seq': 511}\n    drop_odd(cfg.update)\n    reveal_type(cfg['seq'])\n"
+        "class Holder:\n    def __init__(self, cfg):\n        self.cfg = cfg\n"
+        "def k():\n    cfg = {'seq': 511}\n    drop_odd(Holder(cfg))\n    reveal_type(cfg['seq'])\n"
+        # absl's logging records what it is given (probe 58a)
+        "from absl import logging as absl_logging\n"
+        "def l():\n    cfg = {'seq': 511}\n    absl_logging.info('%s', cfg)\n    reveal_type(cfg['seq'])\n"
     )
-    assert [r.int for r in reveal(src)] == [None, None, 2]
+    assert [r.int for r in reveal(src)] == [None, None, 2, None, None, None, 511]
