@@ -312,23 +312,22 @@ def test_a_test_running_a_gated_function_forward(tmp_path: Path, monkeypatch: py
         assert found_at == ([["attn.py:5:12:", "JCD206"]] if found else [])
 
 
-def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+@pytest.mark.parametrize(
+    ("imported", "prefix", "test_path"),
+    [
+        ("from layers import mha, mha_loss", "", "test_layers.py"),
+        # `import layers`, then `layers.mha(...)` (probe 56b: a reference test of lstm_ref with
+        # a config's dropout beside a grad test was never run)
+        ("import layers", "layers.", "tests/test_layers.py"),
+    ],
+)
+def test_a_grad_test_does_not_hide_the_forward_tests_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imported: str, prefix: str, test_path: str) -> None:
     # the file differentiates, so it is entered through its differentiating functions;
     # its tests calling an imported function forward are entered too (probe 30a)
     layers = "import jax\nimport jax.numpy as jnp\n\n\ndef mha(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation=\"cudnn\")\n\n\ndef mha_loss(q):\n    return mha(q).astype(jnp.float32).sum()\n"
-    tests = "import jax\nimport jax.numpy as jnp\n\nfrom layers import mha, mha_loss\n\n\ndef test_grad_even():\n    jax.grad(mha_loss)(jnp.zeros((2, 16, 2, 64), jnp.bfloat16))\n\n\ndef test_forward():\n    mha(jnp.zeros((2, 16, 2, 64), jnp.{dtype}))\n"
+    tests = "import jax\nimport jax.numpy as jnp\n\n{imported}\n\n\ndef test_grad_even():\n    jax.grad({p}mha_loss)(jnp.zeros((2, 16, 2, 64), jnp.bfloat16))\n\n\ndef test_forward():\n    {p}mha(jnp.zeros((2, 16, 2, 64), jnp.{dtype}))\n"
     for dtype, found in (("float32", True), ("bfloat16", False)):
-        found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "test_layers.py": tests.format(dtype=dtype)})
-        assert found_at == ([["layers.py:6:12:", "JCD203"]] if found else [])
-
-
-def test_a_grad_test_taking_the_module_whole_runs_its_forward_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    # `import layers`, then `layers.mha(...)` forward beside a grad test (probe 56b: a
-    # reference test of lstm_ref with a config's dropout was never run)
-    layers = "import jax\nimport jax.numpy as jnp\n\n\ndef mha(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation=\"cudnn\")\n\n\ndef mha_loss(q):\n    return mha(q).astype(jnp.float32).sum()\n"
-    tests = "import jax\nimport jax.numpy as jnp\n\nimport layers\n\n\ndef test_grad_even():\n    jax.grad(layers.mha_loss)(jnp.zeros((2, 16, 2, 64), jnp.bfloat16))\n\n\ndef test_forward():\n    layers.mha(jnp.zeros((2, 16, 2, 64), jnp.{dtype}))\n"
-    for dtype, found in (("float32", True), ("bfloat16", False)):
-        found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, "tests/test_layers.py": tests.format(dtype=dtype)})
+        found_at = places(tmp_path, monkeypatch, capsys, {"layers.py": layers, test_path: tests.format(imported=imported, p=prefix, dtype=dtype)})
         assert found_at == ([["layers.py:6:12:", "JCD203"]] if found else [])
 
 
