@@ -69,9 +69,22 @@ def _describe(name: str, dim: Dim | None, here: str) -> str:
     return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 
 
+def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int]]:
+    """The attention lines some path reaches inside a reverse-mode transform that does not
+    differentiate them: there the analysis saw the training, and a forward-only path to
+    the same line (the model's `init` at the training length) is no hazard of its own
+    (probe 59b: an encoder frozen by stop_gradient on its params got JCD202 from init)."""
+    return {
+        (call.event.module.path, call.event.node.lineno)
+        for call in attention_calls(events, config)  # type: ignore[arg-type]
+        if call.is_cudnn and not call.differentiated and under_reverse_mode(call.event.ctx.transforms)
+    }
+
+
 def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
+    frozen = _frozen_lines(events, config)
     for call in attention_calls(events, config):  # type: ignore[arg-type]
         if not call.is_cudnn or (call.T is None and call.S is None) or call.never_differentiated:
             continue  # (one length unknown: the other, odd, is enough)
@@ -87,7 +100,7 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # JCD202 needs the query's length: a decode step's token of unknown length reads an odd cache (probe 31a)
         if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
-        if not call.differentiated and under_reverse_mode(call.event.ctx.transforms):
+        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno) in frozen):
             continue  # the differentiation is in sight and does not reach q, k, v or the bias
         # None: a `*args`/`**kwargs` the analysis could not resolve may pass a bias or mask.
         # The placeholder-bias behaviour exists since 0.4.29, so from then on the length

@@ -71,7 +71,7 @@ def check_jcd204(events: list[CallEvent], config: Config) -> list[Finding]:
         if h is not None and h % 8 == 0 and h <= 256:
             fix = "use a head dim <= " + str(h_max) + f" (or target a GPU that allows 256: {why_max})"
         elif h is not None and h % 8:
-            fix = f"pad the head dim to {((h + 7) // 8) * 8} (zero-pad q and k; zero-pad v and slice the output) or use implementation=\"xla\""
+            fix = f"pad the head dim to {((h + 7) // 8) * 8} (zero-pad q and k; zero-pad v and slice the output; pass scale={h}**-0.5, as JAX would take the padded dim's) or use implementation=\"xla\""
         else:
             fix = "split the head dim over more heads or use implementation=\"xla\""
         note = C.first_note(call, config, failure.catalog)

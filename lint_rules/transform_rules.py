@@ -73,10 +73,10 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "another")
     note = C.first_note(call, config, C.TRACE_END)
     inner_kind = next((kind for kind, step in call.event.ctx.transforms if step == inner), "")
-    # a forward-mode inner transform traced on its own first (under a jit, a checkpoint or
-    # a control-flow body between the two) meets the custom_vjp's missing jvp rule instead
-    # (probe 58a: grad of jit of jacfwd)
-    alone = f' (TypeError("{CUSTOM_VJP_JVP}") where a jit, checkpoint or loop body lies between them)' if inner_kind in transforms.FORWARD_MODE else ""
+    # a forward-mode inner transform traced on its own first (a jit, a checkpoint or a
+    # control-flow body inside the outer transform) meets the custom_vjp's missing jvp rule
+    # instead (probes 58a, 59a: grad of jit of jacfwd, grad of jacfwd of jit, lax.cond)
+    alone = f' (TypeError("{CUSTOM_VJP_JVP}") where a jit, checkpoint, lax.cond or loop body lies inside the outer transform)' if inner_kind in transforms.FORWARD_MODE else ""
     message = (
         f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
         f"at line {outer.line}, through the same values: the cuDNN path's forward and backward passes have no "

@@ -2447,7 +2447,10 @@ def _cpu_variable(name: object, value: object) -> bool:
 # packages whose import does not import JAX (checked with numpy 2, absl, einops 0.8,
 # ml_collections, PyYAML and SciPy installed beside JAX 0.10.2): a script may import them
 # before it sets the platform (probe 58a)
-_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy"})
+_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "jaxtyping", "rich"})
+# ...except their submodules for JAX's frameworks (`from einops.layers.flax import ...`
+# imports flax, which imports JAX: probe 59a)
+_IMPORTS_JAX = frozenset({"jax", "flax", "haiku", "equinox", "optax", "chex"})
 
 
 def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
@@ -2455,12 +2458,17 @@ def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
     which reads the environment when it is imported: the standard library's and
     _IMPORT_NO_JAX's (a project module or another package may import it)?"""
     harmless = sys.stdlib_module_names | _IMPORT_NO_JAX
+
+    def safe(module: str) -> bool:
+        parts = module.split(".")
+        return parts[0] in harmless and _IMPORTS_JAX.isdisjoint(parts)
+
     for earlier in tree.body:
         if earlier is stmt:
             return True
-        if isinstance(earlier, ast.Import) and any(alias.name.split(".")[0] not in harmless for alias in earlier.names):
+        if isinstance(earlier, ast.Import) and not all(safe(alias.name) for alias in earlier.names):
             return False
-        if isinstance(earlier, ast.ImportFrom) and (earlier.level or (earlier.module or "").split(".")[0] not in harmless):
+        if isinstance(earlier, ast.ImportFrom) and (earlier.level or not safe(earlier.module or "") or not all(safe(f"{earlier.module}.{alias.name}") for alias in earlier.names)):
             return False
     return False
 
@@ -2731,8 +2739,19 @@ def _new_arrays(inst: InstanceV, depth: int) -> None:
 
 
 def h_same_state(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """state.apply_gradients(grads=...) / state.replace(...): a state of the same structure."""
-    return args[0] if args else UNKNOWN
+    """state.apply_gradients(grads=...): a state of the same structure; state.replace(
+    field=value): that field replaced (probe 59a: `replace(apply_fn=...)` had kept the
+    model given to create)."""
+    if not args:
+        return UNKNOWN
+    state = args[0]
+    if not q.endswith(".replace") or not isinstance(state, ExtObjectV):
+        return state
+    if len(args) > 1:
+        return UNKNOWN
+    given = dict(state.kwargs)
+    given.update(kwargs)
+    return ExtObjectV(state.qualname, state.args, tuple(given.items()), state.why, state.diff)
 
 
 _register(["apply_gradients", "replace"], ["flax.training.train_state.TrainState.create"], h_same_state)
@@ -2766,6 +2785,21 @@ def replicated(value: Value, depth: int = 0) -> Value:
 
 _register(["replicate", "unreplicate"], ["flax.jax_utils"], h_replicate)
 HANDLERS["jax.device_put_replicated"] = h_replicate
+
+
+def h_device_put(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """jax.device_put(x, device_or_sharding): the same arrays, placed; a tree of them
+    (a TrainState, a dict of params) keeps its structure (probe 59a: a sharded state lost
+    the model it applies)."""
+    first = args[0] if args else kwargs.get("x")
+    if first is None:
+        return UNKNOWN
+    if isinstance(first, (TupleV, DictV)) or isinstance(first, ExtObjectV) and first.qualname == A.TRAIN_STATE:
+        return first
+    return h_preserve(interp, args, kwargs, node, fr, q)
+
+
+HANDLERS["jax.device_put"] = h_device_put
 # nnx's optimizer updates a model's parameters in place, never its structure or shapes
 _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)
 _register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)

@@ -571,6 +571,10 @@ def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
         return DictV(tuple((k, _add_axis(v, size, axis)) for k, v in value.items), value.why, value.diff)
     if isinstance(value, ArrayV):
         return ArrayV(None, value.dtype, value.diff, value.why)
+    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE and not value.args:
+        # a TrainState a pmapped step returns: its fields stacked, apply_fn and tx kept (probe 59a)
+        fields = tuple((name, held if name in A.TRAIN_STATE_STATIC else _add_axis(held, size, axis)) for name, held in value.kwargs)
+        return ExtObjectV(value.qualname, (), fields, value.why, value.diff)
     return UnknownV(value.diff)
 
 

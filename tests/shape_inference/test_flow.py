@@ -817,6 +817,7 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n", "gpu"),  # (after `import jax`: probe 57a)
         ("import os\nimport flax\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),  # (flax imports jax)
         ("import os\nimport numpy as np\nfrom absl import flags\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (probe 58a: they do not)
+        ("import os\nfrom einops.layers.flax import Rearrange\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),  # (probe 59a: it imports flax)
         # probe 53a: the older variable, which JAX reads too (and lowercases: probe 57a)
         ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu')\n{jax}", "cpu"),
         ("import os\nos.environ['JAX_PLATFORM_NAME'] = 'CPU'\n{jax}", "cpu"),
@@ -1024,7 +1025,7 @@ def test_a_memoised_call_that_changes_a_dict_it_is_given_changes_each_callers() 
     assert one(src).int is None
 
 
-@pytest.mark.parametrize("through", ["jax_utils.replicate(state)", "jax.device_put_replicated(state, jax.local_devices())", "jax.tree.map(lambda a: a, state)"])
+@pytest.mark.parametrize("through", ["jax_utils.replicate(state)", "jax.device_put_replicated(state, jax.local_devices())", "jax.tree.map(lambda a: a, state)", "jax.device_put(state, None)", "jax.pmap(lambda s: s)(jax_utils.replicate(state))"])
 def test_a_train_state_keeps_its_model_through_replication_and_tree_maps(through: str) -> None:
     # probe 58b: the imagenet example replicates its TrainState before a pmapped step
     src = P + (
@@ -1033,3 +1034,13 @@ def test_a_train_state_keeps_its_model_through_replication_and_tree_maps(through
         f"    reveal_type(({through}).apply_fn)\n"
     )
     assert type(one(src).value).__name__ == "BoundMethodV"
+
+
+def test_a_train_state_replaced_applies_the_new_model() -> None:
+    # probe 59a: `state.replace(apply_fn=...)` had kept the model given to create
+    src = P + (
+        "import optax\nfrom flax.training import train_state\n"
+        "def f(model, other):\n    state = train_state.TrainState.create(apply_fn=model.apply, params={}, tx=optax.adam(1e-3))\n"
+        "    reveal_type(state.replace(apply_fn=other).apply_fn)\n"
+    )
+    assert type(one(src).value).__name__ != "BoundMethodV"
