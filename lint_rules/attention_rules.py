@@ -69,15 +69,16 @@ def _describe(name: str, dim: Dim | None, here: str) -> str:
     return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 
 
-def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int]]:
-    """The attention lines some path reaches inside a reverse-mode transform that does not
-    differentiate them: there the analysis saw the training, and a forward-only path to
-    the same line (the model's `init` at the training length) is no hazard of its own
-    (probe 59b: an encoder frozen by stop_gradient on its params got JCD202 from init)."""
+def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int, int]]:
+    """The attention lines, with the analysis root (CallEvent.root), that some path
+    reaches inside a reverse-mode transform that does not differentiate them: there the
+    analysis saw the training, and a forward-only path of the same program to the line
+    (the model's `init` at the training length) is no hazard of its own (probe 59b: an
+    encoder frozen by stop_gradient on its params got JCD202 from init)."""
     return {
-        (call.event.module.path, call.event.node.lineno)
+        (call.event.module.path, call.event.node.lineno, id(call.event.root))
         for call in attention_calls(events, config)  # type: ignore[arg-type]
-        if call.is_cudnn and not call.differentiated and under_reverse_mode(call.event.ctx.transforms)
+        if call.is_cudnn and not call.differentiated and under_reverse_mode(call.event.ctx.transforms) and call.event.root is not None and not call.event.root.open
     }
 
 
@@ -100,8 +101,12 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # JCD202 needs the query's length: a decode step's token of unknown length reads an odd cache (probe 31a)
         if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
-        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno) in frozen):
-            continue  # the differentiation is in sight and does not reach q, k, v or the bias
+        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno, id(call.event.root)) in frozen):
+            # the differentiation is in sight and does not reach q, k, v or the bias; the
+            # same program's forward-only path beside it is no hazard of its own, but a
+            # function analysed for callers out of sight may be differentiated there
+            # (probe 60a: a loss handed to an unseen trainer's fit)
+            continue
         # None: a `*args`/`**kwargs` the analysis could not resolve may pass a bias or mask.
         # The placeholder-bias behaviour exists since 0.4.29, so from then on the length
         # check runs either way; before, only a bias triggers it

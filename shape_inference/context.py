@@ -114,6 +114,16 @@ class Ctx:
         )
 
 
+@dataclass(eq=False)
+class Root:
+    """One analysis from its root (a module's body, or a function analysed as code out
+    of sight calls it).  `open`: it handed a function or a model to code out of sight,
+    which may differentiate what its own paths run forward (probe 60a: a frozen probe
+    beside `trainer.fit(finetune_loss)`)."""
+
+    open: bool = False
+
+
 @dataclass
 class CallEvent:
     """One evaluation of a call to a watched API."""
@@ -132,6 +142,10 @@ class CallEvent:
     # module_config_at: an update below the call does not hold for it, probe 47c);
     # None for calls made once the body has run, which see what it set in the end
     settings_then: dict[str, Value] | None = None
+    # which analysis from its root made it: a program's body, or one function analysed as
+    # code out of sight calls it (Interpreter.generic_call); two events of one root are
+    # one program's paths (attention_rules: a frozen path silences its program's others)
+    root: Root | None = None
 
 
 def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> Ctx:

@@ -2447,7 +2447,7 @@ def _cpu_variable(name: object, value: object) -> bool:
 # packages whose import does not import JAX (checked with numpy 2, absl, einops 0.8,
 # ml_collections, PyYAML and SciPy installed beside JAX 0.10.2): a script may import them
 # before it sets the platform (probe 58a)
-_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "jaxtyping", "rich"})
+_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "rich"})  # (not jaxtyping: `from jaxtyping import Array` imports JAX, probe 60a)
 # ...except their submodules for JAX's frameworks (`from einops.layers.flax import ...`
 # imports flax, which imports JAX: probe 59a)
 _IMPORTS_JAX = frozenset({"jax", "flax", "haiku", "equinox", "optax", "chex"})
@@ -2800,6 +2800,17 @@ def h_device_put(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 
 
 HANDLERS["jax.device_put"] = h_device_put
+
+
+def h_progress(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """A progress bar over an iterable (`tqdm(configs)`, rich's `track(stages)`) yields its
+    items themselves: a write through the loop variable changes them (probe 60a)."""
+    given = args[0] if args else kwargs.get("iterable", kwargs.get("sequence"))
+    return given if given is not None else UNKNOWN
+
+
+for _q in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "rich.progress.track"):
+    HANDLERS[_q] = h_progress
 # nnx's optimizer updates a model's parameters in place, never its structure or shapes
 _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)
 _register(["update"], ["flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.optimizer.Optimizer"], h_returns_none)

@@ -12,6 +12,7 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import copy
 import os
 import math
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, jax_api, recursion
-from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, joined_config, with_config, with_handled
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
@@ -302,6 +303,7 @@ class Interpreter:
         # decorator's `wrapped`, applied twice) are two functions
         self.active: list[object] = []
         self.analysed_generic: dict[object, object] = {}  # key -> the objects whose ids it holds
+        self.root = Root()  # the analysis events are recorded in now (CallEvent.root)
         # functions some analysed code called: a generic body's nested def it called itself
         # and does not hand out is not analysed again on its own (analyse_nested)
         self.called_by_code: weakref.WeakSet[FunctionV] = weakref.WeakSet()
@@ -984,10 +986,14 @@ class Interpreter:
                 # `pytest.param(33, marks=pytest.mark.xfail(raises=...))`: this row expects it
                 expects = self._xfail_expects(getattr(mark, "args", []), getattr(mark, "kwargs", {}), func.module)
                 row_ctx = with_handled(ctx, ctx.handled | expects)
+            saved_root = self.root
+            self.root = Root()
             try:
                 self.call_function(func, args, kwargs, False, row_ctx, None, generic=True)
             except RecursionError:
                 continue
+            finally:
+                self.root = saved_root
 
     def _skipped(self, func: FunctionV) -> bool:
         """A test that never runs: its def or its class has a skip decorator, or its class
@@ -3475,6 +3481,8 @@ class Interpreter:
         if args or kwargs:
             self.mutations += 1  # a dict or list among them may be changed in place too
         for value in (*args, *kwargs.values()):
+            if unseen and isinstance(value, _MAY_RUN_A_MODEL):
+                self.root.open = True  # (it may train what this program runs forward)
             if unseen:
                 _changed_by_unseen_code(value, self.api.is_frozen_class)
             elif isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
@@ -3500,7 +3508,7 @@ class Interpreter:
             from jax_cudnn_lint.shape_inference.externals import settings_now
 
             settings = settings_now(fr.module)  # (its body runs now: an update below does not hold yet)
-        self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic, settings))
+        self.events.append(CallEvent(qualname, node, fr.module, tuple(args), dict(kwargs), star_unknown, fr.ctx, via, fr.generic, settings, self.root))
 
     def _through_a_patch(self, patched_in: list[PatchScope], node: ast.Call, fr: Frame) -> bool:
         """Does the call's path (its own line, the call sites of its chain) pass where a
@@ -3644,7 +3652,7 @@ class Interpreter:
             memo_key = own  # a call that changed this generic `self`, or hands it out
         if memo_key in self.memo:
             result, recorded, (_, first_args, first_kwargs) = self.memo[memo_key]
-            self.events.extend(recorded)
+            self.events.extend(event if event.root is self.root else dataclasses.replace(event, root=self.root) for event in recorded)
             if memo_key in self.changes_arguments:
                 # the first call changed a dict or list it was given in place (`d.pop(k)`):
                 # this call's are changed too (probe 53a: a module's dict read as before)
@@ -4237,6 +4245,10 @@ def _is_cached(func: FunctionV) -> bool:
         if name in ("functools.cache", "functools.lru_cache"):
             return True
     return False
+
+
+# what code out of sight may call to run a model: a function, a model object
+_MAY_RUN_A_MODEL = (FunctionV, BoundMethodV, PartialV, TransformV, InstanceV, ExtObjectV)
 
 
 def _changed_by_unseen_code(value: Value, frozen: Callable[[ClassV], bool], depth: int = 0) -> None:

@@ -716,3 +716,47 @@ def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_i
     )
     lines = project_lines(tmp_path, monkeypatch, capsys)
     assert len(lines) == 1 and lines[0].startswith("models/layers.py:7:12: JCD201") and "T = S = 197" in lines[0]
+
+
+FROZEN_PROBE = """\
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+from trainer import fit
+
+X = jnp.zeros((2, 129, 64), jnp.bfloat16)
+
+
+class Encoder(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        q = nn.DenseGeneral((4, 64), dtype=jnp.bfloat16, name="q")(x)
+        return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").mean()
+
+
+def probe_loss(params, x):
+    return Encoder().apply({"params": jax.lax.stop_gradient(params)}, x)
+
+
+def finetune_loss(params, x):
+    return Encoder().apply({"params": params}, x)
+
+
+def main():
+    params = Encoder().init(jax.random.key(0), X)["params"]
+    jax.grad(probe_loss)(params, X)
+    FINETUNE
+"""
+
+
+@pytest.mark.parametrize(("finetune", "reported"), [("pass", False), ("fit(finetune_loss, params, X)", True)])
+def test_a_frozen_probe_silences_its_programs_forward_paths_unless_code_out_of_sight_may_train(finetune: str, reported: bool) -> None:
+    # the init at 129 is a forward path of a program whose grad leaves the encoder frozen
+    # (probe 59b: JCD202 there); handed to a trainer out of sight, the loss may train it
+    # (probe 60a: the warning was lost)
+    from jax_cudnn_lint.config import Config
+    from jax_cudnn_lint.engine import lint_source
+
+    found = lint_source(FROZEN_PROBE.replace("FINETUNE", finetune), "probe.py", Config(select=("JCD",), jax_version="0.10.2"))
+    assert [f.code for f in found] == (["JCD202"] if reported else [])

@@ -404,5 +404,8 @@ def test_a_dict_or_list_handed_to_code_not_seen_may_be_changed() -> None:
         # absl's logging records what it is given (probe 58a)
         "from absl import logging as absl_logging\n"
         "def l():\n    cfg = {'seq': 511}\n    absl_logging.info('%s', cfg)\n    reveal_type(cfg['seq'])\n"
+        # a progress bar yields the items themselves (probe 60a)
+        "from rich.progress import track\n"
+        "def m():\n    stages = [{'seq': 128}]\n    for st in track(stages):\n        st['seq'] = 129\n    reveal_type(stages[0]['seq'])\n"
     )
-    assert [r.int for r in reveal(src)] == [None, None, 2, None, None, None, 511]
+    assert [r.int for r in reveal(src)] == [None, None, 2, None, None, None, 511, None]
