@@ -2448,6 +2448,9 @@ def _cpu_variable(name: object, value: object) -> bool:
 # ml_collections, PyYAML and SciPy installed beside JAX 0.10.2): a script may import them
 # before it sets the platform (probe 58a)
 _IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "rich"})  # (not jaxtyping: `from jaxtyping import Array` imports JAX, probe 60a)
+# jaxtyping's dtype annotations do not import JAX; its `Array`, `PyTree`, `ArrayLike`,
+# `PRNGKeyArray` do (checked with jaxtyping 0.3 beside JAX 0.10.2; probe 60a)
+_JAXTYPING_NO_JAX = frozenset({"Float", "Int", "UInt", "Shaped", "Bool", "Num", "Real", "Inexact", "Integer", "Complex", "Key", "jaxtyped"})
 # ...except their submodules for JAX's frameworks (`from einops.layers.flax import ...`
 # imports flax, which imports JAX: probe 59a)
 _IMPORTS_JAX = frozenset({"jax", "flax", "haiku", "equinox", "optax", "chex"})
@@ -2468,6 +2471,10 @@ def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
             return True
         if isinstance(earlier, ast.Import) and not all(safe(alias.name) for alias in earlier.names):
             return False
+        if isinstance(earlier, ast.ImportFrom) and earlier.module == "jaxtyping" and not earlier.level:
+            if not all(alias.name in _JAXTYPING_NO_JAX for alias in earlier.names):
+                return False
+            continue
         if isinstance(earlier, ast.ImportFrom) and (earlier.level or not safe(earlier.module or "") or not all(safe(f"{earlier.module}.{alias.name}") for alias in earlier.names)):
             return False
     return False

@@ -819,6 +819,7 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import os\nimport numpy as np\nfrom absl import flags\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (probe 58a: they do not)
         ("import os\nfrom einops.layers.flax import Rearrange\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),  # (probe 59a: it imports flax)
         ("import os\nfrom jaxtyping import Array, Float\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),  # (probe 60a: Array imports jax)
+        ("import os\nfrom jaxtyping import Float, Int\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (they do not)
         # probe 53a: the older variable, which JAX reads too (and lowercases: probe 57a)
         ("import os\nos.environ.setdefault('JAX_PLATFORM_NAME', 'cpu')\n{jax}", "cpu"),
         ("import os\nos.environ['JAX_PLATFORM_NAME'] = 'CPU'\n{jax}", "cpu"),
