@@ -279,10 +279,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         left = _axis_of_expr(func, expr.left, at, params, in_axes, depth + 1)
         right = _axis_of_expr(func, expr.right, at, params, in_axes, depth + 1)
         return left if right == (True, None) and left in ((True, 0), (True, None)) else _UNKNOWN_AXIS
-    if isinstance(expr, ast.BinOp) and any(_number(side) for side in (expr.left, expr.right)):
+    if isinstance(expr, ast.BinOp) and any(_number(_bound_number(func, side, at)) for side in (expr.left, expr.right)):
         # `q * 0.125`: with a Python number the batching rule calls the primitive as it is,
         # the batch axis where it was (traced on 0.10.2: axis 1 stays 1; probe 57a)
-        other = expr.right if _number(expr.left) else expr.left
+        other = expr.right if _number(_bound_number(func, expr.left, at)) else expr.left
         return _axis_of_expr(func, other, at, params, in_axes, depth + 1)
     if isinstance(expr, ast.BinOp):
         parts = [expr.left, expr.right]
@@ -311,6 +311,20 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _bound_number(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, at: int) -> ast.expr:
+    """A name the mapped function binds once, at its top level before statement `at`, as
+    what it is bound to (`scale = 1 / math.sqrt(h)`: probe 59a); else `expr`."""
+    if not isinstance(expr, ast.Name):
+        return expr
+    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, expr.id)]
+    if len(stores) != 1 or stores[0] >= at or expr.id in _positional_params(func) or expr.id in _other_params(func):
+        return expr
+    stmt = func.body[stores[0]]
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.value
+    return expr
 
 
 def _number(expr: ast.expr, depth: int = 0) -> bool:
