@@ -371,8 +371,8 @@ def _drivers(
         calls pass is not what the training code runs with)."""
         if importer in entries and not (entry_ok and not by_path[importer].gated):
             return False
-        if importer not in leads or importers.get(importer) or _is_init(importer):
-            return False
+        if importer not in leads or importers.get(importer) or _is_init(importer) or os.path.basename(importer) == "conftest.py":
+            return False  # (a conftest gives tests their fixtures: reached from them, never run on its own; probe 61b)
         scanned = by_path[importer]
         return scanned.main_guard or is_test_path(importer) or not _in_package(importer)
 

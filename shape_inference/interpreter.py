@@ -3262,9 +3262,11 @@ class Interpreter:
                 self.ev(cond, inner)
         inner.branch_depth = 1
         if isinstance(node, ast.DictComp):
-            self.ev(node.key, inner)
-            self.ev(node.value, inner)
-            return UNKNOWN
+            key = self.ev(node.key, inner)
+            value = self.ev(node.value, inner)
+            # (what it holds carries the items' tangents: `{k: f(v) for k, v in params.items()}`
+            # of differentiated params is differentiated; probe 61a)
+            return UNKNOWN.tainted(key.diff or value.diff)
         return self.ev(node.elt, inner)
 
     def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp, iterable: Value, fr: Frame) -> Value | None:
@@ -3449,7 +3451,9 @@ class Interpreter:
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
         self.escape(args, kwargs, unseen=True)
-        return UNKNOWN
+        # a method of a differentiated value not known (`params.items()` of the params a
+        # grad differentiates) gives what carries its tangents (probe 61a)
+        return UNKNOWN.tainted(callee.diff)
 
     def _super(self, fr: Frame) -> Value:
         """`super()` in a method of an analysed class (its first parameter is the instance)."""
@@ -4310,7 +4314,11 @@ def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
     """The names through which an importer root's functions are entered: the
     differentiation transforms it names, or (a driver) the leading names it uses; a
     test file's forward-only tests too (`_tested_functions`)."""
-    return info.entry_names if info.entry == "driver" else DIFFERENTIATION_NAMES
+    if info.entry == "driver":
+        # (and the transforms it names: a test file that drives a module it takes whole
+        # also differentiates in tests that use only fixtures: probe 61b)
+        return None if info.entry_names is None else info.entry_names | DIFFERENTIATION_NAMES
+    return DIFFERENTIATION_NAMES
 
 
 def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:

@@ -760,3 +760,14 @@ def test_a_frozen_probe_silences_its_programs_forward_paths_unless_code_out_of_s
 
     found = lint_source(FROZEN_PROBE.replace("FINETUNE", finetune), "probe.py", Config(select=("JCD",), jax_version="0.10.2"))
     assert [f.code for f in found] == (["JCD202"] if reported else [])
+
+
+def test_a_test_module_driving_a_model_keeps_its_grad_tests_on_conftest_fixtures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # probe 61b: tests/test_grad.py takes `model` whole (a driver) and differentiates in a
+    # test whose model and length come from conftest fixtures; the conftest is no driver
+    files = {
+        "model.py": "import jax\nimport jax.numpy as jnp\n\n\nclass Attention:\n    def __call__(self, x):\n        q = x.reshape(1, x.shape[0], 4, 16).astype(jnp.bfloat16)\n        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+        "tests/conftest.py": "import pytest\n\nimport model\n\n\n@pytest.fixture\ndef net():\n    return model.Attention()\n\n\n@pytest.fixture(params=[16, 33])\ndef seq_len(request):\n    return request.param\n",
+        "tests/test_grad.py": "import jax\nimport jax.numpy as jnp\n\nimport model\n\n\ndef test_grad_runs(net, seq_len):\n    x = jnp.zeros((seq_len, 64))\n    jax.grad(lambda x: net(x).astype(jnp.float32).sum())(x)\n\n\ndef test_forward_odd():\n    model.Attention()(jnp.zeros((31, 64)))\n",
+    }
+    assert places(tmp_path, monkeypatch, capsys, files) == [["model.py:8:16:", "JCD201"]]

@@ -473,6 +473,9 @@ def test_a_projects_tests_of_a_gated_class_are_drivers(tmp_path: Path) -> None:
             # a test that differentiates in one test and runs forward in another: entered
             # through both (probe 56b: its forward-only reference test was never run)
             "tests/test_both.py": "import jax\nfrom m import layer\n\ndef test_fwd():\n    layer.Attn()(1)\n\ndef test_grad():\n    jax.grad(layer.Attn())(1.0)\n",
+            # a conftest gives fixtures and is never run on its own (probe 61b: as a driver,
+            # the tests lost its fixtures' values)
+            "tests/conftest.py": "import pytest\nfrom m import layer\n\n@pytest.fixture\ndef attn():\n    return layer.Attn()\n",
         },
     )
     assert rel(chosen.drivers) == ["tests/test_both.py", "tests/test_layer.py", "tests/test_whole.py"]

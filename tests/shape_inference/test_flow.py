@@ -1046,3 +1046,13 @@ def test_a_train_state_replaced_applies_the_new_model() -> None:
         "    reveal_type(state.replace(apply_fn=other).apply_fn)\n"
     )
     assert type(one(src).value).__name__ != "BoundMethodV"
+
+
+def test_a_dict_comprehension_of_differentiated_values_is_differentiated() -> None:
+    # probe 61a: `{k: v if k in trainable else stop_gradient(v) for k, v in params.items()}`
+    # lost the tangents, so a fine-tune's attention looked frozen
+    src = P + (
+        "def loss(params):\n    frozen = {k: (v if k in ('head',) else jax.lax.stop_gradient(v)) for k, v in params.items()}\n    reveal_type(frozen)\n    return 0.0\n"
+        "jax.grad(loss)(load_params())\n"
+    )
+    assert any(r.diff for r in reveal(src))
