@@ -239,8 +239,8 @@ _KEEPS_BATCH_AXIS = frozenset({"astype", "reshape"})  # (reshape's batching rule
 _UNKNOWN_AXIS = (False, None)
 
 
-def _derived_axis(func: Function, use: ast.Name, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
-    """The batching of a name the mapped function computes in straight-line code at its
+def _derived_axis(func: Function, use: ast.expr, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
+    """The batching of a name (or an expression) the mapped function computes in straight-line code at its
     top level: batched (axis 0) when computed elementwise, by `astype` or `reshape`, from
     values batched at axis 0, or by a matmul whose left operand alone is; unbatched when
     computed from none (parameters mapped with None, names from outside, shapes).
@@ -248,8 +248,7 @@ def _derived_axis(func: Function, use: ast.Name, params: list[str], in_axes: Val
     JAX's batching rules choose their own axis)."""
     if isinstance(func, ast.Lambda):
         return _UNKNOWN_AXIS
-    body = func.body
-    at = next((i for i, stmt in enumerate(body) if stmt.lineno <= use.lineno <= (stmt.end_lineno or stmt.lineno)), None)
+    at = _statement_at(func, use)
     if at is None:
         return _UNKNOWN_AXIS
     return _axis_of_expr(func, use, at, params, in_axes, 0)
@@ -507,7 +506,7 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         elif expr is not None and not isinstance(expr, ast.Name) and through is None and self_unmapped and not isinstance(func, ast.Lambda):
             # an expression of the mapped function's own (`pair_bias.astype(jnp.bfloat16)`:
             # probe 56a), batched as what it is computed from where that is certain
-            known, axis = _axis_of_expr(func, expr, _statement_at(func, expr), params, info.in_axes, 0)
+            known, axis = _derived_axis(func, expr, params, info.in_axes)
         else:
             continue
         if known:
@@ -515,9 +514,9 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     return out
 
 
-def _statement_at(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> int:
+def _statement_at(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> int | None:
     """The index of the top-level statement of `func` that holds `expr`."""
-    return next((i for i, stmt in enumerate(func.body) if stmt.lineno <= expr.lineno <= (stmt.end_lineno or stmt.lineno)), len(func.body))
+    return next((i for i, stmt in enumerate(func.body) if stmt.lineno <= expr.lineno <= (stmt.end_lineno or stmt.lineno)), None)
 
 
 def _direct_batching(call: AttentionCall, info: VmapInfo, bound_args: int, bound_names: frozenset[str]) -> dict[str, Batched]:

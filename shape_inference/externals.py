@@ -54,6 +54,7 @@ from jax_cudnn_lint.shape_inference.values import (
     make_int,
     shape_of,
     live_view,
+    map_arrays,
     mark_changed_in_place,
     absent,
     as_array as _array,
@@ -2772,22 +2773,15 @@ def h_replicate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return replicated(args[0]) if args else UNKNOWN
 
 
-def replicated(value: Value, depth: int = 0) -> Value:
+def replicated(value: Value) -> Value:
     """`value` with its structure kept and its arrays' shapes unknown (see h_replicate)."""
-    if depth > 8:
-        return UnknownV(value.diff)
-    if isinstance(value, ArrayV):
-        return ArrayV(None, value.dtype, value.diff, value.why)
-    if isinstance(value, TupleV):
-        return TupleV(tuple(replicated(item, depth + 1) for item in value.items), value.is_list, value.why)
-    if isinstance(value, DictV):
-        return DictV(tuple((k, replicated(v, depth + 1)) for k, v in value.items), value.why)
-    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE:
-        kept = tuple((name, held if name in A.TRAIN_STATE_STATIC else replicated(held, depth + 1)) for name, held in value.kwargs)
-        return ExtObjectV(value.qualname, (), kept, value.why, value.diff)
-    if isinstance(value, (ConstV, IntV, FloatV)):
-        return value
-    return UnknownV(value.diff)
+    return map_arrays(value, lambda a: ArrayV(None, a.dtype, a.diff, a.why), _replicated_leaf)
+
+
+def _replicated_leaf(value: Value) -> Value:
+    if A.is_train_state(value):
+        return A.map_train_state(value, lambda _, held: replicated(held))
+    return value if isinstance(value, (ConstV, IntV, FloatV)) else UnknownV(value.diff)
 
 
 _register(["replicate", "unreplicate"], ["flax.jax_utils"], h_replicate)
@@ -2801,7 +2795,7 @@ def h_device_put(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     first = args[0] if args else kwargs.get("x")
     if first is None:
         return UNKNOWN
-    if isinstance(first, (TupleV, DictV)) or isinstance(first, ExtObjectV) and first.qualname == A.TRAIN_STATE:
+    if isinstance(first, (TupleV, DictV)) or A.is_train_state(first):
         return first
     return h_preserve(interp, args, kwargs, node, fr, q)
 

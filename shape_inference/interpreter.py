@@ -3485,9 +3485,9 @@ class Interpreter:
         if args or kwargs:
             self.mutations += 1  # a dict or list among them may be changed in place too
         for value in (*args, *kwargs.values()):
-            if unseen and isinstance(value, _MAY_RUN_A_MODEL):
-                self.root.open = True  # (it may train what this program runs forward)
             if unseen:
+                if isinstance(value, _MAY_RUN_A_MODEL):
+                    self.root.open = True  # (it may train what this program runs forward)
                 _changed_by_unseen_code(value, self.api.is_frozen_class)
             elif isinstance(value, InstanceV) and not self.api.is_frozen_class(value.cls):
                 value.forget()

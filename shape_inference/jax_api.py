@@ -12,7 +12,7 @@ import ast
 import functools
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
@@ -934,6 +934,17 @@ FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.linearize", "flax.linen.
 # flax's TrainState (built by TrainState.create): apply_fn and tx are static fields
 TRAIN_STATE = "flax.training.train_state.TrainState.create"
 TRAIN_STATE_STATIC = frozenset({"apply_fn", "tx"})
+
+
+def is_train_state(value: Value) -> TypeGuard[ExtObjectV]:
+    return isinstance(value, ExtObjectV) and value.qualname == TRAIN_STATE and not value.args
+
+
+def map_train_state(state: ExtObjectV, change: Callable[[str, Value], Value]) -> ExtObjectV:
+    """A TrainState with `change(name, value)` for each field but its static `apply_fn`
+    and `tx` (replicated, mapped by a pmap, by `jax.tree.map`: probes 58b, 59a)."""
+    fields = tuple((name, held if name in TRAIN_STATE_STATIC else change(name, held)) for name, held in state.kwargs)
+    return ExtObjectV(state.qualname, (), fields, state.why, state.diff)
 PRIMALS_LIKE = frozenset({"jax.vjp", "jax.jvp", "jax.linearize", "flax.linen.vjp", "flax.linen.jvp", "equinox.filter_vjp", "equinox.filter_jvp", "flax.nnx.vjp", "flax.nnx.jvp"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap", "flax.linen.vmap", "haiku.vmap"})
 # nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=nnx.Carry): a scan whose carry and scanned

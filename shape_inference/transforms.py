@@ -549,11 +549,9 @@ def _drop_axis(value: Value, axis: int | None, depth: int = 0) -> tuple[Value, D
         for name, held in value.attrs.items():
             layer.attrs[name] = _drop_axis(held, 0, depth + 1)[0] if isinstance(held, (ArrayV, TupleV, DictV, InstanceV)) else held
         return layer, None
-    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE and not value.args and depth < 4:
-        # a replicated TrainState under pmap: each field without the device axis, apply_fn
-        # and tx as they are (probe 58b)
-        fields = tuple((name, held if name in A.TRAIN_STATE_STATIC else _drop_axis(held, axis, depth + 1)[0]) for name, held in value.kwargs)
-        return ExtObjectV(value.qualname, (), fields, value.why, value.diff), None
+    if A.is_train_state(value) and depth < 4:
+        # a replicated TrainState under pmap: each field without the device axis (probe 58b)
+        return A.map_train_state(value, lambda _, held: _drop_axis(held, axis, depth + 1)[0]), None
     return UnknownV(value.diff), None
 
 
@@ -571,10 +569,8 @@ def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
         return DictV(tuple((k, _add_axis(v, size, axis)) for k, v in value.items), value.why, value.diff)
     if isinstance(value, ArrayV):
         return ArrayV(None, value.dtype, value.diff, value.why)
-    if isinstance(value, ExtObjectV) and value.qualname == A.TRAIN_STATE and not value.args:
-        # a TrainState a pmapped step returns: its fields stacked, apply_fn and tx kept (probe 59a)
-        fields = tuple((name, held if name in A.TRAIN_STATE_STATIC else _add_axis(held, size, axis)) for name, held in value.kwargs)
-        return ExtObjectV(value.qualname, (), fields, value.why, value.diff)
+    if A.is_train_state(value):
+        return A.map_train_state(value, lambda _, held: _add_axis(held, size, axis))  # (a pmapped step's state: probe 59a)
     return UnknownV(value.diff)
 
 
@@ -806,11 +802,10 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
             static = A.is_static_field(first.cls, name) or isinstance(held, (FunctionV, PartialV, ExternalV))
             mapped.attrs[name] = held if static else _tree_map(interp, func, [t.attrs[name] for t in trees if isinstance(t, InstanceV)], node, fr, budget)
         return mapped
-    if isinstance(first, ExtObjectV) and first.qualname == A.TRAIN_STATE and not first.args and all(isinstance(t, ExtObjectV) and t.qualname == A.TRAIN_STATE and [k for k, _ in t.kwargs] == [k for k, _ in first.kwargs] for t in trees):
-        # flax's TrainState: its fields mapped, apply_fn and tx kept (static fields; probe 58b)
+    if isinstance(first, ExtObjectV) and all(A.is_train_state(t) and [k for k, _ in t.kwargs] == [k for k, _ in first.kwargs] for t in trees):
+        # flax's TrainState: its fields mapped (probe 58b)
         rows = [dict(t.kwargs) for t in trees if isinstance(t, ExtObjectV)]
-        kept = tuple((name, held if name in A.TRAIN_STATE_STATIC else _tree_map(interp, func, [row[name] for row in rows], node, fr, budget)) for name, held in first.kwargs)
-        return ExtObjectV(first.qualname, (), kept, first.why, first.diff)
+        return A.map_train_state(first, lambda name, _: _tree_map(interp, func, [row[name] for row in rows], node, fr, budget))
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)
