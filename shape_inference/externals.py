@@ -19,7 +19,7 @@ from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
 from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES
-from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude
+from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude, top_level_imports
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -2467,17 +2467,18 @@ def _before_any_import_of_jax(tree: ast.Module, stmt: ast.stmt) -> bool:
         parts = module.split(".")
         return parts[0] in harmless and _IMPORTS_JAX.isdisjoint(parts)
 
+    def may_import_jax(imported: ast.Import | ast.ImportFrom) -> bool:
+        if isinstance(imported, ast.Import):
+            return not all(safe(alias.name) for alias in imported.names)
+        if imported.module == "jaxtyping" and not imported.level:
+            return not all(alias.name in _JAXTYPING_NO_JAX for alias in imported.names)
+        return bool(imported.level) or not safe(imported.module or "") or not all(safe(f"{imported.module}.{alias.name}") for alias in imported.names)
+
     for earlier in tree.body:
         if earlier is stmt:
             return True
-        if isinstance(earlier, ast.Import) and not all(safe(alias.name) for alias in earlier.names):
-            return False
-        if isinstance(earlier, ast.ImportFrom) and earlier.module == "jaxtyping" and not earlier.level:
-            if not all(alias.name in _JAXTYPING_NO_JAX for alias in earlier.names):
-                return False
-            continue
-        if isinstance(earlier, ast.ImportFrom) and (earlier.level or not safe(earlier.module or "") or not all(safe(f"{earlier.module}.{alias.name}") for alias in earlier.names)):
-            return False
+        if any(may_import_jax(imported) for imported in top_level_imports(earlier)):
+            return False  # (those of a `try` block too: `try: import flax`)
     return False
 
 

@@ -1474,7 +1474,7 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
             continue
         if isinstance(earlier, ast.Expr) and isinstance(earlier.value, ast.Constant):
             continue  # a docstring
-        if config_update(earlier) is not None or _harmless_call(earlier, loggers):
+        if config_update(earlier) is not None or _harmless_call(earlier, loggers) or _guarded_import(earlier):
             continue
         if isinstance(earlier, ast.Assign) and len(earlier.targets) == 1 and isinstance(target := earlier.targets[0], ast.Name) and _harmless_call(ast.Expr(earlier.value), loggers):
             loggers.add(target.id)  # (`logger = logging.getLogger(__name__)`)
@@ -1486,8 +1486,12 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
 
 
 # Top-level calls that set up a script without running any of it: logging, warnings,
-# the import path (probe 49a: `logging.basicConfig(...)` before `JAX_PLATFORMS`).
-_HARMLESS_CALLS = ("logging.", "absl.logging.", "warnings.", "sys.path.", "print")
+# the import path (probe 49a: `logging.basicConfig(...)` before `JAX_PLATFORMS`), other
+# environment variables, seeds and NumPy's printing (58a: `np.random.seed(0)`).
+_HARMLESS_CALLS = (
+    "logging.", "absl.logging.", "warnings.", "sys.path.", "print", "os.environ.setdefault", "os.environ.update", "os.putenv",
+    "random.seed", "np.random.seed", "numpy.random.seed", "np.set_printoptions", "numpy.set_printoptions",
+)
 # calls a harmless call's arguments may make: none of them starts JAX
 _HARMLESS_ARGUMENT_CALLS = ("logging.", "absl.logging.", "FLAGS.", "flags.FLAGS.", "os.path.", "os.getenv", "os.environ.get", "str", "repr", "len", "int", "float", "sorted")
 
@@ -1500,9 +1504,35 @@ def _harmless_call(stmt: ast.stmt, loggers: set[str] | frozenset[str] = frozense
     if not (isinstance(stmt, ast.Expr) and isinstance(call := stmt.value, ast.Call)):
         return False
     name = dotted_name(call.func) or _logger_method(call.func) or ""
-    if not (name == "print" or name.startswith(_HARMLESS_CALLS[:-1]) or name.split(".")[0] in loggers):
+    if not (name in _HARMLESS_CALLS or name.startswith(tuple(p for p in _HARMLESS_CALLS if p.endswith("."))) or name.split(".")[0] in loggers):
         return False
     return not any(isinstance(node, (ast.Lambda, ast.NamedExpr)) or isinstance(node, ast.Call) and not _harmless_argument_call(node) for arg in (*call.args, *call.keywords) for node in ast.walk(arg))
+
+
+def _guarded_import(stmt: ast.stmt) -> bool:
+    """`try: import yaml` / `except ImportError: yaml = None`: imports whose failure binds
+    constants; nothing of the program runs (probe 58a)."""
+    if not isinstance(stmt, ast.Try) or stmt.orelse or stmt.finalbody or not stmt.handlers:
+        return False
+    blocks = [stmt.body, *(handler.body for handler in stmt.handlers)]
+    return all(
+        isinstance(inner, (ast.Import, ast.ImportFrom, ast.Pass))
+        or isinstance(inner, ast.Assign) and not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for node in ast.walk(inner))
+        for block in blocks
+        for inner in block
+    )
+
+
+def top_level_imports(stmt: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
+    """The imports a top-level statement runs: itself, or those of its `try` / `if` /
+    `with` blocks (not those of the functions and classes it defines)."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [stmt]
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return [found for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.stmt) for found in top_level_imports(child)] + [
+        found for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.ExceptHandler) for inner in child.body for found in top_level_imports(inner)
+    ]
 
 
 def _harmless_argument_call(call: ast.Call) -> bool:

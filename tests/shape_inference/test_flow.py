@@ -847,6 +847,13 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         # probe 48a: set after JAX ran, or set twice
         ("x = jax.numpy.ones(3)\njax.config.update('jax_platforms', 'cpu')\n", "gpu"),
         ("import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\nos.environ['JAX_PLATFORMS'] = 'cuda'\n{jax}", "gpu"),
+        # probe 58a: a seed, another variable, a guarded import before the setting; a
+        # guarded import of JAX's frameworks imports JAX
+        ("import os\nimport numpy as np\nnp.random.seed(0)\nos.environ.setdefault('XLA_FLAGS', '')\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
+        ("import os\ntry:\n    import yaml\nexcept ImportError:\n    yaml = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
+        ("import os\ntry:\n    import flax\nexcept ImportError:\n    flax = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
+        ("import os\ntry:\n    import yaml\nexcept ImportError:\n    setup()\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
+        ("import os\nimport numpy as np\nnp.random.seed(jax.numpy.ones(3))\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
     ],
 )
 def test_the_backend_a_module_forces(setting: str, backend: str) -> None:
