@@ -2806,12 +2806,17 @@ HANDLERS["jax.device_put"] = h_device_put
 
 def h_progress(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """A progress bar over an iterable (`tqdm(configs)`, rich's `track(stages)`) yields its
-    items themselves: a write through the loop variable changes them (probe 60a)."""
-    given = args[0] if args else kwargs.get("iterable", kwargs.get("sequence"))
+    items themselves: a write through the loop variable changes them (probe 60a).  flax's
+    prefetching to the devices yields the batches with their shapes (each leaf is put
+    sharded over its leading axis)."""
+    given = args[0] if args else kwargs.get("iterable", kwargs.get("sequence", kwargs.get("iterator", kwargs.get("data_iter"))))
     return given if given is not None else UNKNOWN
 
 
-for _q in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "rich.progress.track"):
+for _q in (
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "rich.progress.track",
+    "flax.jax_utils.prefetch_to_device", "flax.training.prefetch_iterator.PrefetchIterator",
+):
     HANDLERS[_q] = h_progress
 # nnx's optimizer updates a model's parameters in place, never its structure or shapes
 _register(["Optimizer", "ModelAndOptimizer"], ["flax.nnx", "flax.nnx.optimizer"], h_layer)

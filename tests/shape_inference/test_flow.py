@@ -303,6 +303,9 @@ def test_generator_items_are_what_it_yields() -> None:
     assert x.shape == "(8, 9)" and step.int is None
     src = GEN + "def f(n):\n    for i, (x, y) in zip(range(n), batches(9)):\n        reveal_type(x)\nf(3)\n"
     assert one(src).shape == "(8, 9)"
+    # flax's prefetching to the devices (its examples' `prefetch_to_device(it, 2)`)
+    src = GEN + "from flax import jax_utils\ndef f():\n    it = jax_utils.prefetch_to_device(batches(9), 2)\n    reveal_type(next(it)[0])\nf()\n"
+    assert one(src).shape == "(8, 9)"
 
 
 def test_generator_paths_join() -> None:
