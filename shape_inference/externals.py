@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -2653,6 +2653,9 @@ def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     where = arg(args, kwargs, 0, "where")
     tree = arg(args, kwargs, 1, "pytree")
     replace = arg(args, kwargs, 2, "replace")
+    if filter_specs.is_spec(tree) and isinstance(tree, ExtObjectV) and "is_leaf" not in kwargs:
+        # a filter spec's subtrees set to True or False (equinox's way to freeze a part)
+        return filter_specs.set_subtrees(tree, where, replace, kwargs.get("replace_fn")) or UNKNOWN
     path = _attribute_path(where)
     if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
         return UNKNOWN

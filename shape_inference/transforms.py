@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference import sharding
+from jax_cudnn_lint.shape_inference import filter_specs, sharding
 from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
@@ -770,6 +770,9 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
         if count > _MAX_MAPPED:
             return UnknownV(any(a.diff for a in sequences))
         return TupleV(tuple(interp.call(func, [items[i] for items in unpacked if items is not None], {}, False, node, fr) for i in range(count)))
+    flag = filter_specs.constant_bool_function(func)
+    if flag is not None and len(sequences) == 1 and isinstance(tree := sequences[0], InstanceV) and A.is_eqx_class(tree.cls):
+        return filter_specs.uniform_spec(flag)  # (`jax.tree.map(lambda _: False, model)`: an equinox filter spec)
     budget = [_MAX_MAPPED]
     return _tree_map(interp, func, sequences, node, fr, budget)
 
@@ -849,7 +852,7 @@ def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Seque
     several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
     if _module_and_depth(module) is None and not several:
         return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
-    arrays = [ExtObjectV(ARRAYS_PART, (module,), (("holds", ConstV(_part_holds(filters, i))),), (), module.diff) for i in range(n_arrays)]
+    arrays = [ExtObjectV(ARRAYS_PART, (module,), (("holds", ConstV(_part_holds(filters, i))), *_spec_of(filters, i)), (), module.diff) for i in range(n_arrays)]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
     return TupleV((static, *arrays) if static_first else (*arrays, static))
 
@@ -882,6 +885,12 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
     differentiated = {_holds(p) for p in arrays if p.diff}
     if "all" in differentiated or {"params", "rest"} <= differentiated:
         return mark_differentiated(module)  # (every variable of it was differentiated)
+    spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
+    if differentiated == {"spec"} and filter_specs.is_spec(spec) and isinstance(module, InstanceV) and isinstance(spec, ExtObjectV):
+        # an equinox filter spec of bools: the subtrees it sets to True (probe 61a)
+        marked = filter_specs.apply(module, spec, mark_differentiated)
+        if marked is not None:
+            return marked
     if differentiated - {"params"} and fr is not None:
         # a part of some other variables (LoRA parameters, a head by path, batch stats,
         # `(nnx.Param, nnx.BatchStat)`) was differentiated: which arrays reach the
@@ -905,12 +914,19 @@ def _part_holds(filters: Sequence[Value], index: int) -> str:
     item = filters[index]
     if isinstance(item, ExternalV) and item.qualname == "flax.nnx.Param":
         return "params"
+    if filter_specs.is_spec(item):
+        return "spec"
     if isinstance(item, ConstV) and item.value is Ellipsis:
         if index == 0:
             return "all"
         earlier = filters[:index]
         return "rest" if len(earlier) == 1 and _part_holds(filters, 0) == "params" else "other"
     return "other"
+
+
+def _spec_of(filters: Sequence[Value], index: int) -> tuple[tuple[str, Value], ...]:
+    """The equinox filter spec an arrays part was cut by, kept for `recombine`."""
+    return (("spec", filters[index]),) if index < len(filters) and filter_specs.is_spec(filters[index]) else ()
 
 
 def _holds(part: ExtObjectV) -> str:

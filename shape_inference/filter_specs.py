@@ -1,0 +1,175 @@
+"""equinox filter specs: which parts of a model a gradient reaches.
+
+equinox's documented way to freeze part of a model builds a pytree of bools shaped as
+the model, sets some subtrees to True (or False) with `eqx.tree_at`, and partitions the
+model with it; the part that is True is the one a `filter_grad` differentiates:
+
+    spec = jax.tree.map(lambda _: False, model)
+    spec = eqx.tree_at(lambda m: (m.head.weight, m.head.bias), spec, replace=(True, True))
+    diff, static = eqx.partition(model, spec)
+
+A spec is held as `FILTER_SPEC`: the value of every leaf by default, then the subtrees
+set, in order, each by an attribute path (names, and indexes into lists).  Applied to the
+module when its parts are put back together (transforms.recombine), it marks the subtrees
+set to True as differentiated and leaves the others as they were.  Anything the spec or
+the module does not say certainly (a path through something else than attributes and
+list items, a part of a layer set to False while the rest of it is True) makes the spec
+not followed: the caller keeps its answer for any other filter (the reach is unknown).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference.values import ConstV, ExtObjectV, FunctionV, InstanceV, TupleV, Value
+
+FILTER_SPEC = "jax_cudnn_lint.filter_spec"
+
+Path = tuple[str | int, ...]
+
+
+def constant_bool_function(func: Value) -> bool | None:
+    """The bool a `lambda _: False` always returns, else None."""
+    node = func.node if isinstance(func, FunctionV) else None
+    if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Constant) and isinstance(node.body.value, bool):
+        return node.body.value
+    return None
+
+
+def uniform_spec(default: bool) -> ExtObjectV:
+    """`jax.tree.map(lambda _: False, model)`: every leaf False."""
+    return ExtObjectV(FILTER_SPEC, (), (("default", ConstV(default)),))
+
+
+def is_spec(value: Value | None) -> bool:
+    return isinstance(value, ExtObjectV) and value.qualname == FILTER_SPEC
+
+
+def set_subtrees(spec: ExtObjectV, where: Value | None, replace: Value | None, replace_fn: Value | None) -> Value | None:
+    """`eqx.tree_at(where, spec, replace=...)` (or `replace_fn=lambda _: True`): the spec
+    with those subtrees set; None where the paths or the values are not certain."""
+    paths = where_paths(where)
+    if paths is None:
+        return None
+    if replace_fn is not None:
+        flag = constant_bool_function(replace_fn)
+        flags = None if flag is None or replace is not None else [flag] * len(paths)
+    elif isinstance(replace, ConstV) and isinstance(replace.value, bool) and len(paths) == 1 and not _returns_tuple(where):
+        flags = [replace.value]
+    elif isinstance(replace, TupleV) and _returns_tuple(where) and len(replace.items) == len(paths):
+        flags = [item.value for item in replace.items if isinstance(item, ConstV) and isinstance(item.value, bool)]
+        flags = flags if len(flags) == len(paths) else None
+    else:
+        flags = None
+    if flags is None:
+        return None
+    earlier = [_key_path(key) for key, _ in spec.kwargs[1:]]
+    if any(len(before) < len(path) and path[: len(before)] == before for path in paths for before in earlier):
+        return None  # (a path into a subtree already set to a bool: the call raises)
+    added = tuple((_path_key(path), ConstV(flag)) for path, flag in zip(paths, flags, strict=True))
+    return ExtObjectV(FILTER_SPEC, (), spec.kwargs + added)
+
+
+def where_paths(where: Value | None) -> list[Path] | None:
+    """`lambda m: m.head` -> [("head",)]; `lambda m: (m.head.weight, m.blocks[-1])` ->
+    [("head", "weight"), ("blocks", -1)]."""
+    node = where.node if isinstance(where, FunctionV) else None
+    if not isinstance(node, ast.Lambda) or len(node.args.args) != 1 or node.args.vararg or node.args.kwonlyargs:
+        return None
+    param = node.args.args[0].arg
+    bodies = node.body.elts if isinstance(node.body, (ast.Tuple, ast.List)) else [node.body]
+    paths = [_path(body, param) for body in bodies]
+    return [path for path in paths if path is not None] if paths and all(path is not None for path in paths) else None
+
+
+def _returns_tuple(where: Value | None) -> bool:
+    return isinstance(where, FunctionV) and isinstance(where.node, ast.Lambda) and isinstance(where.node.body, (ast.Tuple, ast.List))
+
+
+def _path(expr: ast.expr, param: str) -> Path | None:
+    steps: list[str | int] = []
+    while True:
+        if isinstance(expr, ast.Attribute):
+            steps.insert(0, expr.attr)
+            expr = expr.value
+        elif isinstance(expr, ast.Subscript) and isinstance(index := _int_literal(expr.slice), int):
+            steps.insert(0, index)
+            expr = expr.value
+        else:
+            break
+    return tuple(steps) if steps and isinstance(expr, ast.Name) and expr.id == param else None
+
+
+def _int_literal(expr: ast.expr) -> int | None:
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant) and type(expr.operand.value) is int:
+        return -expr.operand.value
+    return None
+
+
+def _path_key(path: Path) -> str:
+    return "/".join(str(step) for step in path)
+
+
+def _key_path(key: str) -> Path:
+    return tuple(int(step) if step.lstrip("-").isdigit() else step for step in key.split("/"))
+
+
+def apply(module: InstanceV, spec: ExtObjectV, mark: Callable[[Value], Value]) -> Value | None:
+    """The module whose subtrees the spec sets to True are differentiated (`mark` marks
+    one), the rest as it was; None where a subtree set is not certainly found."""
+    default = spec.kwarg("default")
+    if not isinstance(default, ConstV) or not isinstance(default.value, bool):
+        return None
+    result: Value | None = mark(module) if default.value else module
+    for key, flag in spec.kwargs[1:]:
+        if not isinstance(flag, ConstV) or not isinstance(flag.value, bool):
+            return None
+        path = _key_path(key)
+        original = _at(module, path)
+        if original is None or result is None:
+            return None
+        found, inside = original
+        if inside and not flag.value:
+            continue  # (a part of a layer frozen, the rest of it may be trained: the layer stays as marked)
+        result = _replaced(result, path[: len(path) - inside], mark(found) if flag.value else found)
+    return result
+
+
+def _at(value: Value, path: Path) -> tuple[Value, int] | None:
+    """(the subtree at `path`, or the object the path goes into if it goes inside one the
+    analysis holds as a whole (a library layer): with how many steps were left)."""
+    for done, step in enumerate(path):
+        if isinstance(step, str) and isinstance(value, InstanceV) and step in value.attrs:
+            value = value.attrs[step]
+        elif isinstance(step, int) and isinstance(value, TupleV) and -len(value.items) <= step < len(value.items):
+            value = value.items[step]
+        elif isinstance(step, str) and isinstance(value, ExtObjectV) and done > 0:
+            return value, len(path) - done  # (`m.head.weight` of an eqx.nn.Linear)
+        else:
+            return None
+    return value, 0
+
+
+def _replaced(value: Value, path: Path, new: Value) -> Value | None:
+    """`value` with the subtree at `path` replaced.  A container marked differentiated as
+    a whole is opened on the way (its fields marked one by one, as a read of them would
+    be), so that a subtree put back unmarked stays so."""
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(step, str) and isinstance(value, InstanceV) and step in value.attrs:
+        attrs = {name: held if not value.diff or A.is_static_field(value.cls, name) else held.tainted(True) for name, held in value.attrs.items()}
+        inner = _replaced(attrs[step], rest, new)
+        return None if inner is None else InstanceV(value.cls, {**attrs, step: inner}, False, value.why, value.ready)
+    if isinstance(step, int) and isinstance(value, TupleV) and -len(value.items) <= step < len(value.items):
+        items = list(value.items)
+        inner = _replaced(items[step], rest, new)
+        if inner is None:
+            return None
+        items[step] = inner
+        return TupleV(tuple(items), value.is_list, value.why, False)
+    return None
