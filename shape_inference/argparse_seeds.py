@@ -174,11 +174,11 @@ def _dest(names: list[str], dest: Value | None) -> str | None:
 
 
 def _conversion(kind: Value | None) -> str | None:
-    """How argparse converts an option's text: "str" (no type, or str), "int", or None
-    (a type we do not follow)."""
+    """How argparse converts an option's text: "str" (no type, or str), "int", "float",
+    or None (a type we do not follow)."""
     if kind is None:
         return "str"
-    if isinstance(kind, ExternalV) and kind.qualname in ("builtins.int", "builtins.str"):
+    if isinstance(kind, ExternalV) and kind.qualname in ("builtins.int", "builtins.str", "builtins.float"):
         return kind.qualname.rsplit(".", 1)[1]
     return None
 
@@ -214,6 +214,8 @@ def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step)
             values[dest] = ConstV(text, (why,))
         elif conversion == "int" and text.strip().lstrip("+-").isdigit():
             values[dest] = make_int(int(text), (why,))
+        elif conversion == "float" and (number := _float(text)) is not None:
+            values[dest] = ConstV(number, (why,))  # (`--dropout 0.25`: probe 62c)
         else:
             values[dest] = UNKNOWN
         if _CHOICES + dest in parser.attrs and not _one_of(values[dest], parser.attrs[_CHOICES + dest]):
@@ -241,7 +243,18 @@ def _converted(default: Value, kind: Value | None) -> Value | None:
             return None
     if isinstance(kind, ExternalV) and kind.qualname == "builtins.str":
         return default
-    return None  # float, a custom parser: not worth guessing
+    if isinstance(kind, ExternalV) and kind.qualname == "builtins.float":
+        number = _float(default.value)
+        return None if number is None else ConstV(number, default.why)
+    return None  # a custom parser: not worth guessing
+
+
+def _float(text: str) -> float | None:
+    """float(text) as argparse's `type=float` makes it, or None where it fails."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _argv_set_by(tree: ast.Module) -> TupleV | None | bool:

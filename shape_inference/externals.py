@@ -1313,7 +1313,7 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return make_int(len(distinct))
     if isinstance(v, ArrayV) and v.shape:
         return IntV(v.shape[0])
-    if isinstance(v, ConstV) and isinstance(v.value, str):
+    if isinstance(v, ConstV) and isinstance(v.value, (str, bytes)):
         return make_int(len(v.value))
     if isinstance(v, A.RangeV) and v.start is not None and v.stop is not None:
         count = D.range_len(v.start, v.stop, v.step)
@@ -1585,6 +1585,10 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(v.items, q.endswith("list"), v.why)
     if isinstance(v, S.SymShapeV):
         return UNKNOWN
+    if isinstance(v, ConstV) and isinstance(v.value, (str, bytes)) and len(v.value) <= _MAX_LISTED_RANGE:
+        # `list(prompt)`, `list(prompt.encode())`: its characters, its byte values (probe 62a)
+        chars = [ConstV(c, v.why) if isinstance(c, str) else make_int(c, v.why) for c in v.value]
+        return TupleV(tuple(chars), q.endswith("list"), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, A.RangeV) and (items := A.known_items(v, _MAX_LISTED_RANGE)) is not None:
         return TupleV(tuple(items), q.endswith("list"), (interp.step(fr, node, A.src(node)),))  # lags `tuple(range(1, 8))` (probe 51c)
     if isinstance(v, IterV) and len(args) == 1 and not kwargs:
@@ -1871,7 +1875,7 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 # str methods evaluated on constants (pure, and cheap for short strings)
 _STR_METHODS = frozenset(
     {"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition",
-     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format"}
+     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format", "encode"}
 )
 
 
@@ -1903,8 +1907,8 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     except (TypeError, ValueError, LookupError):
         return UNKNOWN  # `"{n}".format(limit=1)` raises KeyError where it runs (probe 43c)
     why = args[0].why
-    if isinstance(result, (str, bool)):
-        return ConstV(result, why)
+    if isinstance(result, (str, bool, bytes)):
+        return ConstV(result, why)  # (bytes: `prompt.encode("utf-8")`, a byte-level tokenizer's input)
     if isinstance(result, (list, tuple)):
         items: list[object] = list(cast("list[object]", result))
         parts = [part for part in items if isinstance(part, str)]
@@ -2287,6 +2291,20 @@ _register(["apply", "init", "init_with_output"], ["flax.linen.MultiHeadDotProduc
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
+
+
+def h_ord(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`ord(c)`: an int (a character-level tokenizer's ids: `[ord(c) for c in prompt]`
+    is a list of ints, as long as the prompt; probe 62a), its value where c is known."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN
+    ok, char = const_value(args[0])
+    if ok and isinstance(char, str) and len(char) == 1:
+        return make_int(ord(char), args[0].why)
+    return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))
+
+
+_register(["ord"], ["builtins"], h_ord)
 _register(["property"], ["builtins"], h_property)
 _register(["any", "all"], ["builtins"], h_any_all)
 _register(["range"], ["builtins"], h_range)
@@ -2841,6 +2859,16 @@ def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
 HANDLERS["importlib.import_module"] = h_import_module
 HANDLERS["json.loads"] = h_json_loads
+
+
+def h_get_logger(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`log = logging.getLogger(__name__)`: a logger, whose methods (`log.info("%s", args)`)
+    are the standard library's and change nothing they are given (probe 62c: a parsed
+    command line logged through a module's logger lost its values)."""
+    return ExtObjectV("logging.Logger", (), (), (interp.step(fr, node, A.src(node)),))
+
+
+HANDLERS["logging.getLogger"] = HANDLERS["absl.logging.get_absl_logger"] = h_get_logger
 HANDLERS["flax.nnx.bridge.lazy_init"] = h_lazy_init
 # nnx containers and markers hold what they are given (flax >= 0.12 wants a list of
 # submodules wrapped: `self.blocks = nnx.List([Block(...) for _ in range(n)])`)
@@ -3097,10 +3125,10 @@ _NO_TANGENT = frozenset(
     "while_loop fori_loop cond switch scan map custom_root custom_linear_solve".split()
 )
 
-# libraries that log, save or display what they are given and change none of it (absl's
-# logging and flags, experiment trackers, progress bars): a config handed to them keeps
+# libraries that log, save or display what they are given and change none of it (the
+# standard library's and absl's logging, absl's flags, experiment trackers, progress bars): a config handed to them keeps
 # what is known of it (probe 58a: `logging.info("%s", cfg)` under absl's logging)
-_RECORDING_LIBRARIES = frozenset({"absl", "wandb", "tqdm", "yaml", "clu", "tensorboard", "tensorboardX", "mlflow", "rich"})
+_RECORDING_LIBRARIES = frozenset({"absl", "wandb", "tqdm", "yaml", "clu", "tensorboard", "tensorboardX", "mlflow", "rich", "logging"})
 
 # libraries whose functions never change the objects they are given (optax is functional:
 # `tx.update(grads, state, params)` returns new values)
@@ -3141,8 +3169,10 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             # result is unknown but carries its inputs' tangents, so a literal reshape
             # after it still proves the attention differentiated (probe 35c)
             return UnknownV(any_diff(*args, *kwargs.values()))
-        elif name not in _PURE_UNMODELLED:
-            interp.escape(args, kwargs, unseen=name.split(".")[0] not in NOT_PROJECT_MODULES | _RECORDING_LIBRARIES)
+        elif name not in _PURE_UNMODELLED and (root := name.split(".")[0]) not in _RECORDING_LIBRARIES:
+            # (what a recording library is given keeps what is known of it, an object's
+            # attributes included: `log.info("%s", args)`, probe 62c)
+            interp.escape(args, kwargs, unseen=root not in NOT_PROJECT_MODULES)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
 

@@ -126,7 +126,7 @@ def np_twin(qualname: str) -> str:
 _BUILTINS = frozenset(
     "len range int float bool str tuple list dict max min abs sum sorted reversed enumerate zip "
     "isinstance getattr setattr delattr hasattr print super type object property staticmethod classmethod "
-    "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset exec slice "
+    "round divmod pow map filter any all iter next reveal_type vars repr id hash callable format set frozenset exec slice ord "
     "exit quit".split()  # (site's, in every script and notebook: probe 47c)
 )
 
@@ -664,11 +664,11 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
         return [make_int(i) for i in range(value.start, value.stop, value.step)]
     if isinstance(value, UnknownV) and value.diff and n is not None and not has_star:
         return [UNKNOWN.tainted(True)] * n
-    if isinstance(value, ConstV) and isinstance(value.value, str) and len(value.value) <= 64:
-        # zip("qkvo", keys): a string's characters
+    if isinstance(value, ConstV) and isinstance(value.value, (str, bytes)) and len(value.value) <= 64:
+        # zip("qkvo", keys): a string's characters (a bytes' values)
         if n is not None and not has_star and len(value.value) != n:
             return None
-        return [ConstV(c, value.why) for c in value.value]
+        return [ConstV(c, value.why) if isinstance(c, str) else make_int(c, value.why) for c in value.value]
     return None
 
 

@@ -910,6 +910,36 @@ def test_a_given_value_must_be_a_choice(given: str, seq_len: int | None) -> None
     assert one(src).int == seq_len
 
 
+@pytest.mark.parametrize(
+    ("default", "argv", "value"),
+    [
+        ("0.0", "[]", 0.0),
+        ("'0.1'", "[]", 0.1),  # (a string default goes through the type)
+        ("0.0", "['--dropout', '0.25']", 0.25),  # (given in the list: probe 62c)
+        ("0.0", "['--dropout=1e-1']", 0.1),
+        ("0.0", "['--dropout', 'x']", "<not a constant>"),  # (argparse exits)
+    ],
+)
+def test_a_float_option(default: str, argv: str, value: object) -> None:
+    src = P + f"import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--dropout', type=float, default={default})\nreveal_type(parser.parse_args({argv}).dropout)\n"
+    assert one(src).const == value
+
+
+def test_a_prompt_tokenized_by_characters() -> None:
+    # a VLM's text prefix from a literal prompt, one id per character or byte (probe 62a)
+    src = P + (
+        "PROMPT = 'caption en: describe it'\n"
+        "def f():\n"
+        "    reveal_type(jnp.asarray([ord(c) for c in PROMPT], jnp.int32))\n"
+        "    reveal_type(jnp.array(list(PROMPT.encode('utf-8'))))\n"
+        "    reveal_type(len(PROMPT.encode()))\n"
+        "    reveal_type(ord('a'))\n"
+        "f()\n"
+    )
+    chars, raw, count, one_id = reveal(src)
+    assert chars.shape == raw.shape == "(23,)" and count.int == 23 and one_id.int == 97
+
+
 def test_identity_of_module_level_functions() -> None:
     # `if fn is f9: continue` in a loop over functions (probe 48a)
     src = P + "def f():\n    pass\ndef g():\n    pass\nreveal_type(f is g)\nreveal_type(f is f)\nreveal_type(f is not g)\n"

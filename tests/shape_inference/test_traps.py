@@ -407,5 +407,9 @@ def test_a_dict_or_list_handed_to_code_not_seen_may_be_changed() -> None:
         # a progress bar yields the items themselves (probe 60a)
         "from rich.progress import track\n"
         "def m():\n    stages = [{'seq': 128}]\n    for st in track(stages):\n        st['seq'] = 129\n    reveal_type(stages[0]['seq'])\n"
+        # a module's logger records what it is given, an object's attributes included (probe 62c)
+        "import argparse, logging\nlog = logging.getLogger(__name__)\n"
+        "def n():\n    p = argparse.ArgumentParser()\n    p.add_argument('--seq', type=int, default=511)\n    args = p.parse_args([])\n"
+        "    log.info('args %s', args)\n    reveal_type(args.seq)\n"
     )
-    assert [r.int for r in reveal(src)] == [None, None, 2, None, None, None, 511, None]
+    assert [r.int for r in reveal(src)] == [None, None, 2, None, None, None, 511, None, 511]
