@@ -23,7 +23,7 @@ import ast
 from collections.abc import Callable
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference.values import ConstV, ExtObjectV, FunctionV, InstanceV, TupleV, Value
+from jax_cudnn_lint.shape_inference.values import ConstV, ExternalV, ExtObjectV, FunctionV, InstanceV, TupleV, Value
 
 FILTER_SPEC = "jax_cudnn_lint.filter_spec"
 
@@ -31,7 +31,11 @@ Path = tuple[str | int, ...]
 
 
 def constant_bool_function(func: Value) -> bool | None:
-    """The bool a `lambda _: False` always returns, else None."""
+    """The bool a `lambda _: False` always returns, else None.  equinox's `is_array` and
+    `is_inexact_array` count as True: mapped over a module they make a spec that puts
+    all of its arrays in the part a gradient takes, as a True does."""
+    if isinstance(func, ExternalV) and func.qualname in ("equinox.is_array", "equinox.is_inexact_array"):
+        return True
     node = func.node if isinstance(func, FunctionV) else None
     if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Constant) and isinstance(node.body.value, bool):
         return node.body.value
@@ -58,6 +62,10 @@ def set_subtrees(spec: ExtObjectV, where: Value | None, replace: Value | None, r
         flags = None if flag is None or replace is not None else [flag] * len(paths)
     elif isinstance(replace, ConstV) and isinstance(replace.value, bool) and len(paths) == 1 and not _returns_tuple(where):
         flags = [replace.value]
+    elif is_spec(replace) and isinstance(replace, ExtObjectV) and len(replace.kwargs) == 1 and len(paths) == 1 and not _returns_tuple(where):
+        # `replace=jax.tree.map(eqx.is_array, model.head)`: a uniform spec of the subtree (probe 62a)
+        default = replace.kwarg("default")
+        flags = [default.value] if isinstance(default, ConstV) and isinstance(default.value, bool) else None
     elif isinstance(replace, TupleV) and _returns_tuple(where) and len(replace.items) == len(paths):
         flags = [item.value for item in replace.items if isinstance(item, ConstV) and isinstance(item.value, bool)]
         flags = flags if len(flags) == len(paths) else None

@@ -704,7 +704,7 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         x = _leading_slice(xs) if not (isinstance(xs, ConstV) and xs.value is None) else ConstV(None)
         out = interp.call(body, [init, x], {}, False, node, fr)
         if isinstance(out, TupleV) and len(out.items) == 2:
-            carry = join(init, out.items[0])
+            carry = loop_carry(init, out.items[0])
             interp.call(body, [carry, x], {}, False, node, fr)
             return TupleV((carry, UnknownV(out.items[1].diff)))
         return UNKNOWN
@@ -714,7 +714,7 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         body, init = args[2], args[3]
         index = IntV(Dim(None, 1, 0, None, None, None, ()))
         out = interp.call(body, [index, init], {}, False, node, fr)
-        carry = join(init, out)
+        carry = loop_carry(init, out)
         interp.call(body, [index, carry], {}, False, node, fr)
         return carry
     if name == "while_loop":
@@ -723,7 +723,7 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         cond, body, init = args[0], args[1], args[2]
         interp.call(cond, [init], {}, False, node, fr)
         out = interp.call(body, [init], {}, False, node, fr)
-        carry = join(init, out)
+        carry = loop_carry(init, out)
         interp.call(body, [carry], {}, False, node, fr)
         return carry
     if name == "cond":
@@ -750,6 +750,19 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
     return UNKNOWN
 
 
+def loop_carry(init: Value, out: Value) -> Value:
+    """The carry a loop's body is traced with: what its first and its returned carry
+    share, with a tangent where either has one.  JAX traces the body once, its carry's
+    tangents a fixed point (a carry the body makes differentiated is differentiated in
+    the trace, whatever the length: probe 63b, `ctx + a * y` under grad of a)."""
+    joined = join(init, out)
+    if isinstance(joined, TupleV) and isinstance(init, TupleV) and isinstance(out, TupleV) and len(init.items) == len(out.items) == len(joined.items):
+        return TupleV(tuple(loop_carry(a, b) for a, b in zip(init.items, out.items)), joined.is_list, joined.why, init.diff or out.diff)
+    if isinstance(joined, DictV) and isinstance(init, DictV) and isinstance(out, DictV) and [k for k, _ in init.items] == [k for k, _ in out.items]:
+        return DictV(tuple((k, loop_carry(a, b)) for (k, a), (_, b) in zip(init.items, out.items)), joined.why, init.diff or out.diff)
+    return joined.tainted(True) if (init.diff or out.diff) and not joined.diff else joined
+
+
 _MAX_MAPPED = 64  # items or leaves a map calls its function on one by one
 
 
@@ -771,7 +784,8 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
             return UnknownV(any(a.diff for a in sequences))
         return TupleV(tuple(interp.call(func, [items[i] for items in unpacked if items is not None], {}, False, node, fr) for i in range(count)))
     flag = filter_specs.constant_bool_function(func)
-    if flag is not None and len(sequences) == 1 and isinstance(tree := sequences[0], InstanceV) and A.is_eqx_class(tree.cls):
+    tree = sequences[0]
+    if flag is not None and len(sequences) == 1 and (isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls) or isinstance(tree, ExtObjectV) and tree.qualname.startswith("equinox.nn.")):
         return filter_specs.uniform_spec(flag)  # (`jax.tree.map(lambda _: False, model)`: an equinox filter spec)
     budget = [_MAX_MAPPED]
     return _tree_map(interp, func, sequences, node, fr, budget)
