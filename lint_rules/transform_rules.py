@@ -271,6 +271,12 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if isinstance(expr, ast.Attribute):
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
+    if isinstance(expr, ast.Subscript) and _adds_axes_only(expr.slice):
+        # `mask[None, None]`, `x[:, None]`: new axes, nothing dropped; the batching rule keeps
+        # an axis-0 batch in front (traced: a per-example (T, S) mask made (1, 1, T, S),
+        # probe 63c)
+        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
+        return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
     parts: list[ast.expr]
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
         # `x @ w` with only x batched: dot_general's batching rule keeps x's batch axis among
@@ -310,6 +316,15 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _adds_axes_only(index: ast.expr) -> bool:
+    """An index of `None`s, `...` and whole-axis `:`s only (at least one None)."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    whole = lambda item: isinstance(item, ast.Slice) and item.lower is None and item.upper is None and item.step is None  # noqa: E731
+    return any(isinstance(i, ast.Constant) and i.value is None for i in items) and all(
+        isinstance(i, ast.Constant) and i.value in (None, Ellipsis) or whole(i) for i in items
+    )
 
 
 def _bound_number(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, at: int) -> ast.expr:

@@ -62,7 +62,7 @@ def _get(obj: ExtObjectV, i: int, name: str) -> Value | None:
 
 def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
     given = obj.kwarg("dtype")
-    if not absent(given) and obj.qualname == "equinox.nn.Linear":
+    if not absent(given) and obj.qualname in _EQUINOX_WEIGHTED:
         given_name = A.dtype_name(given)  # the weights' dtype: `weight @ x` promotes with the input (probe 42a)
         return promote(x.dtype, given_name) if given_name is not None else None
     if not absent(given):
@@ -74,10 +74,14 @@ def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
         # haiku makes a module's parameters in its input's dtype; a mixed-precision policy
         # (hk.mixed_precision.set_policy) casts both ways: unknown
         return None if obj.kwarg(HAIKU_POLICY) is not None else x.dtype
-    if obj.qualname == "equinox.nn.Linear":
+    if obj.qualname in _EQUINOX_WEIGHTED:
         # equinox makes the weights when the layer is built: float32 unless dtype= said
         return promote(x.dtype, "float32")
     return x.dtype
+
+
+# equinox layers whose weights are made when they are built (float32 unless `dtype=`)
+_EQUINOX_WEIGHTED = ("equinox.nn.Linear", "equinox.nn.MLP")
 
 
 def _embedding_dtype(obj: ExtObjectV) -> str | None:
@@ -184,8 +188,9 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
-    if short == "Linear" and q.startswith("equinox"):
-        out = _get(obj, 1, "out_features")
+    if short in ("Linear", "MLP") and q.startswith("equinox"):
+        # (an MLP ends in a Linear of `out_size`: probe 63c, point-cloud group tokens)
+        out = _get(obj, 1, "out_features" if short == "Linear" else "out_size")
         if isinstance(out, ConstV) and out.value == "scalar":
             return ArrayV(x.shape[:-1] if x.shape else None, _out_dtype(obj, x), diff)
         feats = _features(out, one=True)

@@ -147,6 +147,9 @@ def test_projections() -> None:
     assert shape_of("nn.DenseGeneral(features=64, axis=(-2, -1))(jnp.zeros((2, 33, 4, 16)))") == "(2, 33, 64)"
     assert shape_of("nnx.Linear(64, 32, rngs=nnx.Rngs(0))(x)", setup) == "(2, 33, 32)"
     assert shape_of("eqx.nn.Linear(64, 32, key=k)(x[0, 0])", setup + "\nk = jax.random.PRNGKey(0)") == "(32,)"
+    # an MLP ends in a Linear of out_size (probe 63c: point-cloud group tokens by jax.vmap(mlp))
+    assert shape_of("jax.vmap(eqx.nn.MLP(64, 96, 128, 2, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33, 96)"
+    assert shape_of("jax.vmap(eqx.nn.MLP(in_size=64, out_size='scalar', width_size=8, depth=1, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33,)"
     assert shape_of("functools.partial(nn.Dense, use_bias=False)(features=8)(x)", setup) == "(2, 33, 8)"
 
 

@@ -152,7 +152,7 @@ def test_argparse_values_that_are_not_certain_stay_unknown() -> None:
         "    parser.add_argument('--req', type=int, default=3, required=True)\n"
         "    parser.add_argument('pos', type=int, default=5)\n"
         "    parser.add_argument('--no-default', type=int)\n"
-        "    parser.add_argument('--ratio', type=float, default='0.5')\n"
+        "    parser.add_argument('--ratio', type=helper, default='0.5')\n"
         "    if c:\n"
         "        parser.add_argument('--seq-len', type=int, default=511)\n"
         "    else:\n"
