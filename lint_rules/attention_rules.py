@@ -59,12 +59,13 @@ def _other_dtype_fails_first(call: AttentionCall) -> bool:
 
 
 def _shown(dim: Dim | None, name: str) -> str:
-    return dim.render() if dim is not None else name
+    """A length as JAX's message would print it; its name where it is not known."""
+    return dim.render() if dim is not None and dim.render() != "?" else name
 
 
 def _describe(name: str, dim: Dim | None, here: str) -> str:
-    if dim is None:
-        return f"{name} not resolved"
+    if dim is None or dim.render() == "?":
+        return f"{name} not resolved"  # (probe 63b: "S=?" and "KV ?" said nothing)
     origin = origin_phrase(dim.why, here)
     return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 

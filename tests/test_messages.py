@@ -31,3 +31,22 @@ def test_a_mask_of_unknown_shape_is_named_without_one() -> None:
     known = FLOAT_MASK.replace("TOKENS", "jnp.ones((2, 9))")
     [finding] = [f for f in lint_source(known, "snippet.py", BASE) if f.code == "JCD212"]
     assert "float32 mask (2, 1, 9, 9) (from" in finding.message
+
+
+ONE_QUERY = '''
+import jax
+import jax.numpy as jnp
+
+
+def loss(q, memory):
+    return jax.nn.dot_product_attention(q, memory, memory, implementation="cudnn").astype(jnp.float32).sum()
+
+
+jax.grad(loss)(jnp.zeros((2, 1, 4, 64), jnp.bfloat16), jnp.zeros((2, memory_length(), 4, 64), jnp.bfloat16))
+'''
+
+
+def test_a_length_not_known_is_named_not_shown_as_a_mark() -> None:
+    # probe 63b: "S=?" and JAX's message quoted as "Q 1, KV ?."
+    [finding] = [f for f in lint_source(ONE_QUERY, "snippet.py", BASE) if f.code == "JCD201"]
+    assert "S not resolved" in finding.message and "Q 1, KV S." in finding.message and "?" not in finding.message
