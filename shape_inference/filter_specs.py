@@ -37,8 +37,25 @@ def constant_bool_function(func: Value) -> bool | None:
     if isinstance(func, ExternalV) and func.qualname in ("equinox.is_array", "equinox.is_inexact_array"):
         return True
     node = func.node if isinstance(func, FunctionV) else None
-    if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Constant) and isinstance(node.body.value, bool):
-        return node.body.value
+    if not isinstance(node, ast.Lambda):
+        return None
+    body = node.body
+    if isinstance(body, ast.Call) and (_dotted(body.func) or "").endswith(("tree.map", "tree_map")) and len(body.args) == 2 and not body.keywords:
+        # `replace_fn=lambda blocks: jax.tree.map(lambda _: False, blocks)` (probe 63a)
+        inner, tree = body.args
+        if isinstance(inner, ast.Lambda) and isinstance(tree, ast.Name) and len(node.args.args) == 1 and tree.id == node.args.args[0].arg:
+            body = inner.body
+    if isinstance(body, ast.Constant) and isinstance(body.value, bool):
+        return body.value
+    return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        inner = _dotted(expr.value)
+        return None if inner is None else f"{inner}.{expr.attr}"
     return None
 
 
@@ -66,9 +83,13 @@ def set_subtrees(spec: ExtObjectV, where: Value | None, replace: Value | None, r
         # `replace=jax.tree.map(eqx.is_array, model.head)`: a uniform spec of the subtree (probe 62a)
         default = replace.kwarg("default")
         flags = [default.value] if isinstance(default, ConstV) and isinstance(default.value, bool) else None
-    elif isinstance(replace, TupleV) and _returns_tuple(where) and len(replace.items) == len(paths):
+    elif isinstance(replace, TupleV) and _returns_tuple(where) and (len(replace.items) == len(paths) or len(paths) == 1 and EACH in paths[0]):
         flags = [item.value for item in replace.items if isinstance(item, ConstV) and isinstance(item.value, bool)]
-        flags = flags if len(flags) == len(paths) else None
+        if len(paths) == 1 and EACH in paths[0]:
+            # one bool per item of the list (`tuple(True for _ in model.blocks)`): all alike
+            flags = flags[:1] if flags and len(flags) == len(replace.items) and len(set(flags)) == 1 else None
+        else:
+            flags = flags if len(flags) == len(paths) else None
     else:
         flags = None
     if flags is None:
@@ -87,13 +108,39 @@ def where_paths(where: Value | None) -> list[Path] | None:
     if not isinstance(node, ast.Lambda) or len(node.args.args) != 1 or node.args.vararg or node.args.kwonlyargs:
         return None
     param = node.args.args[0].arg
+    each = _each_item_path(node.body, param)
+    if each is not None:
+        return [each]
     bodies = node.body.elts if isinstance(node.body, (ast.Tuple, ast.List)) else [node.body]
     paths = [_path(body, param) for body in bodies]
     return [path for path in paths if path is not None] if paths and all(path is not None for path in paths) else None
 
 
+EACH = "*"  # a path step: every item of a list
+
+
+def _each_item_path(body: ast.expr, param: str) -> Path | None:
+    """`[b.attn for b in m.blocks]`, `tuple(b.attn for b in m.blocks)`: the path of the
+    list, EACH, then the path inside each item (probe 63a)."""
+    if isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id in ("tuple", "list") and len(body.args) == 1 and not body.keywords:
+        body = body.args[0]
+    if not isinstance(body, (ast.ListComp, ast.GeneratorExp)) or len(body.generators) != 1:
+        return None
+    loop = body.generators[0]
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+        return None
+    items = _path(loop.iter, param)
+    inside = () if isinstance(body.elt, ast.Name) and body.elt.id == loop.target.id else _path(body.elt, loop.target.id)
+    return None if items is None or inside is None else (*items, EACH, *inside)
+
+
 def _returns_tuple(where: Value | None) -> bool:
-    return isinstance(where, FunctionV) and isinstance(where.node, ast.Lambda) and isinstance(where.node.body, (ast.Tuple, ast.List))
+    """Does `where` give several nodes (a tuple, a list, a comprehension), whose
+    replacements must then be a sequence or `replace_fn`?"""
+    if not (isinstance(where, FunctionV) and isinstance(node := where.node, ast.Lambda)):
+        return False
+    body = node.body.args[0] if isinstance(node.body, ast.Call) and len(node.body.args) == 1 else node.body
+    return isinstance(body, (ast.Tuple, ast.List, ast.ListComp, ast.GeneratorExp))
 
 
 def _path(expr: ast.expr, param: str) -> Path | None:
@@ -126,7 +173,7 @@ def _key_path(key: str) -> Path:
     return tuple(int(step) if step.lstrip("-").isdigit() else step for step in key.split("/"))
 
 
-def apply(module: InstanceV, spec: ExtObjectV, mark: Callable[[Value], Value]) -> Value | None:
+def apply(module: Value, spec: ExtObjectV, mark: Callable[[Value], Value]) -> Value | None:
     """The module whose subtrees the spec sets to True are differentiated (`mark` marks
     one), the rest as it was; None where a subtree set is not certainly found."""
     default = spec.kwarg("default")
@@ -136,15 +183,36 @@ def apply(module: InstanceV, spec: ExtObjectV, mark: Callable[[Value], Value]) -
     for key, flag in spec.kwargs[1:]:
         if not isinstance(flag, ConstV) or not isinstance(flag.value, bool):
             return None
-        path = _key_path(key)
-        original = _at(module, path)
-        if original is None or result is None:
+        paths = _expanded(module, _key_path(key))
+        if paths is None:
             return None
-        found, inside = original
-        if inside and not flag.value:
-            continue  # (a part of a layer frozen, the rest of it may be trained: the layer stays as marked)
-        result = _replaced(result, path[: len(path) - inside], mark(found) if flag.value else found)
+        for path in paths:
+            original = _at(module, path)
+            if original is None or result is None:
+                return None
+            found, inside = original
+            if inside and not flag.value:
+                continue  # (a part of a layer frozen, the rest of it may be trained: the layer stays as marked)
+            result = _replaced(result, path[: len(path) - inside], mark(found) if flag.value else found)
     return result
+
+
+def _expanded(module: Value, path: Path) -> list[Path] | None:
+    """The paths an EACH step stands for, one per item of the list it reaches (a list
+    the analysis holds item by item); None where it is not such a list."""
+    if EACH not in path:
+        return [path]
+    cut = path.index(EACH)
+    found = _at(module, path[:cut])
+    if found is None or found[1] or not isinstance(items := found[0], TupleV):
+        return None
+    out: list[Path] = []
+    for i in range(len(items.items)):
+        more = _expanded(module, (*path[:cut], i, *path[cut + 1:]))
+        if more is None:
+            return None
+        out.extend(more)
+    return out
 
 
 def _at(value: Value, path: Path) -> tuple[Value, int] | None:

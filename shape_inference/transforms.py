@@ -32,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     PartialV,
     InstanceV,
     IntV,
+    IterV,
     TransformV,
     TupleV,
     UnknownV,
@@ -777,6 +778,13 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     func, sequences = args[0], args[1:]
     if q == "builtins.map":
         unpacked = [A.unpack(interp, seq, None, False, node, fr) for seq in sequences]
+        if len(sequences) == 1 and unpacked[0] is None and isinstance(sequences[0], IterV):
+            # `map(prepare, batches())`: lazily, each item what the function makes of one
+            # item of the iterator (probe 63a: the flax examples' `map(shard, it)`)
+            element = A.iter_element(interp, sequences[0], node, fr)
+            if isinstance(element, UnknownV):
+                return UnknownV(sequences[0].diff)
+            return IterV(interp.call(func, [element], {}, False, node, fr), False, sequences[0].why)
         if any(items is None for items in unpacked):
             return UnknownV(any(a.diff for a in sequences))
         count = min(len(items) for items in unpacked if items is not None)
@@ -784,11 +792,17 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
             return UnknownV(any(a.diff for a in sequences))
         return TupleV(tuple(interp.call(func, [items[i] for items in unpacked if items is not None], {}, False, node, fr) for i in range(count)))
     flag = filter_specs.constant_bool_function(func)
-    tree = sequences[0]
-    if flag is not None and len(sequences) == 1 and (isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls) or isinstance(tree, ExtObjectV) and tree.qualname.startswith("equinox.nn.")):
+    if flag is not None and len(sequences) == 1 and _equinox_tree(sequences[0]):
         return filter_specs.uniform_spec(flag)  # (`jax.tree.map(lambda _: False, model)`: an equinox filter spec)
     budget = [_MAX_MAPPED]
     return _tree_map(interp, func, sequences, node, fr, budget)
+
+
+def _equinox_tree(tree: Value) -> bool:
+    """An equinox module or layer, or a list or tuple of them (`[encoder, probe]`)."""
+    if isinstance(tree, TupleV):
+        return bool(tree.items) and all(_equinox_tree(item) for item in tree.items)
+    return isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls) or isinstance(tree, ExtObjectV) and tree.qualname.startswith("equinox.nn.")
 
 
 def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: Frame, budget: list[int]) -> Value:
@@ -881,11 +895,18 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         return UNKNOWN
     whole = statics[0].args[0]
     if isinstance(whole, TupleV):
-        # the modules split together (`nnx.merge(graphdef, state)` of a (model, optimizer))
+        # the modules split together (`nnx.merge(graphdef, state)` of a (model, optimizer),
+        # `eqx.partition([encoder, probe], spec)`)
         if any(part.args[0] is not whole for part in arrays):
             return UNKNOWN
-        diff = any(p.diff for p in arrays)
-        return whole.tainted(True) if diff and not whole.diff else whole
+        differentiated = {_holds(p) for p in arrays if p.diff}
+        spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
+        if differentiated == {"spec"} and isinstance(spec, ExtObjectV) and (marked := filter_specs.apply(whole, spec, mark_differentiated)) is not None:
+            return marked  # (probe 63a: only the probe of `[encoder, probe]` trained)
+        if differentiated - {"all", "params", "rest"} and fr is not None:
+            _reach_unknown(fr)  # (a part by another filter: as for one module, below)
+            return whole
+        return whole.tainted(True) if differentiated and not whole.diff else whole
     base = _module_and_depth(whole)
     depths: set[int] = set()
     for part in arrays:
@@ -911,10 +932,15 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         # attention is not followed, as with an `nnx.DiffState(n, filter)`: none is taken
         # as differentiated, and the transforms around say their reach is unknown (a
         # call then gets JCD202, not silence)
-        fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
+        _reach_unknown(fr)
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
+
+
+def _reach_unknown(fr: Frame) -> None:
+    """The transforms around no longer know which arguments they differentiate."""
+    fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
 
 
 def _part_holds(filters: Sequence[Value], index: int) -> str:
