@@ -2464,9 +2464,10 @@ def _cpu_variable(name: object, value: object) -> bool:
 
 
 # packages whose import does not import JAX (checked with numpy 2, absl, einops 0.8,
-# ml_collections, PyYAML and SciPy installed beside JAX 0.10.2): a script may import them
-# before it sets the platform (probe 58a)
-_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "rich"})  # (not jaxtyping: `from jaxtyping import Array` imports JAX, probe 60a)
+# ml_collections, PyYAML and SciPy installed beside JAX 0.10.2; wandb 0.31, tqdm 4.70,
+# pandas 3.1, matplotlib 3.11 and tensorboardX 2.6 too, probe 63a): a script may import
+# them before it sets the platform (probe 58a)
+_IMPORT_NO_JAX = frozenset({"numpy", "absl", "einops", "ml_collections", "yaml", "scipy", "rich", "wandb", "tqdm", "pandas", "matplotlib", "tensorboardX"})  # (not jaxtyping: `from jaxtyping import Array` imports JAX, probe 60a)
 # jaxtyping's dtype annotations do not import JAX; its `Array`, `PyTree`, `ArrayLike`,
 # `PRNGKeyArray` do (checked with jaxtyping 0.3 beside JAX 0.10.2; probe 60a)
 _JAXTYPING_NO_JAX = frozenset({"Float", "Int", "UInt", "Shaped", "Bool", "Num", "Real", "Inexact", "Integer", "Complex", "Key", "jaxtyped"})
@@ -2807,6 +2808,25 @@ def _replicated_leaf(value: Value) -> Value:
 
 
 _register(["replicate", "unreplicate"], ["flax.jax_utils"], h_replicate)
+
+
+def h_shard(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """flax's `common_utils.shard(batch)`: each array reshaped to (local devices, -1,
+    *rest): its leading axis split in two whose lengths the analysis does not know, the
+    others kept (probe 63a: the flax examples' `map(shard, batches)`)."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN
+    step = interp.step(fr, node, A.src(node))
+
+    def split(a: ArrayV) -> Value:
+        if a.shape is None or not a.shape:
+            return ArrayV(None, a.dtype, a.diff, a.why)
+        return ArrayV((D.unknown((step,)), D.unknown((step,)), *a.shape[1:]), a.dtype, a.diff, merge_why(a.why, (step,)))
+
+    return map_arrays(args[0], split, lambda leaf: UnknownV(leaf.diff))
+
+
+HANDLERS["flax.training.common_utils.shard"] = h_shard
 HANDLERS["jax.device_put_replicated"] = h_replicate
 
 

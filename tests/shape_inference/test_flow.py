@@ -306,6 +306,11 @@ def test_generator_items_are_what_it_yields() -> None:
     # flax's prefetching to the devices (its examples' `prefetch_to_device(it, 2)`)
     src = GEN + "from flax import jax_utils\ndef f():\n    it = jax_utils.prefetch_to_device(batches(9), 2)\n    reveal_type(next(it)[0])\nf()\n"
     assert one(src).shape == "(8, 9)"
+    # ...fed by `map(common_utils.shard, batches)`: (devices, -1, *rest) (probe 63a)
+    src = GEN + "from flax import jax_utils\nfrom flax.training import common_utils\ndef f():\n    it = jax_utils.prefetch_to_device(map(common_utils.shard, batches(9)), 2)\n    reveal_type(next(it)[0])\nf()\n"
+    assert one(src).shape == "(?, ?, 9)"
+    src = GEN + "def f():\n    for x, y in map(lambda b: (b[0] + 1, b[1]), batches(9)):\n        reveal_type(x)\nf()\n"
+    assert one(src).shape == "(8, 9)"
 
 
 def test_generator_paths_join() -> None:
@@ -854,6 +859,7 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         # guarded import of JAX's frameworks imports JAX
         ("import os\nimport numpy as np\nnp.random.seed(0)\nos.environ.setdefault('XLA_FLAGS', '')\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
         ("import os\ntry:\n    import yaml\nexcept ImportError:\n    yaml = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
+        ("import os\ntry:\n    import wandb\nexcept ImportError:\n    wandb = None\nimport matplotlib.pyplot as plt\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (probe 63a)
         ("import os\ntry:\n    import flax\nexcept ImportError:\n    flax = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
         ("import os\ntry:\n    import yaml\nexcept ImportError:\n    setup()\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
         ("import os\nimport numpy as np\nnp.random.seed(jax.numpy.ones(3))\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
