@@ -115,7 +115,10 @@ def h_full(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     dtype = A.dtype_or(given, inferred)
     # jnp.full(shape, 0.5) of a Python number is weakly typed, as the number is
     weak = not q.startswith("numpy.") and A.dtype_or(given, "") == "" and fill is not None and _is_python_number(fill)
-    return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),), weak=weak)
+    # a differentiated fill value makes a differentiated array (probe 64b: a diffusion
+    # timestep broadcast by `jnp.full(x.shape, t)`)
+    made = ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),), weak=weak)
+    return made.tainted(True) if fill is not None and fill.diff and not q.startswith("numpy.") else made
 
 
 def h_like(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -124,7 +127,9 @@ def h_like(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     dtype = A.dtype_or(arg(args, kwargs, dtype_pos, "dtype"), base.dtype if base else None)
     shape_v = kwargs.get("shape")
     shape = _shape_arg(shape_v) if shape_v is not None else (base.shape if base is not None else None)
-    return ArrayV(shape, dtype, False, base.why if base else ())
+    made = ArrayV(shape, dtype, False, base.why if base else ())
+    fill = arg(args, kwargs, 1, "fill_value") if q.endswith("full_like") else None
+    return made.tainted(True) if fill is not None and fill.diff and not q.startswith("numpy.") else made
 
 
 def h_arange(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -3205,15 +3205,29 @@ class Interpreter:
     def e_dict(self, node: ast.Dict, fr: Frame) -> Value:
         """A dict display; one whose keys are not all known is unknown, and not marked
         differentiated by one differentiated value: `{**params, "head": head}` over a
-        linen model differentiates the head only (probe 21a's s35)."""
-        items: tuple[tuple[object, Value], ...] = ()
+        linen model differentiates the head only (probe 21a's s35).  Where a spread of
+        unknown content is differentiated, the transforms around no longer know their
+        reach (JCD202 where the call is not otherwise proven: `{**frozen, **lora}`,
+        probe 64b)."""
+        pairs: list[tuple[ast.expr | None, Value, Value | None]] = []
         for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
-            ok, key = (True, None) if k is None else const_value(self.ev(k, fr))
+            pairs.append((k, value, None if k is None else self.ev(k, fr)))
+        if len(pairs) == 1 and pairs[0][0] is None and not isinstance(pairs[0][1], DictV):
+            return pairs[0][1]  # `{**params}`: a copy, differentiated as they are (probe 64b)
+        items: tuple[tuple[object, Value], ...] = ()
+        for k, value, key_value in pairs:
+            ok, key = (True, None) if key_value is None else const_value(key_value)
             if (k is None and not isinstance(value, DictV)) or not ok:
+                if any(value.diff and k is None and not isinstance(value, DictV) for k, value, _ in pairs):
+                    # (a differentiated key beside unknown ones, `{**params, "head": head}`,
+                    # differentiates that key only: as before)
+                    from jax_cudnn_lint.shape_inference.transforms import reach_unknown
+
+                    reach_unknown(fr)
                 return UNKNOWN
-            pairs = list(value.items) if k is None and isinstance(value, DictV) else [(key, value)]  # `**spread`: its keys win
-            for key, item in pairs:
+            spread = list(value.items) if k is None and isinstance(value, DictV) else [(key, value)]  # `**spread`: its keys win
+            for key, item in spread:
                 items = with_key(items, key, item)
         return DictV(items, (self.step(fr, node, "a dict literal"),))
 

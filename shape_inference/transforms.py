@@ -904,7 +904,7 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         if differentiated == {"spec"} and isinstance(spec, ExtObjectV) and (marked := filter_specs.apply(whole, spec, mark_differentiated)) is not None:
             return marked  # (probe 63a: only the probe of `[encoder, probe]` trained)
         if differentiated - {"all", "params", "rest"} and fr is not None:
-            _reach_unknown(fr)  # (a part by another filter: as for one module, below)
+            reach_unknown(fr)  # (a part by another filter: as for one module, below)
             return whole
         return whole.tainted(True) if differentiated and not whole.diff else whole
     base = _module_and_depth(whole)
@@ -932,13 +932,13 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         # attention is not followed, as with an `nnx.DiffState(n, filter)`: none is taken
         # as differentiated, and the transforms around say their reach is unknown (a
         # call then gets JCD202, not silence)
-        _reach_unknown(fr)
+        reach_unknown(fr)
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
 
 
-def _reach_unknown(fr: Frame) -> None:
+def reach_unknown(fr: Frame) -> None:
     """The transforms around no longer know which arguments they differentiate."""
     fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
 
