@@ -900,8 +900,7 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         if any(part.args[0] is not whole for part in arrays):
             return UNKNOWN
         differentiated = {_holds(p) for p in arrays if p.diff}
-        spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
-        if differentiated == {"spec"} and isinstance(spec, ExtObjectV) and (marked := filter_specs.apply(whole, spec, mark_differentiated)) is not None:
+        if (marked := _marked_by_spec(arrays, differentiated, whole)) is not None:
             return marked  # (probe 63a: only the probe of `[encoder, probe]` trained)
         if differentiated - {"all", "params", "rest"} and fr is not None:
             reach_unknown(fr)  # (a part by another filter: as for one module, below)
@@ -920,12 +919,8 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
     differentiated = {_holds(p) for p in arrays if p.diff}
     if "all" in differentiated or {"params", "rest"} <= differentiated:
         return mark_differentiated(module)  # (every variable of it was differentiated)
-    spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
-    if differentiated == {"spec"} and filter_specs.is_spec(spec) and isinstance(module, InstanceV) and isinstance(spec, ExtObjectV):
-        # an equinox filter spec of bools: the subtrees it sets to True (probe 61a)
-        marked = filter_specs.apply(module, spec, mark_differentiated)
-        if marked is not None:
-            return marked
+    if (marked := _marked_by_spec(arrays, differentiated, module)) is not None:
+        return marked  # (an equinox filter spec of bools: the subtrees it sets to True)
     if differentiated - {"params"} and fr is not None:
         # a part of some other variables (LoRA parameters, a head by path, batch stats,
         # `(nnx.Param, nnx.BatchStat)`) was differentiated: which arrays reach the
@@ -936,6 +931,15 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
+
+
+def _marked_by_spec(arrays: list[ExtObjectV], differentiated: set[str], whole: Value) -> Value | None:
+    """The module (or list of modules) differentiated where the equinox filter spec its
+    one differentiated part was cut by says; None where that is not the case."""
+    if differentiated != {"spec"}:
+        return None
+    spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
+    return filter_specs.apply(whole, spec, mark_differentiated) if isinstance(spec, ExtObjectV) and filter_specs.is_spec(spec) else None
 
 
 def reach_unknown(fr: Frame) -> None:
