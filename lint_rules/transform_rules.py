@@ -321,9 +321,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
 def _adds_axes_only(index: ast.expr) -> bool:
     """An index of `None`s, `...` and whole-axis `:`s only (at least one None)."""
     items = index.elts if isinstance(index, ast.Tuple) else [index]
-    whole = lambda item: isinstance(item, ast.Slice) and item.lower is None and item.upper is None and item.step is None  # noqa: E731
     return any(isinstance(i, ast.Constant) and i.value is None for i in items) and all(
-        isinstance(i, ast.Constant) and i.value in (None, Ellipsis) or whole(i) for i in items
+        isinstance(i, ast.Constant) and i.value in (None, Ellipsis) or isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None for i in items
     )
 
 

@@ -9,7 +9,7 @@ call to a watched API with every argument as an abstract value.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
@@ -62,6 +62,8 @@ class MeshScope:
 NO_MESH = MeshScope()
 
 
+UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in a Ctx)
+
 # (submodule or parameter name, differentiated: a bool for a leaf, a tree for a submodule)
 DiffTree = tuple[tuple[str, "bool | DiffTree"], ...]
 
@@ -98,6 +100,11 @@ class Ctx:
     params_tree: DiffTree | None = None
     # the named mesh axes in scope, with their known sizes (sharding.py)
     mesh: MeshScope = NO_MESH
+
+    def reach_unknown(self) -> Ctx:
+        """This context with the enclosing transforms no longer knowing which arguments
+        they differentiate (a part cut by a filter not followed: JCD202, not silence)."""
+        return replace(self, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in self.transforms))
 
     def key(self) -> object:
         return (

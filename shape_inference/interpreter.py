@@ -3222,9 +3222,7 @@ class Interpreter:
                 if any(value.diff and k is None and not isinstance(value, DictV) for k, value, _ in pairs):
                     # (a differentiated key beside unknown ones, `{**params, "head": head}`,
                     # differentiates that key only: as before)
-                    from jax_cudnn_lint.shape_inference.transforms import reach_unknown
-
-                    reach_unknown(fr)
+                    fr.ctx = fr.ctx.reach_unknown()
                 return UNKNOWN
             spread = list(value.items) if k is None and isinstance(value, DictV) else [(key, value)]  # `**spread`: its keys win
             for key, item in spread:

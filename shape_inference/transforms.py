@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import filter_specs, sharding
-from jax_cudnn_lint.shape_inference.context import Ctx, VmapInfo
+from jax_cudnn_lint.shape_inference.context import UNKNOWN_ARGNUMS, Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
 from jax_cudnn_lint.shape_inference.dtypes import is_float
@@ -128,7 +128,6 @@ def call_in_ctx(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, ct
         fr.ctx = saved
 
 
-UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in a Ctx)
 
 
 def mark_differentiated(value: Value, depth: int = 0, every_leaf: bool = True) -> Value:
@@ -903,7 +902,7 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         if (marked := _marked_by_spec(arrays, differentiated, whole)) is not None:
             return marked  # (probe 63a: only the probe of `[encoder, probe]` trained)
         if differentiated - {"all", "params", "rest"} and fr is not None:
-            reach_unknown(fr)  # (a part by another filter: as for one module, below)
+            fr.ctx = fr.ctx.reach_unknown()  # (a part by another filter: as for one module, below)
             return whole
         return whole.tainted(True) if differentiated and not whole.diff else whole
     base = _module_and_depth(whole)
@@ -927,7 +926,7 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         # attention is not followed, as with an `nnx.DiffState(n, filter)`: none is taken
         # as differentiated, and the transforms around say their reach is unknown (a
         # call then gets JCD202, not silence)
-        reach_unknown(fr)
+        fr.ctx = fr.ctx.reach_unknown()
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
@@ -940,11 +939,6 @@ def _marked_by_spec(arrays: list[ExtObjectV], differentiated: set[str], whole: V
         return None
     spec = next((p.kwarg("spec") for p in arrays if p.diff and _holds(p) == "spec"), None)
     return filter_specs.apply(whole, spec, mark_differentiated) if isinstance(spec, ExtObjectV) and filter_specs.is_spec(spec) else None
-
-
-def reach_unknown(fr: Frame) -> None:
-    """The transforms around no longer know which arguments they differentiate."""
-    fr.ctx = dataclasses.replace(fr.ctx, transforms=tuple((kind if kind.endswith(UNKNOWN_ARGNUMS) else kind + UNKNOWN_ARGNUMS, step) for kind, step in fr.ctx.transforms))
 
 
 def _part_holds(filters: Sequence[Value], index: int) -> str:
