@@ -2832,6 +2832,16 @@ def h_shard(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 
 
 HANDLERS["flax.training.common_utils.shard"] = h_shard
+
+
+def h_dynamic_scale_grad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`dynamic_scale.value_and_grad(loss_fn, argnums=0, has_aux=False)`: a transform
+    like jax.value_and_grad (args[0] is the DynamicScale object)."""
+    return h_transform(interp, args[1:], kwargs, node, fr, A.DYNAMIC_SCALE_VALUE_AND_GRAD) if len(args) > 1 else UNKNOWN
+
+
+HANDLERS["flax.training.dynamic_scale.DynamicScale"] = h_layer
+HANDLERS[A.DYNAMIC_SCALE_VALUE_AND_GRAD] = h_dynamic_scale_grad
 HANDLERS["jax.device_put_replicated"] = h_replicate
 
 

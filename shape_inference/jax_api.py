@@ -880,6 +880,9 @@ def mesh_axes(mesh: Value | None) -> MeshAxes:
 # optax's L-BFGS helper: `vg(params, *args, state=opt_state)` is value_and_grad of the
 # function over params, with the optimizer state kept out of its call (probe 39c)
 OPTAX_VALUE_AND_GRAD = "optax.value_and_grad_from_state"
+# flax's loss scaling: `DynamicScale().value_and_grad(loss_fn)(params)` differentiates
+# loss_fn and gives (dynamic_scale, is_finite, value, grads) (probe 65b)
+DYNAMIC_SCALE_VALUE_AND_GRAD = "flax.training.dynamic_scale.DynamicScale.value_and_grad"
 JIT_LIKE = frozenset(
     {
         "jax.jit",
@@ -926,6 +929,7 @@ GRAD_LIKE = frozenset(
         "flax.linen.grad",
         "flax.linen.value_and_grad",
         OPTAX_VALUE_AND_GRAD,
+        DYNAMIC_SCALE_VALUE_AND_GRAD,
     }
 )
 # jitted functions whose `.lower(...)` / `.trace(...)` / `.eval_shape(...)` trace them

@@ -77,7 +77,7 @@ REVERSE_MODE = frozenset(
         "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.vjp",
         "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vjp", "equinox.filter_grad",
         "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
-        "flax.linen.value_and_grad", "flax.linen.vjp",
+        "flax.linen.value_and_grad", "flax.linen.vjp", A.DYNAMIC_SCALE_VALUE_AND_GRAD,
     }
 )
 
@@ -292,7 +292,9 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         marked = [(mark_selected(a, narrower[i]) if i in narrower else mark_differentiated(a, every_leaf=every_leaf)) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
         result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
-        grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad") else UNKNOWN
+        grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad", A.DYNAMIC_SCALE_VALUE_AND_GRAD) else UNKNOWN
+        if kind == A.DYNAMIC_SCALE_VALUE_AND_GRAD:
+            return TupleV((UNKNOWN, UNKNOWN, result, grads))  # (the new scale, is_finite, value, grads)
         if kind.endswith("value_and_grad") or kind == A.OPTAX_VALUE_AND_GRAD:
             return TupleV((result, grads))
         return grads
