@@ -2399,6 +2399,7 @@ HANDLERS["builtins.sorted"] = iterables.h_sorted
 HANDLERS["builtins.reversed"] = iterables.h_reversed
 HANDLERS["itertools.product"] = iterables.h_product
 HANDLERS["itertools.chain"] = iterables.h_chain
+HANDLERS["itertools.islice"] = iterables.h_islice
 _register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (sharding.blocks)
 
 

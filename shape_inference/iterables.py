@@ -12,7 +12,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, SetV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, IterV, SetV, TupleV, UnknownV, Value, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -68,6 +68,24 @@ def h_product(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
             return UNKNOWN
         combos = [(*combo, item) for combo in combos for item in items]
     return TupleV(tuple(TupleV(combo) for combo in combos), True)
+
+
+def h_islice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`itertools.islice(batches, n)`: some of the items of an iterator, each what the
+    iterator yields (probe 65a: a few batches of a data generator); of a known list,
+    the items the literal bounds select."""
+    if not args or kwargs or len(args) > 4:
+        return UNKNOWN
+    given = args[0]
+    bounds = [None if const_value(b) == (True, None) else A.int_value(b) for b in args[1:]]
+    items = _items(given)
+    if items is not None and all(b is not None or const_value(raw) == (True, None) for b, raw in zip(bounds, args[1:])):
+        window = slice(*bounds) if len(bounds) > 1 else slice(bounds[0] if bounds else None)
+        return TupleV(tuple(items[window]), True)
+    if isinstance(given, IterV):
+        element = A.iter_element(interp, given, node, fr)
+        return UNKNOWN if isinstance(element, UnknownV) else IterV(element, False, given.why)
+    return UNKNOWN
 
 
 def h_chain(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -767,9 +767,12 @@ def known_items(value: Value, limit: int) -> list[Value] | None:
 
 
 def known_length(value: Value) -> int | None:
-    """How many items a literal tuple or list, or a range with known bounds, has."""
+    """How many items a literal tuple or list, a range with known bounds, or a string
+    (its characters; a bytes' values) has."""
     if isinstance(value, TupleV):
         return len(value.items)
+    if isinstance(value, ConstV) and isinstance(value.value, (str, bytes)):
+        return len(value.value)  # (`[ord(c) for c in prompt]` of a long prompt: probe 65a)
     if isinstance(value, RangeV) and value.start is not None and value.stop is not None:
         return D.range_len(value.start, value.stop, value.step)
     return None

@@ -762,6 +762,9 @@ def loop_carry(init: Value, out: Value) -> Value:
         return TupleV(tuple(loop_carry(a, b) for a, b in zip(init.items, out.items)), joined.is_list, joined.why, init.diff or out.diff)
     if isinstance(joined, DictV) and isinstance(init, DictV) and isinstance(out, DictV) and [k for k, _ in init.items] == [k for k, _ in out.items]:
         return DictV(tuple((k, loop_carry(a, b)) for (k, a), (_, b) in zip(init.items, out.items)), joined.why, init.diff or out.diff)
+    if isinstance(joined, InstanceV) and isinstance(init, InstanceV) and isinstance(out, InstanceV) and init.cls is out.cls and init.attrs.keys() == out.attrs.keys():
+        # a NamedTuple or frozen dataclass carry, field by field (probe 65a)
+        return InstanceV(joined.cls, {k: loop_carry(v, out.attrs[k]) for k, v in init.attrs.items()}, init.diff or out.diff, joined.why, joined.ready)
     return joined.tainted(True) if (init.diff or out.diff) and not joined.diff else joined
 
 

@@ -311,6 +311,11 @@ def test_generator_items_are_what_it_yields() -> None:
     assert one(src).shape == "(?, ?, 9)"
     src = GEN + "def f():\n    for x, y in map(lambda b: (b[0] + 1, b[1]), batches(9)):\n        reveal_type(x)\nf()\n"
     assert one(src).shape == "(8, 9)"
+    # a few of them (probe 65a); of a known list, the items the bounds select
+    src = GEN + "import itertools\ndef f():\n    for x, y in itertools.islice(batches(9), 2):\n        reveal_type(x)\nf()\n"
+    assert one(src).shape == "(8, 9)"
+    src = GEN + "import itertools\ndef f():\n    reveal_type(len(list(itertools.islice([1, 2, 3, 4], 1, 3))))\nf()\n"
+    assert one(src).int == 2
 
 
 def test_generator_paths_join() -> None:
@@ -944,6 +949,8 @@ def test_a_prompt_tokenized_by_characters() -> None:
     )
     chars, raw, count, one_id = reveal(src)
     assert chars.shape == raw.shape == "(23,)" and count.int == 23 and one_id.int == 97
+    long_prompt = src.replace("'caption en: describe it'", "'describe the image in detail, then list every object in it: " + "x" * 40 + "'")
+    assert reveal(long_prompt)[0].shape == "(100,)"  # (longer than a loop unrolls: probe 65a)
 
 
 def test_identity_of_module_level_functions() -> None:
