@@ -12,7 +12,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, IterV, SetV, TupleV, UnknownV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, IterV, SetV, TupleV, UnknownV, Value, const_value, int_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -77,7 +77,7 @@ def h_islice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if not args or kwargs or len(args) > 4:
         return UNKNOWN
     given = args[0]
-    bounds = [None if const_value(b) == (True, None) else A.int_value(b) for b in args[1:]]
+    bounds = [None if const_value(b) == (True, None) else int_value(b) for b in args[1:]]
     items = _items(given)
     if items is not None and all(b is not None or const_value(raw) == (True, None) for b, raw in zip(bounds, args[1:])):
         window = slice(*bounds) if len(bounds) > 1 else slice(bounds[0] if bounds else None)
