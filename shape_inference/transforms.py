@@ -882,7 +882,7 @@ def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Seque
     (arrays, static): parts that only `recombine` reads.  Each arrays part keeps its
     nnx filter: only a part of nnx.Param holds no other variable."""
     several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
-    if _module_and_depth(module) is None and not several:
+    if _module_and_depth(module) is None and not several and not _library_nnx_layer(module):
         return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
     arrays = [ExtObjectV(ARRAYS_PART, (module,), (("holds", ConstV(_part_holds(filters, i))), *_spec_of(filters, i)), (), module.diff) for i in range(n_arrays)]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
@@ -910,6 +910,16 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
             fr.ctx = fr.ctx.reach_unknown()  # (a part by another filter: as for one module, below)
             return whole
         return whole.tainted(True) if differentiated and not whole.diff else whole
+    if _library_nnx_layer(whole):
+        # flax's own layer split and merged (`nnx.merge(*nnx.split(nnx.MultiHeadAttention(...)))`,
+        # probe 65c): its variables are nnx.Params
+        if any(part.args[0] is not whole for part in arrays):
+            return UNKNOWN
+        differentiated = {_holds(p) for p in arrays if p.diff}
+        if differentiated - {"all", "params", "rest"} and fr is not None:
+            fr.ctx = fr.ctx.reach_unknown()
+            return whole
+        return whole.tainted(True) if differentiated & {"all", "params"} and not whole.diff else whole
     base = _module_and_depth(whole)
     depths: set[int] = set()
     for part in arrays:
@@ -935,6 +945,10 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
+
+
+def _library_nnx_layer(value: Value) -> bool:
+    return isinstance(value, ExtObjectV) and value.qualname.startswith("flax.nnx.") and value.qualname[len("flax.nnx."):][:1].isupper()
 
 
 def _marked_by_spec(arrays: list[ExtObjectV], differentiated: set[str], whole: Value) -> Value | None:
