@@ -2835,6 +2835,22 @@ def h_shard(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 HANDLERS["flax.training.common_utils.shard"] = h_shard
 
 
+def h_memmap(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`np.memmap(path, dtype=np.uint16, mode="r")`: a token file, one axis of a length
+    not known unless `shape=` says (probe 64c); `np.fromfile(path, dtype)` alike."""
+    dtype = A.dtype_or(arg(args, kwargs, 1, "dtype"), "uint8" if q.endswith("memmap") else "float64")
+    given = kwargs.get("shape") if q.endswith("memmap") else None
+    if given is not None:
+        shape = _shape_arg(given)
+        return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
+    if q.endswith("fromfile") and (len(args) > 2 or "count" in kwargs or "sep" in kwargs):
+        return ArrayV(None, dtype, False)
+    return ArrayV((D.unknown((interp.step(fr, node, A.src(node)),)),), dtype, False, (interp.step(fr, node, A.src(node)),))
+
+
+HANDLERS["numpy.memmap"] = HANDLERS["numpy.fromfile"] = h_memmap
+
+
 def h_dynamic_scale_grad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`dynamic_scale.value_and_grad(loss_fn, argnums=0, has_aux=False)`: a transform
     like jax.value_and_grad (args[0] is the DynamicScale object)."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import dims as D
+from jax_cudnn_lint.shape_inference import random_starts
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.dtypes import is_float, promote
 from jax_cudnn_lint.shape_inference.values import (
@@ -204,8 +205,11 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
                     unknown_bound = True
                 bounds.append(v)
             if unknown_bound:
-                # a slice keeps its axis whatever its bounds are: only the length is unknown
-                out.append(D.unknown())
+                # a slice keeps its axis whatever its bounds are: only the length is unknown,
+                # unless a random start's own bound keeps the window inside the array
+                window = random_starts.window_length(interp, node.value, p, dim.value, fr) if pos == 0 else None
+                step = _step(interp, fr, node, f"{window} = the window {_src(node)} at a start drawn to fit it") if window is not None else None
+                out.append(D.const(window, (step,)) if window is not None and step is not None else D.unknown())
                 pos += 1
                 continue
             out.append(_sliced(interp, fr, node, dim, (bounds[0], bounds[1], bounds[2])))

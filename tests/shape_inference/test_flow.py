@@ -10,7 +10,7 @@ import pytest
 from reveal import one, reveal
 
 from jax_cudnn_lint.shape_inference import analyse
-from jax_cudnn_lint.shape_inference.values import IntV
+from jax_cudnn_lint.shape_inference.values import ArrayV, IntV
 
 P = "import jax, functools\nimport jax.numpy as jnp\nimport flax.linen as nn\nfrom flax import nnx\nimport equinox as eqx\n"
 
@@ -951,6 +951,49 @@ def test_a_prompt_tokenized_by_characters() -> None:
     assert chars.shape == raw.shape == "(23,)" and count.int == 23 and one_id.int == 97
     long_prompt = src.replace("'caption en: describe it'", "'describe the image in detail, then list every object in it: " + "x" * 40 + "'")
     assert reveal(long_prompt)[0].shape == "(100,)"  # (longer than a loop unrolls: probe 65a)
+
+
+@pytest.mark.parametrize(
+    ("draw", "window", "length"),
+    [
+        # nanoGPT's get_batch and its ports (probes 57b, 63b, 64c, 66b)
+        ("np.random.randint(len(data) - BS, size=(4,))", "data[i:i + BS]", 129),
+        ("np.random.randint(len(data) - BS, size=(4,))", "data[i + 1:i + 1 + BS]", 129),
+        ("rng.integers(0, len(data) - BS - 1, size=4)", "data[i:i + BS]", 129),
+        ("rng.integers(0, data.shape[0] - BS, size=4)", "data[i:BS + i]", 129),
+        ("jax.random.randint(jax.random.key(0), (4,), 0, len(data) - BS)", "data[i:i + BS]", 129),
+        ("rng.integers(0, 800, size=4)", "rows[i:i + BS]", 129),  # (a literal high below the rows' known length)
+        # not certain: the window may run past the end (Python clamps it)
+        ("np.random.randint(len(data) - BS, size=(4,))", "data[i + 2:i + 2 + BS]", None),
+        ("np.random.randint(len(data), size=(4,))", "data[i:i + BS]", None),
+        ("np.random.randint(len(other) - BS, size=(4,))", "data[i:i + BS]", None),
+        ("rng.integers(-5, len(data) - BS, size=4)", "data[i:i + BS]", None),
+        ("rng.integers(0, 900, size=4)", "rows[i:i + BS]", None),
+        ("rng.integers(0, len(data) - BS, size=4, endpoint=True)", "data[i:i + BS]", None),
+    ],
+)
+def test_a_window_at_a_random_start_drawn_to_fit(draw: str, window: str, length: int | None) -> None:
+    src = P + (
+        "import numpy as np\nBS = 129\n"
+        "def get_batch(data, other):\n"
+        "    rng = np.random.default_rng(0)\n    rows = np.zeros((1000, 8))\n"
+        f"    ix = {draw}\n"
+        f"    reveal_type(np.stack([{window} for i in ix]))\n"
+        "get_batch(np.memmap('tokens.bin', dtype=np.uint16, mode='r'), np.zeros(10))\n"
+    )
+    found = one(src).value
+    assert isinstance(found, ArrayV) and found.shape is not None
+    assert found.shape[1].value == length
+
+
+def test_a_window_at_one_random_start() -> None:
+    # one start drawn (probe 66a: `s = rng.integers(0, len(corpus) - seq_len - 1)`)
+    src = P + (
+        "import numpy as np\nSEQ = 65\n"
+        "def sample(corpus, rng):\n    s = rng.integers(0, len(corpus) - SEQ - 1)\n    reveal_type(corpus[s:s + SEQ + 1])\n"
+        "sample(np.memmap('tokens.bin', dtype=np.uint16, mode='r'), np.random.default_rng(0))\n"
+    )
+    assert one(src).shape == "(66,)"
 
 
 def test_identity_of_module_level_functions() -> None:

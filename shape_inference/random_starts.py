@@ -1,0 +1,199 @@
+"""Slices at a random start that the start's own bound keeps inside the array.
+
+Python clamps a slice at the end of its array, so `data[i:i + n]` is n long only when
+`i + n <= len(data)`; the analysis does not know i.  Data loaders draw i so that it holds
+(nanoGPT's `get_batch` and its ports, replay buffers; probes 57b, 63b, 64c, 66b):
+
+    ix = np.random.randint(len(data) - block_size, size=(batch_size,))
+    x = np.stack([data[i:i + block_size] for i in ix])
+    y = np.stack([data[i + 1:i + 1 + block_size] for i in ix])
+
+The window is n long when the start is the target of the comprehension or loop around
+the slice, iterating over the draw (or a name bound once to it), or a name its function
+binds once to a draw of one start, and the draw is
+`randint(high)` / `randint(low, high, ...)` (NumPy's, or a Generator's `integers`) or
+`jax.random.randint(key, shape, minval, maxval)` with `low >= 0` and `high` written as
+`len(data) - m` (or `data.shape[0] - m`) of the very array sliced, with
+`offset + n <= m + 1`.  Everything here is read from the code as written; where any of
+it is not certain the length stays unknown.  The array sliced is taken to be the one the
+draw measured, as the same expression (a rebinding between the two is not looked for).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference.values import int_value
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+
+
+def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis: int | None, fr: Frame) -> int | None:
+    """The length of `sliced[part]` (on its first axis, `axis` long where known) where
+    the bound of a random start proves it, else None."""
+    if part.lower is None or part.upper is None or part.step is not None:
+        return None
+    start, offset = _name_and_offset(part.lower)
+    length = _added_length(interp, part.lower, part.upper, fr)
+    if start is None or length is None or offset < 0 or length < 0:
+        return None
+    draw = _draw_iterated_by(fr.module.tree, part, start)
+    if draw is None:
+        return None
+    bounds = _bounds(interp, draw, fr)
+    if bounds is None:
+        return None
+    low, high, inclusive = bounds
+    low_value = 0 if low is None else int_value(interp.ev(low, fr))
+    if low_value is None or low_value < 0:
+        return None
+    last = 0 if inclusive else 1  # (the high itself is drawn only where inclusive)
+    margin = _margin_below_length_of(interp, high, sliced, fr)
+    if margin is not None:
+        # the start is at most len - margin - 1: the window ends by len
+        return length if offset + length <= margin + last else None
+    top = int_value(interp.ev(high, fr))
+    if top is not None and axis is not None:
+        return length if top - last + offset + length <= axis else None  # (`integers(0, 800)` of 1000 rows)
+    return None
+
+
+def _name_and_offset(expr: ast.expr) -> tuple[str | None, int]:
+    """`i` -> ("i", 0); `i + 1` -> ("i", 1)."""
+    if isinstance(expr, ast.Name):
+        return expr.id, 0
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and isinstance(expr.left, ast.Name):
+        right = expr.right
+        if isinstance(right, ast.Constant) and type(right.value) is int:
+            return expr.left.id, right.value
+    return None, 0
+
+
+def _added_length(interp: Interpreter, lower: ast.expr, upper: ast.expr, fr: Frame) -> int | None:
+    """n of an upper bound written as the lower one plus n (`i + n`, `n + i`, `i + 1 + n`
+    of `i + 1`, `s + n + 1`), n a sum of ints the analysis knows."""
+    rest = _addends(upper)
+    for term in _addends(lower):
+        dumped = ast.dump(term)
+        match = next((i for i, other in enumerate(rest) if ast.dump(other) == dumped), None)
+        if match is None:
+            return None
+        del rest[match]
+    values = [int_value(interp.ev(term, fr)) for term in rest]
+    return sum(v for v in values if v is not None) if rest and all(v is not None for v in values) else None
+
+
+def _addends(expr: ast.expr) -> list[ast.expr]:
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return [*_addends(expr.left), *_addends(expr.right)]
+    return [expr]
+
+
+def _draw_iterated_by(tree: ast.Module, part: ast.Slice, name: str) -> ast.Call | None:
+    """The draw `name` iterates over: the comprehension or `for` loop around `part` that
+    binds it, over the draw itself or over a name its function assigns once to the draw."""
+    path = _path_to(tree, part)
+    if path is None:
+        return None
+    for depth in range(len(path) - 1, -1, -1):
+        node = path[depth]
+        iterable: ast.expr | None = None
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and len(node.generators) == 1:
+            loop = node.generators[0]
+            iterable = loop.iter if isinstance(loop.target, ast.Name) and loop.target.id == name and not loop.ifs else None
+        elif isinstance(node, ast.For) and path[depth + 1] in node.body:
+            iterable = node.iter if isinstance(node.target, ast.Name) and node.target.id == name else None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # no loop binds it: one draw the function assigns it to (`s = rng.integers(0,
+            # len(corpus) - n - 1)`; probe 66a)
+            return _assigned_once(path[: depth + 1], name)
+        elif isinstance(node, (ast.Lambda, ast.ClassDef)):
+            return None  # (not bound in this function: not followed)
+        else:
+            continue
+        if iterable is None:
+            return None
+        if isinstance(iterable, ast.Call):
+            return iterable
+        if isinstance(iterable, ast.Name):
+            return _assigned_once(path[:depth], iterable.id)
+        return None
+    return None
+
+
+def _assigned_once(outer: list[ast.AST], name: str) -> ast.Call | None:
+    """The call the innermost enclosing function assigns `name` to, once and nowhere else."""
+    function = next((node for node in reversed(outer) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if function is None:
+        return None
+    stores = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))]
+    assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name]
+    if len(stores) != 1 or len(assigns) != 1 or not isinstance(assigns[0].value, ast.Call):
+        return None
+    return assigns[0].value
+
+
+def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | None, ast.expr, bool] | None:
+    """(low, high, inclusive) of a draw of integers in [low, high) (or [low, high] where
+    `inclusive`: the standard library's `random.randint`); low None for 0.  The function
+    is the one the analysis resolves the call to."""
+    func = interp.ev(draw.func, fr)
+    held = getattr(func, "func", func)  # (a bound method: `rng.integers`)
+    qualname = str(getattr(held, "qualname", ""))
+    keywords = {k.arg: k.value for k in draw.keywords if k.arg is not None}
+    args = [a for a in draw.args if not isinstance(a, ast.Starred)]
+    if len(args) != len(draw.args):
+        return None
+    if qualname == "jax.random.randint":  # (key, shape, minval, maxval)
+        low = keywords.get("minval", args[2] if len(args) > 2 else None)
+        high = keywords.get("maxval", args[3] if len(args) > 3 else None)
+        return (low, high, False) if high is not None else None
+    if qualname in ("random.randint", "random.randrange"):
+        if len(args) == 2 and not keywords:
+            return args[0], args[1], qualname == "random.randint"
+        return (None, args[0], False) if qualname == "random.randrange" and len(args) == 1 and not keywords else None
+    numpy_draw = qualname.endswith(("numpy.random.randint", ".integers")) and "endpoint" not in keywords
+    if not numpy_draw:
+        return None
+    # NumPy: randint(high) / randint(low, high, size); Generator.integers(low, high, size)
+    if "high" in keywords:
+        return keywords.get("low", args[0] if args else None), keywords["high"], False
+    if len(args) >= 2:
+        return args[0], args[1], False
+    if len(args) == 1 and "low" not in keywords:
+        return None, args[0], False
+    return None
+
+
+def _margin_below_length_of(interp: Interpreter, high: ast.expr, array: ast.expr, fr: Frame) -> int | None:
+    """m of `len(array) - a - b ...` (or `array.shape[0] - ...`), the sum of ints the
+    analysis knows; `array` is the very expression sliced."""
+    terms: list[ast.expr] = []
+    while isinstance(high, ast.BinOp) and isinstance(high.op, ast.Sub):
+        terms.append(high.right)
+        high = high.left
+    target = ast.dump(array)
+    of_array = (
+        isinstance(high, ast.Call) and isinstance(high.func, ast.Name) and high.func.id == "len" and len(high.args) == 1 and ast.dump(high.args[0]) == target
+    ) or (
+        isinstance(high, ast.Subscript) and isinstance(high.value, ast.Attribute) and high.value.attr == "shape"
+        and ast.dump(high.value.value) == target and isinstance(high.slice, ast.Constant) and high.slice.value == 0
+    )
+    if not terms or not of_array:
+        return None
+    values = [int_value(interp.ev(term, fr)) for term in terms]
+    return sum(v for v in values if v is not None) if all(v is not None and v >= 0 for v in values) else None
+
+
+def _path_to(tree: ast.AST, target: ast.AST) -> list[ast.AST] | None:
+    """The nodes from `tree` down to `target` (both included)."""
+    stack: list[tuple[ast.AST, list[ast.AST]]] = [(tree, [tree])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, [*path, child]))
+    return None
