@@ -1700,7 +1700,11 @@ def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
             base = args[0].items
         elif fields is not None:
             base = tuple(fields)
+        elif len(args) == 1 and not kwargs:
+            return args[0]  # `dict(params)`: a copy, differentiated as they are
         else:
+            if args[0].diff:
+                fr.ctx = fr.ctx.reach_unknown()  # (as `{**params, "head": head}` of differentiated params: probe 66c)
             return UNKNOWN
     for k, v in kwargs.items():
         base = with_key(base, k, v)
@@ -2643,6 +2647,7 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         spec = args[1]
         if isinstance(spec, ExternalV) and spec.qualname in ("equinox.is_array", "equinox.is_inexact_array"):
             return transforms.split_parts(args[0], 1, False)
+        spec = filter_specs.from_literal(spec) or spec  # (`[True, False]` for a list of models)
         # another filter (a pytree of bools: `tree_at(..., spec, replace=True)` on the
         # layers to train): a part of some of the arrays, as an nnx filter's (probe 46a)
         return transforms.split_parts(args[0], 1, False, (spec,))
@@ -2833,6 +2838,15 @@ def h_shard(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 
 
 HANDLERS["flax.training.common_utils.shard"] = h_shard
+
+
+def h_same_tree(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """flax.core's `freeze` / `unfreeze` / `copy`: the same tree of variables, as a
+    FrozenDict or a dict (probe 66c: `unfreeze(params)` passed to apply lost them)."""
+    return args[0] if len(args) == 1 and not kwargs else UNKNOWN
+
+
+_register(["freeze", "unfreeze"], ["flax.core", "flax.core.frozen_dict"], h_same_tree)
 
 
 def h_memmap(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

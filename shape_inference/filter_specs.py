@@ -64,6 +64,22 @@ def uniform_spec(default: bool) -> ExtObjectV:
     return ExtObjectV(FILTER_SPEC, (), (("default", ConstV(default)),))
 
 
+def from_literal(value: Value) -> ExtObjectV | None:
+    """`[True, False]` for `[encoder, head]`: a list of bools (or of specs already
+    uniform), one per model, as a spec (probe 66c); None for anything else."""
+    if not isinstance(value, TupleV) or not value.items:
+        return None
+    settings: list[tuple[str, Value]] = []
+    for i, item in enumerate(value.items):
+        flag = item.kwarg("default") if is_spec(item) and isinstance(item, ExtObjectV) and len(item.kwargs) == 1 else item
+        if isinstance(item, ExternalV) and constant_bool_function(item):
+            flag = ConstV(True)  # (`[eqx.is_array, False]`: all of the first model's arrays)
+        if not (isinstance(flag, ConstV) and isinstance(flag.value, bool)):
+            return None
+        settings.append((str(i), flag))
+    return ExtObjectV(FILTER_SPEC, (), (("default", ConstV(False)), *settings))
+
+
 def is_spec(value: Value | None) -> bool:
     return isinstance(value, ExtObjectV) and value.qualname == FILTER_SPEC
 

@@ -1490,7 +1490,7 @@ def in_prelude(tree: ast.Module, stmt: ast.stmt) -> bool:
 # environment variables, seeds and NumPy's printing (58a: `np.random.seed(0)`).
 _HARMLESS_CALLS = (
     "logging.", "absl.logging.", "warnings.", "sys.path.", "print", "os.environ.setdefault", "os.environ.update", "os.putenv",
-    "random.seed", "np.random.seed", "numpy.random.seed", "np.set_printoptions", "numpy.set_printoptions",
+    "random.seed", "np.random.seed", "numpy.random.seed", "np.set_printoptions", "numpy.set_printoptions", "matplotlib.use",
 )
 # calls a harmless call's arguments may make: none of them starts JAX
 _HARMLESS_ARGUMENT_CALLS = ("logging.", "absl.logging.", "FLAGS.", "flags.FLAGS.", "os.path.", "os.getenv", "os.environ.get", "str", "repr", "len", "int", "float", "sorted")
@@ -1517,7 +1517,9 @@ def _guarded_import(stmt: ast.stmt) -> bool:
     blocks = [stmt.body, *(handler.body for handler in stmt.handlers)]
     return all(
         isinstance(inner, (ast.Import, ast.ImportFrom, ast.Pass))
-        or isinstance(inner, ast.Assign) and not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr)) for node in ast.walk(inner))
+        or _harmless_call(inner)  # (`matplotlib.use("Agg")`)
+        # (`tqdm = lambda it, **kw: it`: a fallback defined, nothing run; probe 66c)
+        or isinstance(inner, ast.Assign) and not any(isinstance(node, (ast.Call, ast.NamedExpr)) for node in ast.walk(inner))
         for block in blocks
         for inner in block
     )

@@ -799,7 +799,36 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     if flag is not None and len(sequences) == 1 and _equinox_tree(sequences[0]):
         return filter_specs.uniform_spec(flag)  # (`jax.tree.map(lambda _: False, model)`: an equinox filter spec)
     budget = [_MAX_MAPPED]
-    return _tree_map(interp, func, sequences, node, fr, budget)
+    mapped = _tree_map(interp, func, sequences, node, fr, budget)
+    if _may_stop_gradients(func) and (undecided := _without_unseen_tangents(mapped)) is not mapped:
+        # `jax.tree.map(lambda p, m: p if m else stop_gradient(p), params, mask)` over
+        # subtrees not seen: which of their leaves keep their tangents is not known (probe 66c)
+        fr.ctx = fr.ctx.reach_unknown()
+        return undecided
+    return mapped
+
+
+def _without_unseen_tangents(value: Value, depth: int = 0) -> Value:
+    """`value` with its differentiated unknown parts (subtrees a map did not see) taken
+    as not differentiated; the same object where it has none."""
+    if isinstance(value, UnknownV):
+        return UnknownV(False, value.why) if value.diff else value
+    if depth < 8 and isinstance(value, TupleV):
+        items = tuple(_without_unseen_tangents(item, depth + 1) for item in value.items)
+        return value if all(a is b for a, b in zip(items, value.items)) else TupleV(items, value.is_list, value.why)
+    if depth < 8 and isinstance(value, DictV):
+        entries = tuple((k, _without_unseen_tangents(v, depth + 1)) for k, v in value.items)
+        return value if all(a[1] is b[1] for a, b in zip(entries, value.items)) else DictV(entries, value.why)
+    return value
+
+
+def _may_stop_gradients(func: Value) -> bool:
+    """Does a mapped function of ours call `stop_gradient` (on some leaves, maybe)?"""
+    node = func.node if isinstance(func, FunctionV) else None
+    return node is not None and any(
+        isinstance(call, ast.Call) and (isinstance(call.func, ast.Attribute) and call.func.attr == "stop_gradient" or isinstance(call.func, ast.Name) and call.func.id == "stop_gradient")
+        for call in ast.walk(node)
+    )
 
 
 def _equinox_tree(tree: Value) -> bool:

@@ -865,6 +865,7 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
         ("import os\nimport numpy as np\nnp.random.seed(0)\nos.environ.setdefault('XLA_FLAGS', '')\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
         ("import os\ntry:\n    import yaml\nexcept ImportError:\n    yaml = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),
         ("import os\ntry:\n    import wandb\nexcept ImportError:\n    wandb = None\nimport matplotlib.pyplot as plt\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (probe 63a)
+        ("import os\ntry:\n    import matplotlib\n    matplotlib.use('Agg')\nexcept ImportError:\n    matplotlib = None\ntry:\n    from tqdm import tqdm\nexcept ImportError:\n    tqdm = lambda it, **kw: it\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "cpu"),  # (probe 66c)
         ("import os\ntry:\n    import flax\nexcept ImportError:\n    flax = None\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
         ("import os\ntry:\n    import yaml\nexcept ImportError:\n    setup()\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
         ("import os\nimport numpy as np\nnp.random.seed(jax.numpy.ones(3))\nos.environ['JAX_PLATFORMS'] = 'cpu'\n{jax}", "gpu"),
@@ -994,6 +995,12 @@ def test_a_window_at_one_random_start() -> None:
         "sample(np.memmap('tokens.bin', dtype=np.uint16, mode='r'), np.random.default_rng(0))\n"
     )
     assert one(src).shape == "(66,)"
+
+
+def test_flax_frozen_dicts_are_the_trees_they_hold() -> None:
+    # probe 66c: `net.apply({"params": unfreeze(params)}, x)` lost the variables
+    src = P + "import flax\nfrom flax.core import freeze\ndef f():\n    reveal_type(flax.core.unfreeze(freeze({'seq': 511}))['seq'])\n    reveal_type(dict(freeze({'seq': 511}))['seq'])\nf()\n"
+    assert [r.int for r in reveal(src)] == [511, 511]
 
 
 def test_identity_of_module_level_functions() -> None:
