@@ -639,7 +639,7 @@ class Interpreter:
         """Analyse each function and method as if called from outside with unknown values."""
         wanted: set[str] | None = None
         if info.entry != "full" and (seeds := _entry_seeds(info)) is not None:
-            wanted = differentiating_functions(info.facts, _functions_of(info), seeds | self._tested_functions(info))
+            wanted = differentiating_functions(info.facts, _functions_of(info), seeds | self._tested_functions(info) | self._stored_transforms(info))
         for name, value in list(info.namespace.items()):
             if isinstance(value, FunctionV) and value.module is info:
                 if wanted is None or name in wanted:
@@ -947,6 +947,27 @@ class Interpreter:
                         found.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, caught))
             self.try_spans[id(info)] = found
         return found
+
+    def _stored_transforms(self, info: ModuleInfo) -> frozenset[str]:
+        """Names through which a module reaches a differentiation another project module
+        stored at its top level (`full_grad = jax.grad(loss)` in finetune.py, called as
+        `finetune.full_grad(...)` or imported by name, at the top or in a function): its
+        functions that use them are entered too (probe 66a)."""
+        found: set[str] = set()
+        for node in ast.walk(info.tree):
+            if isinstance(node, ast.Import):
+                pairs = [(alias.name, None) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                pairs = [(node.module, alias.name) for alias in node.names]
+            else:
+                continue
+            for module, name in pairs:
+                other = self.project.find(module)
+                if other is None or other is info:
+                    continue
+                stored = _stored_transform_names(other.tree)
+                found.update(stored if name is None else stored & {name})
+        return frozenset(found)
 
     def _tested_functions(self, info: ModuleInfo) -> frozenset[str]:
         """In a test file that differentiates, the leading names bound to functions (`from
@@ -4331,6 +4352,18 @@ def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
         # also differentiates in tests that use only fixtures: probe 61b)
         return None if info.entry_names is None else info.entry_names | DIFFERENTIATION_NAMES
     return DIFFERENTIATION_NAMES
+
+
+def _stored_transform_names(tree: ast.Module) -> frozenset[str]:
+    """Top-level names a module binds to a differentiation transform's result
+    (`full_grad = jax.grad(loss)`, `step = jax.jit(jax.value_and_grad(loss))`)."""
+    found: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] in DIFFERENTIATION_NAMES for call in ast.walk(stmt.value)
+        ):
+            found.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
+    return frozenset(found)
 
 
 def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:

@@ -771,3 +771,73 @@ def test_a_test_module_driving_a_model_keeps_its_grad_tests_on_conftest_fixtures
         "tests/test_grad.py": "import jax\nimport jax.numpy as jnp\n\nimport model\n\n\ndef test_grad_runs(net, seq_len):\n    x = jnp.zeros((seq_len, 64))\n    jax.grad(lambda x: net(x).astype(jnp.float32).sum())(x)\n\n\ndef test_forward_odd():\n    model.Attention()(jnp.zeros((31, 64)))\n",
     }
     assert places(tmp_path, monkeypatch, capsys, files) == [["model.py:8:16:", "JCD201"]]
+
+
+STORED_ENC = """\
+import jax
+import jax.numpy as jnp
+
+
+def features(w, x):
+    q = jnp.einsum("bpd,dnh->bpnh", x, w)
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn")
+"""
+
+STORED_FINETUNE = """\
+import jax.numpy as jnp
+import jax
+
+import enc
+
+
+def loss(w, x):
+    return enc.features(w, x).astype(jnp.float32).sum()
+
+
+full_grad = jax.grad(loss)
+"""
+
+STORED_RUN = """\
+import jax
+import jax.numpy as jnp
+
+import enc
+{import_line}
+
+W = jnp.zeros((32, 4, 8), jnp.bfloat16)
+X = jnp.zeros((2, 49, 32), jnp.bfloat16)
+
+
+def frozen_probe(w, x):
+    return enc.features(jax.lax.stop_gradient(w), x).astype(jnp.float32).sum()
+
+
+def train_probe():
+    return jax.grad(frozen_probe)(W, X)
+
+
+def finetune_all():
+    {local_import}return {call}(W, X)
+"""
+
+
+@pytest.mark.parametrize(
+    ("import_line", "local_import", "call"),
+    [
+        ("import finetune", "", "finetune.full_grad"),
+        ("from finetune import full_grad", "", "full_grad"),
+        ("", "import finetune\n    ", "finetune.full_grad"),
+    ],
+)
+def test_a_differentiation_stored_in_another_module_enters_its_callers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, import_line: str, local_import: str, call: str
+) -> None:
+    """`finetune.full_grad(...)` of a module-level `full_grad = jax.grad(loss)`, beside a
+    frozen probe that names jax.grad itself: the file's functions that call the stored
+    transform are entered too (probe 66a: the finetune path was never analysed)."""
+    run = STORED_RUN.format(import_line=import_line, local_import=local_import, call=call)
+    write(tmp_path, {"enc.py": STORED_ENC, "finetune.py": STORED_FINETUNE, "run.py": run})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    out = capsys.readouterr().out
+    assert "enc.py:7:12: JCD201" in out, out
