@@ -2865,6 +2865,22 @@ def h_memmap(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 HANDLERS["numpy.memmap"] = HANDLERS["numpy.fromfile"] = h_memmap
 
 
+def h_sliding_window_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`sliding_window_view(tokens, n)` of a 1-D array: (len - n + 1, n), every window
+    of n consecutive items (probe 66a); other forms (an axis, several dims) unknown."""
+    x = _array(arg(args, kwargs, 0, "x"))
+    window = arg(args, kwargs, 1, "window_shape")
+    size = int_value(window) if window is not None else None
+    if x is None or x.shape is None or len(x.shape) != 1 or size is None or size < 1 or len(args) > 2 or set(kwargs) - {"x", "window_shape"}:
+        return ArrayV(None, x.dtype if x is not None else None, x.diff if x is not None else False)
+    step = interp.step(fr, node, A.src(node))
+    count = D.add(D.sub(x.shape[0], D.const(size), (step,)), D.const(1), (step,))
+    return ArrayV((count, D.const(size, (step,))), x.dtype, x.diff, merge_why(x.why, (step,)))
+
+
+HANDLERS["numpy.lib.stride_tricks.sliding_window_view"] = h_sliding_window_view
+
+
 def h_dynamic_scale_grad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`dynamic_scale.value_and_grad(loss_fn, argnums=0, has_aux=False)`: a transform
     like jax.value_and_grad (args[0] is the DynamicScale object)."""

@@ -147,6 +147,9 @@ def test_projections() -> None:
     assert shape_of("nn.DenseGeneral(features=64, axis=(-2, -1))(jnp.zeros((2, 33, 4, 16)))") == "(2, 33, 64)"
     assert shape_of("nnx.Linear(64, 32, rngs=nnx.Rngs(0))(x)", setup) == "(2, 33, 32)"
     assert shape_of("eqx.nn.Linear(64, 32, key=k)(x[0, 0])", setup + "\nk = jax.random.PRNGKey(0)") == "(32,)"
+    # every window of n tokens (probe 66a), gathered by rows
+    assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)[np.array([3, 10])]", "import numpy as np") == "(2, 128)"
+    assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)", "import numpy as np") == "(873, 128)"
     # an MLP ends in a Linear of out_size (probe 63c: point-cloud group tokens by jax.vmap(mlp))
     assert shape_of("jax.vmap(eqx.nn.MLP(64, 96, 128, 2, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33, 96)"
     assert shape_of("jax.vmap(eqx.nn.MLP(in_size=64, out_size='scalar', width_size=8, depth=1, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33,)"
