@@ -15,8 +15,8 @@ binds once to a draw of one start, and the draw is
 `jax.random.randint(key, shape, minval, maxval)` with `low >= 0` and `high` written as
 `len(data) - m` (or `data.shape[0] - m`) of the very array sliced, with
 `offset + n <= m + 1`.  Everything here is read from the code as written; where any of
-it is not certain the length stays unknown.  The array sliced is taken to be the one the
-draw measured, as the same expression (a rebinding between the two is not looked for).
+it is not certain the length stays unknown: the start, the draw, the array and the names
+of the bound are bound once, or not again after the draw (probe 67a).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference.values import int_value
+from jax_cudnn_lint.shape_inference.values import const_value, int_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -39,25 +39,57 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis: 
     length = _added_length(interp, part.lower, part.upper, fr)
     if start is None or length is None or offset < 0 or length < 0:
         return None
-    draw = _draw_iterated_by(fr.module.tree, part, start)
-    if draw is None:
+    path = _path_to(fr.module.tree, part)
+    function = next((node for node in reversed(path or []) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    draw = _draw_iterated_by(path, start) if path is not None else None
+    if draw is None or function is None:
         return None
     bounds = _bounds(interp, draw, fr)
     if bounds is None:
         return None
-    low, high, inclusive = bounds
+    low, high, inclusive, may_be_empty = bounds
     low_value = 0 if low is None else int_value(interp.ev(low, fr))
     if low_value is None or low_value < 0:
+        return None
+    # what the draw measured is what is sliced: neither the array nor the names of the
+    # bound are bound again after the draw (probe 67a: `data = data[MAGIC:]`)
+    measured = [node.id for node in ast.walk(high) if isinstance(node, ast.Name)] + [node.id for node in ast.walk(sliced) if isinstance(node, ast.Name)]
+    if any(_stored_after(function, name, draw.lineno) for name in measured) or _stored_as_attribute_after(function, sliced, draw.lineno):
         return None
     last = 0 if inclusive else 1  # (the high itself is drawn only where inclusive)
     margin = _margin_below_length_of(interp, high, sliced, fr)
     if margin is not None:
+        if may_be_empty and (axis is None or axis - margin <= low_value):
+            return None  # (jax.random.randint gives minval from an empty range: probe 67a)
         # the start is at most len - margin - 1: the window ends by len
         return length if offset + length <= margin + last else None
     top = int_value(interp.ev(high, fr))
-    if top is not None and axis is not None:
+    if top is not None and axis is not None and top > low_value:
         return length if top - last + offset + length <= axis else None  # (`integers(0, 800)` of 1000 rows)
     return None
+
+
+def _stored_after(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int) -> bool:
+    """Does the function bind `name` (or write into it) on a line after `line`?"""
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            written = isinstance(node.value, ast.Name) and node.value.id == name  # (`ix[ix < 0] = 0`)
+        else:
+            written = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
+        if written and isinstance(node, ast.expr) and node.lineno > line:
+            return True
+    return False
+
+
+def _stored_as_attribute_after(function: ast.FunctionDef | ast.AsyncFunctionDef, sliced: ast.expr, line: int) -> bool:
+    """`self.tokens = ...` after the draw, where `self.tokens` is sliced."""
+    if not isinstance(sliced, ast.Attribute):
+        return False
+    dumped = ast.dump(sliced.value), sliced.attr
+    return any(
+        isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and (ast.dump(node.value), node.attr) == dumped and node.lineno > line
+        for node in ast.walk(function)
+    )
 
 
 def _name_and_offset(expr: ast.expr) -> tuple[str | None, int]:
@@ -91,12 +123,10 @@ def _addends(expr: ast.expr) -> list[ast.expr]:
     return [expr]
 
 
-def _draw_iterated_by(tree: ast.Module, part: ast.Slice, name: str) -> ast.Call | None:
-    """The draw `name` iterates over: the comprehension or `for` loop around `part` that
-    binds it, over the draw itself or over a name its function assigns once to the draw."""
-    path = _path_to(tree, part)
-    if path is None:
-        return None
+def _draw_iterated_by(path: list[ast.AST], name: str) -> ast.Call | None:
+    """The draw `name` iterates over: the comprehension or `for` loop around the slice
+    (the last node of `path`) that binds it, over the draw itself or over a name its
+    function assigns once to the draw; or the draw its function assigns it to once."""
     for depth in range(len(path) - 1, -1, -1):
         node = path[depth]
         iterable: ast.expr | None = None
@@ -104,7 +134,9 @@ def _draw_iterated_by(tree: ast.Module, part: ast.Slice, name: str) -> ast.Call 
             loop = node.generators[0]
             iterable = loop.iter if isinstance(loop.target, ast.Name) and loop.target.id == name and not loop.ifs else None
         elif isinstance(node, ast.For) and path[depth + 1] in node.body:
-            iterable = node.iter if isinstance(node.target, ast.Name) and node.target.id == name else None
+            function = next((outer for outer in reversed(path[:depth]) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+            bound_once = function is not None and _stores(function, name) == 1  # (`i = i + HEADER` in the body: probe 67a)
+            iterable = node.iter if isinstance(node.target, ast.Name) and node.target.id == name and bound_once else None
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # no loop binds it: one draw the function assigns it to (`s = rng.integers(0,
             # len(corpus) - n - 1)`; probe 66a)
@@ -128,42 +160,61 @@ def _assigned_once(outer: list[ast.AST], name: str) -> ast.Call | None:
     function = next((node for node in reversed(outer) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if function is None:
         return None
-    stores = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))]
     assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name]
-    if len(stores) != 1 or len(assigns) != 1 or not isinstance(assigns[0].value, ast.Call):
-        return None
+    if _stores(function, name) != 1 or len(assigns) != 1 or not isinstance(assigns[0].value, ast.Call):
+        return None  # (written into too, `ix[ix < HEADER] = HEADER`: probe 67a)
     return assigns[0].value
 
 
-def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | None, ast.expr, bool] | None:
-    """(low, high, inclusive) of a draw of integers in [low, high) (or [low, high] where
-    `inclusive`: the standard library's `random.randint`); low None for 0.  The function
-    is the one the analysis resolves the call to."""
+def _stores(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
+    """How many times the function binds `name` or writes into it (`name[...] = `)."""
+    count = 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            count += 1
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name) and node.value.id == name:
+            count += 1
+        elif isinstance(node, ast.arg) and node.arg == name:
+            count += 1
+    return count
+
+
+def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | None, ast.expr, bool, bool] | None:
+    """(low, high, inclusive, may_be_empty) of a draw of integers in [low, high) (or
+    [low, high] where `inclusive`: the standard library's `random.randint`, NumPy's
+    `endpoint=True`); low None for 0.  NumPy and the standard library raise for an empty
+    range; `jax.random.randint` gives its minval (`may_be_empty`).  The function is the
+    one the analysis resolves the call to."""
     func = interp.ev(draw.func, fr)
     held = getattr(func, "func", func)  # (a bound method: `rng.integers`)
     qualname = str(getattr(held, "qualname", ""))
     keywords = {k.arg: k.value for k in draw.keywords if k.arg is not None}
     args = [a for a in draw.args if not isinstance(a, ast.Starred)]
-    if len(args) != len(draw.args):
+    if len(args) != len(draw.args) or len(keywords) != len(draw.keywords):
         return None
     if qualname == "jax.random.randint":  # (key, shape, minval, maxval)
         low = keywords.get("minval", args[2] if len(args) > 2 else None)
         high = keywords.get("maxval", args[3] if len(args) > 3 else None)
-        return (low, high, False) if high is not None else None
+        return (low, high, False, True) if high is not None else None
     if qualname in ("random.randint", "random.randrange"):
         if len(args) == 2 and not keywords:
-            return args[0], args[1], qualname == "random.randint"
-        return (None, args[0], False) if qualname == "random.randrange" and len(args) == 1 and not keywords else None
-    numpy_draw = qualname.endswith(("numpy.random.randint", ".integers")) and "endpoint" not in keywords
-    if not numpy_draw:
+            return args[0], args[1], qualname == "random.randint", False
+        return (None, args[0], False, False) if qualname == "random.randrange" and len(args) == 1 and not keywords else None
+    if not qualname.endswith(("numpy.random.randint", ".integers")):
         return None
+    inclusive = False
+    if "endpoint" in keywords:
+        ok, endpoint = const_value(interp.ev(keywords.pop("endpoint"), fr))
+        if not ok or not isinstance(endpoint, bool):
+            return None
+        inclusive = endpoint
     # NumPy: randint(high) / randint(low, high, size); Generator.integers(low, high, size)
     if "high" in keywords:
-        return keywords.get("low", args[0] if args else None), keywords["high"], False
+        return keywords.get("low", args[0] if args else None), keywords["high"], inclusive, False
     if len(args) >= 2:
-        return args[0], args[1], False
+        return args[0], args[1], inclusive, False
     if len(args) == 1 and "low" not in keywords:
-        return None, args[0], False
+        return None, args[0], inclusive, False
     return None
 
 

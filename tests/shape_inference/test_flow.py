@@ -962,7 +962,11 @@ def test_a_prompt_tokenized_by_characters() -> None:
         ("np.random.randint(len(data) - BS, size=(4,))", "data[i + 1:i + 1 + BS]", 129),
         ("rng.integers(0, len(data) - BS - 1, size=4)", "data[i:i + BS]", 129),
         ("rng.integers(0, data.shape[0] - BS, size=4)", "data[i:BS + i]", 129),
-        ("jax.random.randint(jax.random.key(0), (4,), 0, len(data) - BS)", "data[i:i + BS]", 129),
+        ("jax.random.randint(jax.random.key(0), (4,), 0, len(rows) - BS)", "rows[i:i + BS]", 129),
+        # (jax.random.randint gives minval from an empty range: the file may be short; probe 67a)
+        ("jax.random.randint(jax.random.key(0), (4,), 0, len(data) - BS)", "data[i:i + BS]", None),
+        ("rng.integers(0, len(data) - BS, size=4, endpoint=True)", "data[i:i + BS]", 129),
+        ("rng.integers(0, len(data) - BS + 1, size=4, endpoint=True)", "data[i:i + BS]", None),
         ("rng.integers(0, 800, size=4)", "rows[i:i + BS]", 129),  # (a literal high below the rows' known length)
         # not certain: the window may run past the end (Python clamps it)
         ("np.random.randint(len(data) - BS, size=(4,))", "data[i + 2:i + 2 + BS]", None),
@@ -970,7 +974,9 @@ def test_a_prompt_tokenized_by_characters() -> None:
         ("np.random.randint(len(other) - BS, size=(4,))", "data[i:i + BS]", None),
         ("rng.integers(-5, len(data) - BS, size=4)", "data[i:i + BS]", None),
         ("rng.integers(0, 900, size=4)", "rows[i:i + BS]", None),
-        ("rng.integers(0, len(data) - BS, size=4, endpoint=True)", "data[i:i + BS]", None),
+        # what the draw measured must be what is sliced (probe 67a)
+        ("np.random.randint(len(data) - BS, size=(4,))\n    data = data[16:]", "data[i:i + BS]", None),
+        ("np.random.randint(len(data) - BS, size=(4,))\n    ix[ix < 0] = 0", "data[i:i + BS]", None),
     ],
 )
 def test_a_window_at_a_random_start_drawn_to_fit(draw: str, window: str, length: int | None) -> None:
@@ -985,6 +991,20 @@ def test_a_window_at_a_random_start_drawn_to_fit(draw: str, window: str, length:
     found = one(src).value
     assert isinstance(found, ArrayV) and found.shape is not None
     assert found.shape[1].value == length
+
+
+def test_a_random_start_moved_after_its_draw_is_not_followed() -> None:
+    # a loop target rebound in the body, a bound's name rebound after the draw (probe 67a)
+    src = P + (
+        "import numpy as np\nBS = 127\n"
+        "def f(data, extra):\n"
+        "    for i in np.random.randint(len(data) - BS, size=(4,)):\n        i = i + 8\n        reveal_type(data[i:i + BS])\n"
+        "def g(data, extra):\n    ctx = BS\n    ix = np.random.randint(len(data) - ctx, size=(4,))\n    ctx = ctx + 1\n"
+        "    reveal_type(np.stack([data[i:i + ctx] for i in ix]))\n"
+        "f(np.memmap('t.bin', dtype=np.uint16), 1)\ng(np.memmap('t.bin', dtype=np.uint16), 1)\n"
+    )
+    found = reveal(src)
+    assert len(found) == 2 and all(isinstance(r.value, ArrayV) and r.value.shape is not None and r.value.shape[-1].value is None for r in found)
 
 
 def test_a_window_at_one_random_start() -> None:
