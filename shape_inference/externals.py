@@ -1596,6 +1596,11 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(tuple(chars), q.endswith("list"), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, A.RangeV) and (items := A.known_items(v, _MAX_LISTED_RANGE)) is not None:
         return TupleV(tuple(items), q.endswith("list"), (interp.step(fr, node, A.src(node)),))  # lags `tuple(range(1, 8))` (probe 51c)
+    if isinstance(v, ArrayV) and v.shape and (count := v.shape[0].value) is not None and count <= _MAX_LISTED_RANGE:
+        # `list(history[-30:])` of a NumPy row: its items, one per entry of the leading
+        # axis (probe 67b: `list(h[-30:]) + [target]`)
+        row = v.with_shape(v.shape[1:], interp.step(fr, node, A.src(node)))
+        return TupleV((row,) * count, q.endswith("list"), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, IterV) and len(args) == 1 and not kwargs:
         # list(batches(cfg)): a sequence of unknown length, each item what the generator yields
         element = A.iter_element(interp, v, node, fr)
@@ -2352,6 +2357,17 @@ _register(["setattr", "object.__setattr__", "type.__setattr__"], ["builtins"], h
 _register(["delattr", "object.__delattr__", "type.__delattr__"], ["builtins"], h_delattr)
 _register(["bool"], ["builtins"], h_bool)
 _register(["tuple", "list"], ["builtins"], h_tuple)
+
+
+def h_tolist(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`row.tolist()` of a 1-D array: a list of its entries (probe 67b)."""
+    v = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(v, ArrayV) and v.shape is not None and len(v.shape) == 1:
+        return h_tuple(interp, [v], {}, node, fr, "builtins.list")
+    return UNKNOWN
+
+
+_register(["tolist"], ["jax.Array"], h_tolist)
 _register(["max", "min"], ["builtins"], h_minmax)
 _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)

@@ -83,7 +83,7 @@ from jax_cudnn_lint.shape_inference.values import (
 )
 from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, FA_ATTENTION, NN_ATTENTION, WATCHED, WATCHED_NAMES
 
-_MAX_UNROLLED = 32  # items of a comprehension evaluated one by one
+_MAX_UNROLLED = 64  # items of a comprehension evaluated one by one (Criteo's 39 features: probe 67b)
 _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widened element
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one

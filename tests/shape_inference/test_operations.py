@@ -147,6 +147,9 @@ def test_projections() -> None:
     assert shape_of("nn.DenseGeneral(features=64, axis=(-2, -1))(jnp.zeros((2, 33, 4, 16)))") == "(2, 33, 64)"
     assert shape_of("nnx.Linear(64, 32, rngs=nnx.Rngs(0))(x)", setup) == "(2, 33, 32)"
     assert shape_of("eqx.nn.Linear(64, 32, key=k)(x[0, 0])", setup + "\nk = jax.random.PRNGKey(0)") == "(32,)"
+    # a row's entries as a list (probe 67b: `list(h[-30:]) + [target]`)
+    assert shape_of("np.array(list(np.zeros((50,))[-30:]) + [1])", "import numpy as np") == "(31,)"
+    assert shape_of("np.array(np.zeros((50,))[-30:].tolist() + [1])", "import numpy as np") == "(31,)"
     # every window of n tokens (probe 66a), gathered by rows
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)[np.array([3, 10])]", "import numpy as np") == "(2, 128)"
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)", "import numpy as np") == "(873, 128)"
@@ -652,8 +655,8 @@ def test_embed_attend_gives_the_tied_logits() -> None:
 @pytest.mark.parametrize(
     ("expr", "shape"),
     [
-        # probe 51c: PatchTST's patches, 63 of them (more than are evaluated one by one)
-        ("jnp.stack([x[:, i * 8:i * 8 + 16] for i in range((512 - 16) // 8 + 1)], axis=1)", "(8, 63, ?)"),
+        # probe 51c: PatchTST's patches, 63 of them, each evaluated (up to 64: probe 67b)
+        ("jnp.stack([x[:, i * 8:i * 8 + 16] for i in range((512 - 16) // 8 + 1)], axis=1)", "(8, 63, 16)"),
         ("jnp.stack([x[:, i * 8:i * 8 + 16] for i in range(89)], axis=1)", "(8, 89, ?)"),
         ("jnp.stack([x[:, i:i + 16] for i in range(100) if i % 2], axis=1)", "(?)"),  # a condition drops some
         ("jnp.concatenate([x[:, :1] for _ in range(40)], axis=1)", "(8, 40)"),
@@ -665,8 +668,8 @@ def test_long_comprehensions_and_listed_ranges(expr: str, shape: str) -> None:
 
 
 def test_long_comprehensions_keep_their_length_where_their_items_are_values() -> None:
-    # objects are not (one object standing for 40 would show a change through one in all)
-    src = PRELUDE + "class Box:\n    def __init__(self, n):\n        self.n = n\nreveal_type(len([Box(i) for i in range(40)]))\n"
+    # objects are not, past what is evaluated item by item (one object standing for 100 would show a change through one in all)
+    src = PRELUDE + "class Box:\n    def __init__(self, n):\n        self.n = n\nreveal_type(len([Box(i) for i in range(100)]))\n"
     assert one(src).int is None
     assert one(PRELUDE + "reveal_type(len([i * 2 for i in range(40)]))\n").int == 40
     assert one(PRELUDE + "reveal_type(len(list(range(3, 10))))\n").int == 7

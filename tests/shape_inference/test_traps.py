@@ -365,15 +365,15 @@ def test_configdict_update_sets_what_it_names_and_no_more() -> None:
 
 
 def test_a_write_to_one_item_of_a_list_known_by_its_element_is_not_every_items() -> None:
-    # `[Box(i) for i in range(40)]` is described by one element; `boxes[0].n = 511`
+    # `[Box(i) for i in range(100)]` (past what is evaluated item by item) is described by one element; `boxes[0].n = 511`
     # changes one item only, so `boxes[1].n` is not 511 (session 21's note)
     src = P + (
         "class Box:\n    def __init__(self, n):\n        self.n = 3\n"
-        "def f():\n    boxes = [Box(i) for i in range(40)]\n    boxes[0].n = 511\n    reveal_type(boxes[1].n)\n"
-        "def g():\n    boxes = [Box(i) for i in range(40)]\n    first = boxes[-1]\n    setattr(first, 'n', 511)\n    reveal_type(boxes[0].n)\n"
+        "def f():\n    boxes = [Box(i) for i in range(100)]\n    boxes[0].n = 511\n    reveal_type(boxes[1].n)\n"
+        "def g():\n    boxes = [Box(i) for i in range(100)]\n    first = boxes[-1]\n    setattr(first, 'n', 511)\n    reveal_type(boxes[0].n)\n"
         # through an object each item holds (probe 57a)
         "class Layer:\n    def __init__(self):\n        self.cfg = Box(3)\n"
-        "def h():\n    layers = [Layer() for _ in range(40)]\n    layers[0].cfg.n = 511\n    reveal_type(layers[1].cfg.n)\n"
+        "def h():\n    layers = [Layer() for _ in range(100)]\n    layers[0].cfg.n = 511\n    reveal_type(layers[1].cfg.n)\n"
     )
     assert [r.int for r in reveal(src)] == [None, None, None]
 
