@@ -1675,6 +1675,12 @@ class Interpreter:
                         fr.state[target.value.id] = TupleV(tuple(listed), True, container.why)
                     else:
                         fr.state[target.value.id] = UNKNOWN
+                elif isinstance(container, UnknownV) and container.diff and not value.diff:
+                    # `inner["probe"] = stop_gradient(inner["probe"])` in differentiated
+                    # params not known key by key: which keys keep their tangents is not
+                    # known (probe 65b's c17)
+                    fr.state[target.value.id] = UnknownV(False, container.why)
+                    fr.ctx = fr.ctx.reach_unknown()
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, fr, node)
 
