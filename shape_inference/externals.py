@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -311,7 +311,7 @@ def h_np_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 
 # numpy's Generator methods (np.random.default_rng(seed).integers(...)): where `size` is
-_GENERATOR_SIZE = {"integers": 2, "random": 0, "normal": 2, "uniform": 2, "standard_normal": 0}
+_GENERATOR_SIZE = {"integers": 2, "random": 0, "normal": 2, "uniform": 2, "standard_normal": 0, "randint": 2}
 
 
 def h_np_generator(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -320,7 +320,7 @@ def h_np_generator(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     name = q.rsplit(".", 1)[-1]
     size = arg(args[1:], kwargs, _GENERATOR_SIZE[name], "size")
     shape = () if size is None or (isinstance(size, ConstV) and size.value is None) else _shape_arg(size)
-    dtype = A.dtype_or(kwargs.get("dtype"), ("int64" if name == "integers" else "float64"))
+    dtype = A.dtype_or(kwargs.get("dtype"), ("int64" if name in ("integers", "randint") else "float64"))
     return ArrayV(shape, dtype, False, (interp.step(fr, node, A.src(node)),))
 
 
@@ -1320,6 +1320,8 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return IntV(v.shape[0])
     if isinstance(v, ConstV) and isinstance(v.value, (str, bytes)):
         return make_int(len(v.value))
+    if (members := enums.members(v)) is not None:
+        return make_int(len(members), (interp.step(fr, node, A.src(node)),))  # `len(EventType)` (probe 67b)
     if isinstance(v, A.RangeV) and v.start is not None and v.stop is not None:
         count = D.range_len(v.start, v.stop, v.step)
         return make_int(count, (interp.step(fr, node, A.src(node)),)) if count is not None else UNKNOWN
@@ -2293,6 +2295,10 @@ _register(["one_hot"], ["jax.nn"], h_one_hot)
 _register(["normal", "uniform", "truncated_normal", "bernoulli", "randint", "split", "PRNGKey", "key", "fold_in", "categorical", "permutation", "choice", "orthogonal", "gumbel", "laplace", "rademacher", "exponential"], ["jax.random"], h_random)
 _register(["randn", "rand", "normal", "uniform", "standard_normal", "random", "randint"], ["jax.numpy.random"], h_np_random)
 _register(["default_rng"], ["jax.numpy.random"], h_layer)
+# seeded generators whose draws bound a random window (random_starts; probe 67a)
+_register(["RandomState"], ["jax.numpy.random"], h_layer)
+_register(["randint", "normal", "uniform", "standard_normal"], ["jax.numpy.random.RandomState"], h_np_generator)
+HANDLERS["random.Random"] = h_layer
 _register(list(_GENERATOR_SIZE), ["jax.numpy.random.default_rng"], h_np_generator)
 _register(["ShapeDtypeStruct"], ["jax"], h_shape_dtype_struct)
 _register(["dot_product_attention"], ["jax.nn", "jax._src.cudnn.fused_attention_stablehlo", "flax.linen", "flax.nnx"], h_attention)

@@ -196,11 +196,12 @@ def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | 
         low = keywords.get("minval", args[2] if len(args) > 2 else None)
         high = keywords.get("maxval", args[3] if len(args) > 3 else None)
         return (low, high, False, True) if high is not None else None
-    if qualname in ("random.randint", "random.randrange"):
+    stdlib = qualname.replace("random.Random.", "random.", 1)  # (a seeded `random.Random(0)`)
+    if stdlib in ("random.randint", "random.randrange"):
         if len(args) == 2 and not keywords:
-            return args[0], args[1], qualname == "random.randint", False
-        return (None, args[0], False, False) if qualname == "random.randrange" and len(args) == 1 and not keywords else None
-    if not qualname.endswith(("numpy.random.randint", ".integers")):
+            return args[0], args[1], stdlib == "random.randint", False
+        return (None, args[0], False, False) if stdlib == "random.randrange" and len(args) == 1 and not keywords else None
+    if not qualname.endswith(("numpy.random.randint", "numpy.random.RandomState.randint", ".integers")):
         return None
     inclusive = False
     if "endpoint" in keywords:

@@ -531,6 +531,8 @@ def test_list_item_assignment_outside_branches() -> None:
         ("Ctx.SHORT == 255", True),  # an IntEnum's member equals its value
         ("{Mode.SHORT: 3}[Mode.SHORT]", 3),
         ("Scaled.A.value", None),  # its own __new__ sets the value
+        ("len(Mode)", 2),  # members, aliases left out (probe 67b: a token per event type)
+        ("len(Ctx)", 1),
     ],
 )
 def test_enum_member_semantics(expr: str, shown: object) -> None:
@@ -968,6 +970,7 @@ def test_a_prompt_tokenized_by_characters() -> None:
         ("rng.integers(0, len(data) - BS, size=4, endpoint=True)", "data[i:i + BS]", 129),
         ("rng.integers(0, len(data) - BS + 1, size=4, endpoint=True)", "data[i:i + BS]", None),
         ("rng.integers(0, 800, size=4)", "rows[i:i + BS]", 129),  # (a literal high below the rows' known length)
+        ("np.random.RandomState(0).randint(0, len(data) - BS, size=4)", "data[i:i + BS]", 129),  # (seeded: probe 67a)
         # not certain: the window may run past the end (Python clamps it)
         ("np.random.randint(len(data) - BS, size=(4,))", "data[i + 2:i + 2 + BS]", None),
         ("np.random.randint(len(data), size=(4,))", "data[i:i + BS]", None),
@@ -1015,6 +1018,10 @@ def test_a_window_at_one_random_start() -> None:
         "sample(np.memmap('tokens.bin', dtype=np.uint16, mode='r'), np.random.default_rng(0))\n"
     )
     assert one(src).shape == "(66,)"
+    seeded = src.replace("rng.integers(0, len(corpus) - SEQ - 1)", "random.Random(0).randint(0, len(corpus) - SEQ - 1)").replace("import numpy as np", "import numpy as np\nimport random")
+    assert one(seeded).shape == "(66,)"  # (inclusive of its high: still within the corpus)
+    too_far = seeded.replace("corpus[s:s + SEQ + 1]", "corpus[s:s + SEQ + 2]")
+    assert one(too_far).shape == "(?,)"
 
 
 def test_flax_frozen_dicts_are_the_trees_they_hold() -> None:
