@@ -1707,8 +1707,8 @@ def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
             base = args[0].items
         elif fields is not None:
             base = tuple(fields)
-        elif len(args) == 1 and not kwargs:
-            return args[0]  # `dict(params)`: a copy, differentiated as they are
+        elif len(args) == 1 and not kwargs and isinstance(args[0], UnknownV):
+            return args[0]  # `dict(params)` of params not known key by key: differentiated as they are
         else:
             if args[0].diff:
                 fr.ctx = fr.ctx.reach_unknown()  # (as `{**params, "head": head}` of differentiated params: probe 66c)
@@ -2863,8 +2863,8 @@ HANDLERS["flax.training.common_utils.shard"] = h_shard
 
 
 def h_same_tree(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """flax.core's `freeze` / `unfreeze` / `copy`: the same tree of variables, as a
-    FrozenDict or a dict (probe 66c: `unfreeze(params)` passed to apply lost them)."""
+    """flax.core's `freeze` / `unfreeze`: the same tree of variables, as a FrozenDict or
+    a dict (probe 66c: `unfreeze(params)` passed to apply lost them)."""
     return args[0] if len(args) == 1 and not kwargs else UNKNOWN
 
 

@@ -3240,8 +3240,8 @@ class Interpreter:
         for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
             pairs.append((k, value, None if k is None else self.ev(k, fr)))
-        if len(pairs) == 1 and pairs[0][0] is None and not isinstance(pairs[0][1], DictV):
-            return pairs[0][1]  # `{**params}`: a copy, differentiated as they are (probe 64b)
+        if len(pairs) == 1 and pairs[0][0] is None and isinstance(pairs[0][1], UnknownV):
+            return pairs[0][1]  # `{**params}` of params not known key by key: differentiated as they are (probe 64b)
         items: tuple[tuple[object, Value], ...] = ()
         for k, value, key_value in pairs:
             ok, key = (True, None) if key_value is None else const_value(key_value)
