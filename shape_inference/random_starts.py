@@ -13,7 +13,7 @@ the slice, iterating over the draw (or a name bound once to it), or a name its f
 binds once to a draw of one start, and the draw is
 `randint(high)` / `randint(low, high, ...)` (NumPy's, or a Generator's `integers`) or
 `jax.random.randint(key, shape, minval, maxval)` with `low >= 0` and `high` written as
-`len(data) - m` (or `data.shape[0] - m`) of the very array sliced, with
+`len(data) - m` (or `data.shape[k] - m` for the axis k sliced) of the very array sliced, with
 `offset + n <= m + 1`.  Everything here is read from the code as written; where any of
 it is not certain the length stays unknown: the start, the draw, the array and the names
 of the bound are bound once, or not again after the draw (probe 67a).
@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
 
 
-def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis: int | None, fr: Frame) -> int | None:
-    """The length of `sliced[part]` (on its first axis, `axis` long where known) where
-    the bound of a random start proves it, else None."""
+def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_index: int, axis: int | None, fr: Frame) -> int | None:
+    """The length of `sliced[..., part, ...]` on its axis `axis_index` (`axis` long where
+    known) where the bound of a random start proves it, else None."""
     if part.lower is None or part.upper is None or part.step is not None:
         return None
     start, offset = _name_and_offset(part.lower)
@@ -57,7 +57,7 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis: 
     if any(_stored_after(function, name, draw.lineno) for name in measured) or _stored_as_attribute_after(function, sliced, draw.lineno):
         return None
     last = 0 if inclusive else 1  # (the high itself is drawn only where inclusive)
-    margin = _margin_below_length_of(interp, high, sliced, fr)
+    margin = _margin_below_length_of(interp, high, sliced, axis_index, fr)
     if margin is not None:
         if may_be_empty and (axis is None or axis - margin <= low_value):
             return None  # (jax.random.randint gives minval from an empty range: probe 67a)
@@ -219,19 +219,20 @@ def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | 
     return None
 
 
-def _margin_below_length_of(interp: Interpreter, high: ast.expr, array: ast.expr, fr: Frame) -> int | None:
-    """m of `len(array) - a - b ...` (or `array.shape[0] - ...`), the sum of ints the
-    analysis knows; `array` is the very expression sliced."""
+def _margin_below_length_of(interp: Interpreter, high: ast.expr, array: ast.expr, axis_index: int, fr: Frame) -> int | None:
+    """m of `len(array) - a - b ...` (for axis 0) or `array.shape[axis_index] - ...`, the
+    sum of ints the analysis knows; `array` is the very expression sliced (probe 67a:
+    `docs[:, s:s + n]` below `docs.shape[1] - n`)."""
     terms: list[ast.expr] = []
     while isinstance(high, ast.BinOp) and isinstance(high.op, ast.Sub):
         terms.append(high.right)
         high = high.left
     target = ast.dump(array)
     of_array = (
-        isinstance(high, ast.Call) and isinstance(high.func, ast.Name) and high.func.id == "len" and len(high.args) == 1 and ast.dump(high.args[0]) == target
+        axis_index == 0 and isinstance(high, ast.Call) and isinstance(high.func, ast.Name) and high.func.id == "len" and len(high.args) == 1 and ast.dump(high.args[0]) == target
     ) or (
         isinstance(high, ast.Subscript) and isinstance(high.value, ast.Attribute) and high.value.attr == "shape"
-        and ast.dump(high.value.value) == target and isinstance(high.slice, ast.Constant) and high.slice.value == 0
+        and ast.dump(high.value.value) == target and isinstance(high.slice, ast.Constant) and type(high.slice.value) is int and high.slice.value == axis_index
     )
     if not terms or not of_array:
         return None

@@ -207,7 +207,7 @@ def index_array(interp: Interpreter, arr: ArrayV, node: ast.Subscript, fr: Frame
             if unknown_bound:
                 # a slice keeps its axis whatever its bounds are: only the length is unknown,
                 # unless a random start's own bound keeps the window inside the array
-                window = random_starts.window_length(interp, node.value, p, dim.value, fr) if pos == 0 else None
+                window = random_starts.window_length(interp, node.value, p, pos, dim.value, fr)
                 step = _step(interp, fr, node, f"{window} = the window {_src(node)} at a start drawn to fit it") if window is not None else None
                 out.append(D.const(window, (step,)) if window is not None and step is not None else D.unknown())
                 pos += 1

@@ -1024,6 +1024,14 @@ def test_a_window_at_one_random_start() -> None:
     assert one(too_far).shape == "(?,)"
 
 
+@pytest.mark.parametrize(("high", "length"), [("docs.shape[1] - 127", 127), ("docs.shape[0] - 127", None), ("len(docs) - 127", None)])
+def test_a_window_at_a_random_start_on_another_axis(high: str, length: int | None) -> None:
+    # the bound must be the sliced axis' own length (probe 67a: `docs[:, s:s + n]`)
+    src = P + f"import numpy as np\ndef f(docs):\n    s = np.random.default_rng(0).integers(0, {high})\n    reveal_type(docs[:, s:s + 127])\nf(np.zeros((4, 1000)))\n"
+    found = one(src).value
+    assert isinstance(found, ArrayV) and found.shape is not None and found.shape[1].value == length
+
+
 def test_flax_frozen_dicts_are_the_trees_they_hold() -> None:
     # probe 66c: `net.apply({"params": unfreeze(params)}, x)` lost the variables
     src = P + "import flax\nfrom flax.core import freeze\ndef f():\n    reveal_type(flax.core.unfreeze(freeze({'seq': 511}))['seq'])\n    reveal_type(dict(freeze({'seq': 511}))['seq'])\nf()\n"
