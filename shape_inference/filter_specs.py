@@ -23,6 +23,7 @@ import ast
 from collections.abc import Callable
 
 from jax_cudnn_lint.shape_inference import jax_api as A
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
 from jax_cudnn_lint.shape_inference.values import ConstV, ExternalV, ExtObjectV, FunctionV, InstanceV, TupleV, Value
 
 FILTER_SPEC = "jax_cudnn_lint.filter_spec"
@@ -40,22 +41,13 @@ def constant_bool_function(func: Value) -> bool | None:
     if not isinstance(node, ast.Lambda):
         return None
     body = node.body
-    if isinstance(body, ast.Call) and (_dotted(body.func) or "").endswith(("tree.map", "tree_map")) and len(body.args) == 2 and not body.keywords:
+    if isinstance(body, ast.Call) and (dotted_name(body.func) or "").endswith(("tree.map", "tree_map")) and len(body.args) == 2 and not body.keywords:
         # `replace_fn=lambda blocks: jax.tree.map(lambda _: False, blocks)` (probe 63a)
         inner, tree = body.args
         if isinstance(inner, ast.Lambda) and isinstance(tree, ast.Name) and len(node.args.args) == 1 and tree.id == node.args.args[0].arg:
             body = inner.body
     if isinstance(body, ast.Constant) and isinstance(body.value, bool):
         return body.value
-    return None
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        inner = _dotted(expr.value)
-        return None if inner is None else f"{inner}.{expr.attr}"
     return None
 
 

@@ -36,25 +36,29 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_i
     if part.lower is None or part.upper is None or part.step is not None:
         return None
     start, offset = _name_and_offset(part.lower)
-    length = _added_length(interp, part.lower, part.upper, fr)
-    if start is None or length is None or offset < 0 or length < 0:
-        return None
+    added = _added_terms(part.lower, part.upper)
+    if start is None or offset < 0 or not added:
+        return None  # (read from the code alone, before anything is evaluated or searched)
     path = _path_to(fr.module.tree, part)
     function = next((node for node in reversed(path or []) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     draw = _draw_iterated_by(path, start) if path is not None else None
     if draw is None or function is None:
         return None
+    lengths = [int_value(interp.ev(term, fr)) for term in added]
     bounds = _bounds(interp, draw, fr)
-    if bounds is None:
+    if bounds is None or any(n is None for n in lengths):
         return None
+    length = sum(n for n in lengths if n is not None)
     low, high, inclusive, may_be_empty = bounds
+    if length < 0:
+        return None
     low_value = 0 if low is None else int_value(interp.ev(low, fr))
     if low_value is None or low_value < 0:
         return None
     # what the draw measured is what is sliced: neither the array nor the names of the
     # bound are bound again after the draw (probe 67a: `data = data[MAGIC:]`)
-    measured = [node.id for node in ast.walk(high) if isinstance(node, ast.Name)] + [node.id for node in ast.walk(sliced) if isinstance(node, ast.Name)]
-    if any(_stored_after(function, name, draw.lineno) for name in measured) or _stored_as_attribute_after(function, sliced, draw.lineno):
+    measured = [node.id for part_read in (high, sliced, *((low,) if low is not None else ())) for node in ast.walk(part_read) if isinstance(node, ast.Name)]
+    if any(line > draw.lineno for name in measured for line in _writes(function, name)) or _stored_as_attribute_after(function, sliced, draw.lineno):
         return None
     last = 0 if inclusive else 1  # (the high itself is drawn only where inclusive)
     margin = _margin_below_length_of(interp, high, sliced, axis_index, fr)
@@ -67,18 +71,6 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_i
     if top is not None and axis is not None and top > low_value:
         return length if top - last + offset + length <= axis else None  # (`integers(0, 800)` of 1000 rows)
     return None
-
-
-def _stored_after(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int) -> bool:
-    """Does the function bind `name` (or write into it) on a line after `line`?"""
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-            written = isinstance(node.value, ast.Name) and node.value.id == name  # (`ix[ix < 0] = 0`)
-        else:
-            written = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
-        if written and isinstance(node, ast.expr) and node.lineno > line:
-            return True
-    return False
 
 
 def _stored_as_attribute_after(function: ast.FunctionDef | ast.AsyncFunctionDef, sliced: ast.expr, line: int) -> bool:
@@ -103,18 +95,17 @@ def _name_and_offset(expr: ast.expr) -> tuple[str | None, int]:
     return None, 0
 
 
-def _added_length(interp: Interpreter, lower: ast.expr, upper: ast.expr, fr: Frame) -> int | None:
-    """n of an upper bound written as the lower one plus n (`i + n`, `n + i`, `i + 1 + n`
-    of `i + 1`, `s + n + 1`), n a sum of ints the analysis knows."""
+def _added_terms(lower: ast.expr, upper: ast.expr) -> list[ast.expr]:
+    """The terms an upper bound adds to the lower one (`i + n`, `n + i`, `i + 1 + n` of
+    `i + 1`, `s + n + 1`); empty where it is not written so."""
     rest = _addends(upper)
     for term in _addends(lower):
         dumped = ast.dump(term)
         match = next((i for i, other in enumerate(rest) if ast.dump(other) == dumped), None)
         if match is None:
-            return None
+            return []
         del rest[match]
-    values = [int_value(interp.ev(term, fr)) for term in rest]
-    return sum(v for v in values if v is not None) if rest and all(v is not None for v in values) else None
+    return rest
 
 
 def _addends(expr: ast.expr) -> list[ast.expr]:
@@ -167,16 +158,22 @@ def _assigned_once(outer: list[ast.AST], name: str) -> ast.Call | None:
 
 
 def _stores(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
-    """How many times the function binds `name` or writes into it (`name[...] = `)."""
-    count = 0
+    """How many times the function binds `name` or writes into it."""
+    return len(_writes(function, name))
+
+
+def _writes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[int]:
+    """The lines where the function binds `name` (a parameter, an assignment, a loop
+    target) or writes into it (`name[...] = `, `ix[ix < 0] = 0`)."""
+    lines: list[int] = []
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            count += 1
+            lines.append(node.lineno)
         elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name) and node.value.id == name:
-            count += 1
+            lines.append(node.lineno)
         elif isinstance(node, ast.arg) and node.arg == name:
-            count += 1
-    return count
+            lines.append(node.lineno)
+    return lines
 
 
 def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | None, ast.expr, bool, bool] | None:
