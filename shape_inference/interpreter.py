@@ -954,10 +954,10 @@ class Interpreter:
         `finetune.full_grad(...)` or imported by name, at the top or in a function): its
         functions that use them are entered too (probe 66a)."""
         found: set[str] = set()
-        for node in ast.walk(info.tree):
+        for node in info.facts.imports():
             if isinstance(node, ast.Import):
                 pairs = [(alias.name, None) for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif node.module and not node.level:
                 pairs = [(node.module, alias.name) for alias in node.names]
             else:
                 continue
@@ -965,7 +965,7 @@ class Interpreter:
                 other = self.project.find(module)
                 if other is None or other is info:
                     continue
-                stored = _stored_transform_names(other.tree)
+                stored = other.facts.stored_transform_names()
                 found.update(stored if name is None else stored & {name})
         return frozenset(found)
 
@@ -4358,18 +4358,6 @@ def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
         # also differentiates in tests that use only fixtures: probe 61b)
         return None if info.entry_names is None else info.entry_names | DIFFERENTIATION_NAMES
     return DIFFERENTIATION_NAMES
-
-
-def _stored_transform_names(tree: ast.Module) -> frozenset[str]:
-    """Top-level names a module binds to a differentiation transform's result
-    (`full_grad = jax.grad(loss)`, `step = jax.jit(jax.value_and_grad(loss))`)."""
-    found: set[str] = set()
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] in DIFFERENTIATION_NAMES for call in ast.walk(stmt.value)
-        ):
-            found.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
-    return frozenset(found)
 
 
 def _functions_of(info: ModuleInfo) -> dict[str, FunctionNode]:

@@ -157,6 +157,7 @@ class ScopeFacts:
         self._top_binding_names: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self._rewritten: frozenset[str] | None = None
         self._strings: frozenset[str] | None = None
+        self._stored_transforms: frozenset[str] | None = None
         self._calls: dict[str, list[ast.Call]] | None = None
         self._other_uses: set[str] = set()
         self._attribute_calls: dict[str, list[ast.Call]] = {}
@@ -714,8 +715,22 @@ class ScopeFacts:
         """Every string literal of the module (names `setattr(cls, "check", ...)` and
         `mock.patch.object(cls, "check")` replace), read once."""
         if self._strings is None:
-            self._strings = frozenset(node.value for node in ast.walk(self.tree) if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()) if self.tree is not None else frozenset()
+            self._strings = _identifier_strings(self.tree) if self.tree is not None else frozenset()
         return self._strings
+
+    def stored_transform_names(self) -> frozenset[str]:
+        """Top-level names the module binds to a differentiation transform's result
+        (`full_grad = jax.grad(loss)`, `step = jax.jit(jax.value_and_grad(loss))`),
+        read once: every importer of the module asks."""
+        if self._stored_transforms is None:
+            found: set[str] = set()
+            for stmt in self.tree.body if isinstance(self.tree, ast.Module) else []:
+                if isinstance(stmt, ast.Assign) and any(
+                    isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] in DIFFERENTIATION_NAMES for call in ast.walk(stmt.value)
+                ):
+                    found.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
+            self._stored_transforms = frozenset(found)
+        return self._stored_transforms
 
     def rewritten_functions(self) -> frozenset[str]:
         """The module's functions whose defaults a statement replaces (`f.__defaults__ =
@@ -1314,6 +1329,30 @@ def _names_in(tree: ast.AST) -> frozenset[str]:
             elif isinstance(child, node_type):
                 push(child)
     return frozenset(names)
+
+
+def _identifier_strings(tree: ast.AST) -> frozenset[str]:
+    """Every string literal under `tree` that is an identifier.  By hand, as `_names_in`."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    constant_type, node_type, fields_of = ast.Constant, ast.AST, _CHILD_FIELDS
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is constant_type:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is str and value.isidentifier():
+                found.add(value)
+            continue
+        fields = fields_of.get(kind)
+        for field in child_fields(kind) if fields is None else fields:
+            child = getattr(node, field, None)
+            if type(child) is list:
+                extend(child)  # pyright: ignore[reportUnknownArgumentType]
+            elif isinstance(child, node_type):
+                push(child)
+    return frozenset(found)
 
 
 # The fields of a node type that may hold the nodes a hand walk visits: not the
