@@ -68,7 +68,8 @@ def _forward_mode(call: AttentionCall) -> tuple[str, int] | None:
 
 
 def _second_order(call: AttentionCall, config: Config) -> Finding:
-    outer, inner = call.event.ctx.second_order
+    outer, inner = call.event.ctx.second_order[:2]
+    mixed = len(call.event.ctx.second_order) > 2  # each through its own values (mixed_tangents)
     names = [kind.rsplit(".", 1)[-1] for kind, step in call.event.ctx.transforms if step in (outer, inner)]
     outer_name, inner_name = (names[0], names[-1]) if len(names) >= 2 else ("a differentiating transform", "another")
     note = C.first_note(call, config, C.TRACE_END)
@@ -79,14 +80,19 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     alone = f' (TypeError("{CUSTOM_VJP_JVP}") where a jit, checkpoint, lax.cond or loop body lies inside the outer transform)' if inner_kind in transforms.FORWARD_MODE else ""
     message = (
         f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
-        f"at line {outer.line}, through the same values: the cuDNN path's forward and backward passes have no "
+        f"at line {outer.line}, {'each through values of its own that reach it' if mixed else 'through the same values'}: the cuDNN path's forward and backward passes have no "
         f'differentiation rule, so JAX raises NotImplementedError("{HESSIAN}") while tracing{alone}{note}; '
         'use implementation="xla" where second derivatives are needed'
     )
     evidence = [
         f"outer differentiating transform: {outer_name} (line {outer.line})",
-        f"inner differentiating transform: {inner_name} (line {inner.line}); each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated",
-        "differentiated: query/key/value/bias depend on those arguments",
+        f"inner differentiating transform: {inner_name} (line {inner.line}); "
+        + (
+            "the arguments it differentiates reach query/key/value/bias, and so do values the outer one differentiates (its closure, other arguments or parameters)"
+            if mixed
+            else "each argument it differentiates is differentiated by the outer one, and nothing else reaches it differentiated"
+        ),
+        "differentiated: query/key/value/bias depend on " + ("both" if mixed else "those arguments"),
     ]
     return attention_finding(call, JCD208.code, message, evidence, None)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference import filter_specs, sharding
+from jax_cudnn_lint.shape_inference import filter_specs, mixed_tangents, sharding
 from jax_cudnn_lint.shape_inference.context import UNKNOWN_ARGNUMS, Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
@@ -291,7 +291,11 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         narrower = _diff_filters(tv) if kind.startswith("flax.nnx.") else {}
         marked = [(mark_selected(a, narrower[i]) if i in narrower else mark_differentiated(a, every_leaf=every_leaf)) if i in nums else a for i, a in enumerate(args)]
         ctx = _with_transform(fr.ctx, seen_kind, step, second_order=second_order(fr.ctx, kind, tv.func, args, kwargs, nums, step))
-        result = call_in_ctx(interp, tv.func, marked, kwargs, ctx, node, fr)
+
+        def mark(i: int, value: Value) -> Value:
+            return mark_selected(value, narrower[i]) if i in narrower else mark_differentiated(value, every_leaf=every_leaf)
+
+        result = _call_differentiated(interp, kind, tv.func, args, kwargs, mark, nums, ctx, node, fr, marked)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad", A.DYNAMIC_SCALE_VALUE_AND_GRAD) else UNKNOWN
         if kind == A.DYNAMIC_SCALE_VALUE_AND_GRAD:
             return TupleV((UNKNOWN, UNKNOWN, result, grads))  # (the new scale, is_finite, value, grads)
@@ -686,9 +690,26 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     step = interp.step(fr, node, A.src(node))
     # (`given`: the primals as the caller gives them, differentiated twice where they
     # came in differentiated: second_order)
-    ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, given, kwargs, list(range(len(given))), step))
-    result = call_in_ctx(interp, func, call_args, {}, ctx, node, fr)
+    nums = list(range(len(given)))
+    ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, given, kwargs, nums, step))
+    result = _call_differentiated(interp, q, func, given, {}, lambda i, _: call_args[i], nums, ctx, node, fr, call_args)
     return TupleV((result, UNKNOWN))
+
+
+def _call_differentiated(
+    interp: Interpreter, kind: str, func: Value, args: Args, kwargs: Kwargs, mark: Callable[[int, Value], Value], nums: list[int], ctx: Ctx, node: ast.AST, fr: Frame, marked: Args
+) -> Value:
+    """Call `func` under a differentiating transform with its arguments `marked`; where
+    it lies inside another and both transforms differentiate values of their own, the
+    calls each one's values reach are told apart (mixed_tangents)."""
+    outer = [s for k, s in fr.ctx.transforms if k in REVERSE_MODE or k in FORWARD_MODE]
+    plain = mixed_tangents.plain_function(func)
+    if (
+        outer and nums and not ctx.second_order and not fr.ctx.second_order and plain is not None and (kind in REVERSE_MODE or kind in FORWARD_MODE)
+        and mixed_tangents.outer_values_present(fr.ctx, plain, args, kwargs, nums)
+    ):
+        return mixed_tangents.call_marking_mixed(interp, plain, args, kwargs, mark, nums, outer[-1], ctx.transforms[-1][1], ctx, node, fr)
+    return call_in_ctx(interp, func, marked, kwargs, ctx, node, fr)
 
 
 def _leading_slice(value: Value) -> Value:

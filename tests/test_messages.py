@@ -50,3 +50,30 @@ def test_a_length_not_known_is_named_not_shown_as_a_mark() -> None:
     # probe 63b: "S=?" and JAX's message quoted as "Q 1, KV ?."
     [finding] = [f for f in lint_source(ONE_QUERY, "snippet.py", BASE) if f.code == "JCD201"]
     assert "S not resolved" in finding.message and "Q 1, KV S." in finding.message and "?" not in finding.message
+
+
+TWICE = '''
+import jax
+import jax.numpy as jnp
+
+
+def field(w, x):
+    h = (x * w).astype(jnp.bfloat16).reshape(1, 64, 4, 16)
+    return jax.nn.dot_product_attention(h, h, h, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def loss(w, x):
+    return (jax.grad(field, argnums=INNER)(w, x) ** 2).sum()
+
+
+jax.grad(loss, argnums=OUTER)(jnp.ones((4096,)), jnp.zeros((4096,)))
+'''
+
+
+def test_twice_differentiated_says_through_which_values() -> None:
+    # probe 68c: a physics-informed loss, grad over the inputs inside grad over the weights
+    [mixed] = [f for f in lint_source(TWICE.replace("INNER", "1").replace("OUTER", "0"), "snippet.py", BASE) if f.code == "JCD208"]
+    assert "each through values of its own that reach it" in mixed.message
+    assert any("and so do values the outer one differentiates" in line for line in mixed.evidence)
+    [same] = [f for f in lint_source(TWICE.replace("INNER", "1").replace("OUTER", "1"), "snippet.py", BASE) if f.code == "JCD208"]
+    assert "through the same values" in same.message
