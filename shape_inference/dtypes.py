@@ -45,6 +45,12 @@ def dtype_of_qualname(qualname: str) -> str | None:
     return canonical_dtype(last)
 
 
+def real_part(name: str | None) -> str | None:
+    """The dtype of the real (or imaginary) part, or of the magnitude, of an array of
+    dtype `name`: complex64's is float32; a real dtype is its own."""
+    return {"complex64": "float32", "complex128": "float64"}.get(name, name) if name is not None else None
+
+
 def is_float(name: str | None) -> bool:
     return name is not None and name.startswith(("float", "bfloat"))
 

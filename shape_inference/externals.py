@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
 from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES
 from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude, top_level_imports
-from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote, real_part
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -966,6 +966,66 @@ def h_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return ArrayV(arr.shape, _result_dtype(short, arr.dtype, fr), arr.diff, arr.why, arr.name, weak=arr.weak)
 
 
+def h_fft(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.fft.fft` / `ifft` / `rfft` / `irfft` (and `numpy.fft`'s) over one axis, given no
+    `n` or a literal one: rfft keeps n // 2 + 1 frequencies, irfft makes 2 * (m - 1)
+    samples (probe 68c: spectral tokens from 64 samples are 33).  Complex results are
+    complex64 (complex128 with x64 on, or from NumPy), irfft's real."""
+    x = _array(arg(args, kwargs, 0, "a"))
+    n_given = arg(args, kwargs, 1, "n")
+    axis_given = arg(args, kwargs, 2, "axis")
+    if x is None or x.shape is None or not x.shape:
+        return UNKNOWN.tainted(bool(args) and args[0].diff)
+    ok_axis, axis_value = const_value(axis_given) if axis_given is not None else (True, -1)
+    axis = S.norm_axis(axis_value, len(x.shape)) if ok_axis and isinstance(axis_value, int) and not isinstance(axis_value, bool) else None
+    if axis is None:
+        return ArrayV(None, None, x.diff, x.why)
+    name = q.rsplit(".", 1)[-1]
+    wide = q.startswith("numpy.") or x64_enabled(fr)
+    step = interp.step(fr, node, A.src(node))
+    length = x.shape[axis]
+    if n_given is not None and not (isinstance(n_given, ConstV) and n_given.value is None):
+        length = n_given.dim if isinstance(n_given, IntV) else D.unknown()
+    if name == "rfft":
+        length = D.add(D.floordiv(length, D.const(2)), D.const(1), (step,))
+    elif name == "irfft" and (n_given is None or isinstance(n_given, ConstV) and n_given.value is None):
+        length = D.mul(D.const(2), D.sub(length, D.const(1)), (step,))
+    dtype = ("float64" if wide else "float32") if name == "irfft" else ("complex128" if wide else "complex64")
+    return ArrayV(x.shape[:axis] + (length,) + x.shape[axis + 1 :], dtype, x.diff, x.why + (step,))
+
+
+def h_meshgrid(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.meshgrid(x, y, ..., indexing="xy" | "ij")` of 1-D arrays: one array per input,
+    each of shape (len(x), len(y), ...) for "ij", the first two swapped for "xy" (the
+    default), each of its own input's dtype (probe 68c: 33 x 33 grid tokens)."""
+    indexing = kwargs.get("indexing", ConstV("xy"))
+    ok, how = const_value(indexing)
+    inputs = [_array(a) for a in args]
+    if not ok or how not in ("xy", "ij") or not inputs or set(kwargs) - {"indexing"}:
+        return UNKNOWN
+    if any(x is None or x.shape is None or len(x.shape) != 1 for x in inputs):
+        return UNKNOWN
+    lengths = [x.shape[0] for x in inputs if x is not None and x.shape is not None]
+    if how == "xy" and len(lengths) > 1:
+        lengths[0], lengths[1] = lengths[1], lengths[0]
+    step = interp.step(fr, node, A.src(node))
+    return TupleV(tuple(ArrayV(tuple(lengths), x.dtype, x.diff, x.why + (step,)) for x in inputs if x is not None), True, (step,))
+
+
+# where a value is placed, not what it holds (their pytree of arrays comes back as given)
+_PLACEMENT = "with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard".split()
+
+
+def h_placed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.lax.with_sharding_constraint(x, s)`, `jax.device_put(x, d)`, `eqx.filter_shard(x,
+    s)` and the like place a pytree of arrays: an array as h_preserve reads it, a tuple,
+    dict or model as given (`w, x = with_sharding_constraint((w, x), specs)`, probe 68a)."""
+    first = args[0] if args else next(iter(kwargs.values()), None)
+    if isinstance(first, (TupleV, DictV, InstanceV)):
+        return first
+    return h_preserve(interp, args, kwargs, node, fr, q)
+
+
 def h_associative_scan(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.lax.associative_scan(fn, elems)`: arrays of the shapes and dtypes of `elems`
     (a pytree of them; an associative `fn` keeps both), carrying their tangents (the
@@ -1001,6 +1061,8 @@ _SMALL_INTS = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "uin
 
 def _result_dtype(name: str, dtype: str | None, fr: Frame) -> str | None:
     """The dtype `name` gives for an input of `dtype` (None: unknown)."""
+    if dtype is not None and dtype.startswith("complex") and name in _REAL_VALUED:
+        return real_part(dtype)
     if dtype is None or is_float(dtype) or dtype.startswith("complex"):
         return dtype
     if name in _FLOAT_VALUED:
@@ -1009,6 +1071,10 @@ def _result_dtype(name: str, dtype: str | None, fr: Frame) -> str | None:
         wide = _SMALL_INTS[dtype]
         return _X64_WIDE.get(wide, wide) if x64_enabled(fr) else wide
     return dtype
+
+
+# elementwise functions whose value is real for a complex input (a magnitude, a part)
+_REAL_VALUED = frozenset({"abs", "absolute", "real", "imag"})
 
 
 def h_bool_preserve(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2277,6 +2343,10 @@ _register(["rearrange", "repeat", "reduce"], ["einops"], h_einops)  # (reduce: t
 _register(["pack"], ["einops"], h_einops_pack)
 _register(_PRESERVE, _NP + ["jax.nn", "jax.lax", "flax.linen", "flax.nnx", "jax.Array", "flax.linen.partitioning", "jax", "jax.scipy.special", "jax.sharding"], h_preserve)
 _register(["checkpoint_name"], ["jax.ad_checkpoint", "jax._src.ad_checkpoint"], h_preserve)  # remat's name tag: its operand
+_register(_PLACEMENT, ["jax.lax", "flax.linen", "flax.nnx", "jax", "flax.linen.partitioning", "jax.sharding"], h_placed)
+_register(["filter_shard"], ["equinox"], h_placed)
+_register(["fft", "ifft", "rfft", "irfft"], ["jax.numpy.fft", "numpy.fft"], h_fft)
+_register(["meshgrid"], _NP + ["numpy"], h_meshgrid)
 _register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(["associative_scan"], ["jax.lax"], h_associative_scan)

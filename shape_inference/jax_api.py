@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
-from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname
+from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
@@ -1543,6 +1543,11 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             return ExtObjectV("jax.Array.at", (base,), (), (), base.diff)
         if name == "value":  # an nnx.Param is read as the array it holds (externals.h_nnx_variable)
             return base
+        if name in ("real", "imag") and arr.dtype is not None:
+            # the part of each element (probe 68c: spectral tokens); a real array's
+            # imaginary part is zeros, with no tangent
+            real = not arr.dtype.startswith("complex")
+            return ArrayV(arr.shape, real_part(arr.dtype), base.diff and not (real and name == "imag"), arr.why)
         return BoundMethodV(ExternalV(f"jax.Array.{name}"), base)
     if isinstance(base, ExtObjectV):
         value = base.kwarg(name)
