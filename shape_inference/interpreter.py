@@ -3410,7 +3410,7 @@ class Interpreter:
                 return SuperV(owner, bound)  # `super(Sub, self)`, the old spelling (probe 36a)
         callee = self.ev(node.func, fr)
         if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_WRITES and (view := dict_of(node.func.value)) is not None:
-            self._stores_unspelled(view, fr)  # `self.__dict__.update(kw)`
+            self._stores_unspelled(view, node, fr)  # `self.__dict__.update(kw)`
         args: list[Value] = []
         star_unknown = False
         for arg in node.args:
@@ -3503,12 +3503,23 @@ class Interpreter:
         self_value = fr.state.get(params[0].arg) if params else None
         return SuperV(func.owner, self_value) if isinstance(self_value, InstanceV) else UNKNOWN
 
-    def _stores_unspelled(self, obj: ast.expr, fr: Frame) -> None:
-        """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change."""
+    def _stores_unspelled(self, obj: ast.expr, call: ast.Call, fr: Frame) -> None:
+        """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change,
+        unless it is `.update(kw)` of a dict whose keys are all known (a config's
+        `self.__dict__.update(kwargs)` given no extra keywords: probe 68b)."""
         value = self.ev(obj, fr)
-        if isinstance(value, InstanceV):
-            self.mutations += 1
-            value.forget_all()
+        if not isinstance(value, InstanceV):
+            return
+        self.mutations += 1
+        plain = isinstance(call.func, ast.Attribute) and call.func.attr == "update" and len(call.args) == 1 and not call.keywords
+        given = self.ev(call.args[0], fr) if plain and isinstance(call.args[0], ast.Name) else None  # (a name: read twice, no harm)
+        if isinstance(given, DictV) and all(isinstance(key, str) for key, _ in given.items):
+            for key, item in given.items:
+                value.attrs[str(key)] = item
+            if given.items:
+                value.touch()
+            return
+        value.forget_all()
 
     def register_functions(self, values: Sequence[Value]) -> None:
         """Functions stored in a container or on an object: called later, through it."""

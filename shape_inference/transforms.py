@@ -892,6 +892,13 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         rows = [dict(t.kwargs) for t in trees if isinstance(t, ExtObjectV)]
         return A.map_train_state(first, lambda name, _: _tree_map(interp, func, [row[name] for row in rows], node, fr, budget))
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
+    if isinstance(first, UnknownV) and isinstance(func, FunctionV) and budget[0] > 0:
+        # a tree whose leaves are not known: the function run once on a leaf not known
+        # either; where its result is differentiated whatever the leaf, every leaf's is
+        # (`tree_map(lambda w: w * scale, params)` under a grad over scale: probe 68b)
+        budget[0] -= 1
+        mapped = interp.call(func, [UnknownV(t.diff) for t in trees], {}, False, node, fr)
+        return UnknownV(diff or mapped.diff)
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)
     budget[0] -= 1
