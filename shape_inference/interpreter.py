@@ -1639,7 +1639,7 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             self.register_functions([value])
             if (view := dict_of(target.value)) is not None:
-                self._stores_unspelled(view, fr)  # `vars(cfg)[k] = v`
+                self._stores_unspelled(view, None, fr)  # `vars(cfg)[k] = v`
             container_v = self.ev(target.value, fr)
             self.mutations += 1  # in place: a generator run earlier may have read the old item
             held = target.value
@@ -3503,7 +3503,7 @@ class Interpreter:
         self_value = fr.state.get(params[0].arg) if params else None
         return SuperV(func.owner, self_value) if isinstance(self_value, InstanceV) else UNKNOWN
 
-    def _stores_unspelled(self, obj: ast.expr, call: ast.Call, fr: Frame) -> None:
+    def _stores_unspelled(self, obj: ast.expr, call: ast.Call | None, fr: Frame) -> None:
         """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change,
         unless it is `.update(kw)` of a dict whose keys are all known (a config's
         `self.__dict__.update(kwargs)` given no extra keywords: probe 68b)."""
@@ -3511,8 +3511,8 @@ class Interpreter:
         if not isinstance(value, InstanceV):
             return
         self.mutations += 1
-        plain = isinstance(call.func, ast.Attribute) and call.func.attr == "update" and len(call.args) == 1 and not call.keywords
-        given = self.ev(call.args[0], fr) if plain and isinstance(call.args[0], ast.Name) else None  # (a name: read twice, no harm)
+        plain = call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "update" and len(call.args) == 1 and not call.keywords
+        given = self.ev(call.args[0], fr) if call is not None and plain and isinstance(call.args[0], ast.Name) else None  # (a name: read twice, no harm)
         if isinstance(given, DictV) and all(isinstance(key, str) for key, _ in given.items):
             for key, item in given.items:
                 value.attrs[str(key)] = item

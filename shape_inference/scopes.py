@@ -1341,8 +1341,8 @@ def _identifier_strings(tree: ast.AST) -> frozenset[str]:
         node = pop()
         kind = type(node)
         if kind is constant_type:
-            value = node.value  # type: ignore[attr-defined]
-            if type(value) is str and value.isidentifier():
+            value: object = cast(ast.Constant, node).value
+            if isinstance(value, str) and value.isidentifier():
                 found.add(value)
             continue
         fields = fields_of.get(kind)
