@@ -78,6 +78,12 @@ def _second_order(call: AttentionCall, config: Config) -> Finding:
     # control-flow body inside the outer transform) meets the custom_vjp's missing jvp rule
     # instead (probes 58a, 59a: grad of jit of jacfwd, grad of jacfwd of jit, lax.cond)
     alone = f' (TypeError("{CUSTOM_VJP_JVP}") where a jit, checkpoint, lax.cond or loop body lies inside the outer transform)' if inner_kind in transforms.FORWARD_MODE else ""
+    version = versions.jax_version(config)
+    if call.event.ctx.vmaps and not note and version is not None and version <= versions.NEWEST_RELEASE:
+        # a vmap in between batches the forward pass first: where it batches the operands
+        # unalike, its rule fails before the outer transform meets the pass (probe 68e)
+        vmap_line = call.event.ctx.vmaps[-1].line
+        alone += f' (or, where the vmap at line {vmap_line} batches query, key and value unalike, TypeError("cannot reshape ...") from its batching rule first, JAX <= 0.11.0)'
     message = (
         f"cuDNN attention is differentiated twice, by {inner_name} at line {inner.line} inside {outer_name} "
         f"at line {outer.line}, {'each through values of its own that reach it' if mixed else 'through the same values'}: the cuDNN path's forward and backward passes have no "
@@ -127,11 +133,11 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         kind, line = found
         name = kind.rsplit(".", 1)[-1]
-        if C.handled(call, config, "NotImplementedError" if name == "hessian" else "TypeError", C.TRACE_END):
+        if C.handled(call, config, "NotImplementedError" if name in ("hessian", "filter_hessian") else "TypeError", C.TRACE_END):
             continue
-        if name == "hessian":
-            raised = f'NotImplementedError("{HESSIAN}") while tracing (hessian is jacfwd of jacrev)'
-        elif name == "jacfwd":
+        if name in ("hessian", "filter_hessian"):
+            raised = f'NotImplementedError("{HESSIAN}") while tracing ({name} is jacfwd of jacrev)'
+        elif name in ("jacfwd", "filter_jacfwd"):
             raised = f'TypeError("{CUSTOM_VJP_JVP}") while tracing'
         else:
             raised = (
@@ -144,7 +150,8 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
         message = (
             f"cuDNN attention is differentiated in forward mode by {name} (line {line}): the cuDNN path is a jax.custom_vjp, "
             f"which has no forward-mode rule, so JAX raises {raised}{note}; differentiate in reverse mode "
-            "(jax.grad / jax.vjp / jax.jacrev), or use implementation=\"xla\" where forward-mode or second derivatives are needed"
+            "(jax.grad / jax.vjp of a scalar; jax.jacrev maps the backward pass, which vmap's batching rule may reject), or use implementation=\"xla\" "
+            "where forward-mode or second derivatives are needed"
         )
         evidence = [f"forward-mode transform: {kind} (line {line})", "differentiated: query/key/value/bias depend on its primals"]
         findings.append(attention_finding(call, JCD208.code, message, evidence, None))

@@ -1007,6 +1007,7 @@ FIXED_ARGUMENT_CALLERS = frozenset(
      "named_call", "custom_vjp", "custom_jvp", "defvjp", "defjvp", "scan", "fori_loop", "while_loop", "cond",
      "switch", "map", "associative_scan", "tree_map", "tree_map_with_path", "filter_jit", "filter_grad",
      "filter_value_and_grad", "filter_vmap", "filter_pmap", "filter_vjp", "filter_jvp", "filter_checkpoint",
+     "filter_jacfwd", "filter_jacrev", "filter_hessian",
      "filter", "sorted", "min", "max", "reduce", "apply", "init", "partial"}
 )
 

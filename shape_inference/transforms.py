@@ -23,6 +23,7 @@ from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
+    BoundMethodV,
     ConstV,
     DictV,
     ExternalV,
@@ -76,14 +77,16 @@ REVERSE_MODE = frozenset(
     {
         "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.vjp",
         "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vjp", "equinox.filter_grad",
-        "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
+        "equinox.filter_value_and_grad", "equinox.filter_vjp", "equinox.filter_jacrev", "flax.linen.grad",
         "flax.linen.value_and_grad", "flax.linen.vjp", A.DYNAMIC_SCALE_VALUE_AND_GRAD,
     }
 )
 
 
 # Transforms that differentiate in forward mode (jax.hessian: forward outside).
-FORWARD_MODE = frozenset({"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp", "equinox.filter_jvp"})
+FORWARD_MODE = frozenset(
+    {"jax.jvp", "jax.jacfwd", "jax.hessian", "jax.linearize", "flax.linen.jvp", "flax.nnx.jvp", "equinox.filter_jvp", "equinox.filter_jacfwd", "equinox.filter_hessian"}
+)
 
 
 def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, nums: list[int], step: Step) -> tuple[Step, ...]:
@@ -96,7 +99,7 @@ def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, n
     twice, and cuDNN attention's passes, which have no differentiation rule, are
     differentiated by the outer transform."""
     outer = [s for k, s in ctx.transforms if k in REVERSE_MODE or k in FORWARD_MODE]
-    if kind not in REVERSE_MODE and kind not in FORWARD_MODE or not outer or not nums or ctx.params_diff or ctx.vmaps:
+    if kind not in REVERSE_MODE and kind not in FORWARD_MODE or not outer or not nums or ctx.params_diff:
         return ()
     if not all(args[i].diff for i in nums):
         return ()
@@ -104,11 +107,22 @@ def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, n
         return ()
     while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
         func = func.func  # jit and the like
+    func = _haiku_forward(func) or func  # `jax.grad(net.apply)`: the forward function's closure (probe 68e)
     if not isinstance(func, FunctionV) or any(v.diff for _, v in _closure_values(func)):
         return ()
     if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
         return ()
     return (outer[-1], step)
+
+
+def _haiku_forward(func: Value) -> FunctionV | None:
+    """The forward function of haiku's `net.apply` (a `hk.transform` of it, with or
+    without state or an rng), whose closure the transformed function reads."""
+    if isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV) and func.func.qualname.startswith("haiku.transform") and func.func.qualname.endswith(".apply"):
+        held = func.self_value
+        if isinstance(held, ExtObjectV) and held.args and isinstance(held.args[0], FunctionV):
+            return held.args[0]
+    return None
 
 
 def _closure_values(func: FunctionV) -> list[tuple[str, Value]]:
@@ -276,7 +290,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
     if star:
         return UNKNOWN
     step = tv.why[-1] if tv.why else interp.step(fr, node, kind)
-    if kind in A.GRAD_LIKE or kind == "jax.jacfwd":
+    if kind in A.GRAD_LIKE:
         if kind == A.OPTAX_VALUE_AND_GRAD:
             kwargs = {name: value for name, value in kwargs.items() if name != "state"}
         nums = _argnums(tv, len(args))
@@ -647,6 +661,9 @@ SAME_ARGUMENTS = frozenset(
         "jax.named_call",
         "equinox.filter_grad",
         "equinox.filter_value_and_grad",
+        "equinox.filter_jacfwd",
+        "equinox.filter_jacrev",
+        "equinox.filter_hessian",
         "equinox.filter_jit",
         "equinox.filter_checkpoint",
     }
