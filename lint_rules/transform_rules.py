@@ -290,6 +290,11 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # probe 63c)
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        # `params["anchors"]`: an entry of a dict, which in_axes maps leaf by leaf as it maps
+        # the dict (probe 68c: a PINN's anchors in params mapped with None)
+        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
+        return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
     parts: list[ast.expr]
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
         # `x @ w` with only x batched: dot_general's batching rule keeps x's batch axis among
