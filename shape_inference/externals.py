@@ -1012,6 +1012,37 @@ def h_meshgrid(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return TupleV(tuple(ArrayV(tuple(lengths), x.dtype, x.diff, x.why + (step,)) for x in inputs if x is not None), True, (step,))
 
 
+def h_tree_leaves(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.tree.leaves(tree)` of tuples, lists and dicts of arrays and numbers: the
+    leaves in JAX's order (a dict's by sorted key, None no leaf), as a list (probe 68e: a
+    token per tensor of a dict, `jnp.stack([t.mean(0) for t in tree_leaves(d)])`)."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN
+    found: list[Value] = []
+    if not _collect_leaves(args[0], found, 0):
+        return UnknownV(args[0].diff)
+    return TupleV(tuple(found), True, (interp.step(fr, node, A.src(node)),))
+
+
+def _collect_leaves(tree: Value, found: list[Value], depth: int) -> bool:
+    if depth > 16 or len(found) > 64:
+        return False
+    if isinstance(tree, ConstV) and tree.value is None:
+        return True
+    if isinstance(tree, (ArrayV, IntV, FloatV)) or isinstance(tree, ConstV) and isinstance(tree.value, (int, float, complex)):
+        found.append(tree)
+        return True
+    if isinstance(tree, TupleV):
+        return all(_collect_leaves(item, found, depth + 1) for item in tree.items)
+    if isinstance(tree, DictV):
+        keys = [key for key, _ in tree.items]
+        if not all(isinstance(key, str) for key in keys):
+            return False
+        by_key = dict(tree.items)
+        return all(_collect_leaves(by_key[key], found, depth + 1) for key in sorted(str(key) for key in keys))
+    return False
+
+
 # where a value is placed, not what it holds (their pytree of arrays comes back as given)
 _PLACEMENT = "with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard".split()
 
@@ -1024,6 +1055,23 @@ def h_placed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if isinstance(first, (TupleV, DictV, InstanceV)):
         return first
     return h_preserve(interp, args, kwargs, node, fr, q)
+
+
+def h_custom_root(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.lax.custom_root(f, initial_guess, solve, tangent_solve)`: `solve(f,
+    initial_guess)` runs forward, and a grad around it differentiates `f` at the
+    solution, through what `f` closes over (probe 68e: an implicit layer's attention).
+    The solution has the initial guess's structure; it is differentiated where `f`'s
+    value at it is."""
+    f = arg(args, kwargs, 0, "f")
+    guess = arg(args, kwargs, 1, "initial_guess")
+    solve = arg(args, kwargs, 2, "solve")
+    if f is None or guess is None or not absent(kwargs.get("has_aux")):
+        return UNKNOWN
+    if solve is not None:
+        interp.call(solve, [f, guess], {}, False, node, fr)
+    at_root = interp.call(f, [guess], {}, False, node, fr)  # (the root function itself, whatever the solver)
+    return guess.tainted(guess.diff or at_root.diff)
 
 
 def h_associative_scan(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2350,6 +2398,7 @@ _register(["meshgrid"], _NP + ["numpy"], h_meshgrid)
 _register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(["associative_scan"], ["jax.lax"], h_associative_scan)
+_register(["custom_root"], ["jax.lax"], h_custom_root)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)
 _register(["isnan", "isfinite", "isinf", "logical_not"], _NP, h_bool_preserve)
@@ -2685,6 +2734,7 @@ def h_lift_class(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 # after the transforms' loop above: flax.linen.vmap is vmap-like once lifted, not before
 _register(["scan", "vmap"], ["flax.linen"], h_lift_class)
 _register(["map", "tree_map"], ["jax.tree", "jax.tree_util"], h_mapping)
+_register(["leaves", "tree_leaves"], ["jax.tree", "jax.tree_util"], h_tree_leaves)
 _register(["map"], ["builtins"], h_mapping)
 _register(
     ["Dense", "DenseGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention", "Einsum", "Conv", "ConvTranspose"],
