@@ -1308,43 +1308,36 @@ def _names_bound_by_code(code: str) -> set[str] | None:
 
 
 def _names_in(tree: ast.AST) -> frozenset[str]:
-    """Every Name and attribute name under `tree`.  By hand, not `ast.walk`: this walks
-    whole importer modules, and ast.walk's generators cost three times as much."""
-    names: set[str] = set()
-    stack: list[ast.AST] = [tree]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    name_type, attribute_type, node_type, fields_of = ast.Name, ast.Attribute, ast.AST, _CHILD_FIELDS
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is name_type:
-            names.add(node.id)  # type: ignore[attr-defined]
-            continue
-        if kind is attribute_type:
-            names.add(node.attr)  # type: ignore[attr-defined]
-        fields = fields_of.get(kind)
-        for field in child_fields(kind) if fields is None else fields:
-            child = getattr(node, field, None)
-            if type(child) is list:
-                extend(child)  # pyright: ignore[reportUnknownArgumentType]
-            elif isinstance(child, node_type):
-                push(child)
-    return frozenset(names)
+    """Every Name and attribute name under `tree`."""
+    return frozenset(str(name) for name in _collect(tree, _NAME_FIELDS))
 
 
 def _identifier_strings(tree: ast.AST) -> frozenset[str]:
-    """Every string literal under `tree` that is an identifier.  By hand, as `_names_in`."""
-    found: set[str] = set()
+    """Every string literal under `tree` that is an identifier."""
+    return frozenset(value for value in _collect(tree, _CONSTANT_FIELDS) if isinstance(value, str) and value.isidentifier())
+
+
+# what `_collect` reads of a node, by its type (a type in `_LEAVES` is not walked into)
+_NAME_FIELDS: dict[type, str] = {ast.Name: "id", ast.Attribute: "attr"}
+_CONSTANT_FIELDS: dict[type, str] = {ast.Constant: "value"}
+_LEAVES = frozenset({ast.Name, ast.Constant})
+
+
+def _collect(tree: ast.AST, read: dict[type, str]) -> set[object]:
+    """The field `read` names of every node under `tree` of a type it lists.  By hand,
+    not `ast.walk`: this walks whole importer modules, and ast.walk's generators cost
+    three times as much."""
+    found: set[object] = set()
     stack: list[ast.AST] = [tree]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    constant_type, node_type, fields_of = ast.Constant, ast.AST, _CHILD_FIELDS
+    pop, push, extend, add = stack.pop, stack.append, stack.extend, found.add
+    node_type, fields_of, leaves = ast.AST, _CHILD_FIELDS, _LEAVES
     while stack:
         node = pop()
         kind = type(node)
-        if kind is constant_type:
-            value: object = cast(ast.Constant, node).value
-            if isinstance(value, str) and value.isidentifier():
-                found.add(value)
+        field_read = read.get(kind)
+        if field_read is not None:
+            add(getattr(node, field_read))
+        if kind in leaves:
             continue
         fields = fields_of.get(kind)
         for field in child_fields(kind) if fields is None else fields:
@@ -1353,7 +1346,7 @@ def _identifier_strings(tree: ast.AST) -> frozenset[str]:
                 extend(child)  # pyright: ignore[reportUnknownArgumentType]
             elif isinstance(child, node_type):
                 push(child)
-    return frozenset(found)
+    return found
 
 
 # The fields of a node type that may hold the nodes a hand walk visits: not the
