@@ -277,6 +277,9 @@ class Interpreter:
         self.project = project
         self.watch = watch
         self.events: list[CallEvent] = []
+        # > 0 while mixed_tangents runs a function aside (its events are dropped): a
+        # differentiation nested deeper is not run aside again
+        self.aside_runs = 0
         self.steps = 0
         self.step_budget = DEFAULT_STEP_BUDGET if step_budget is None else step_budget
         self.seconds = seconds = DEFAULT_SECONDS if seconds is None else seconds

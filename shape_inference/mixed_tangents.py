@@ -84,9 +84,13 @@ def call_marking_mixed(
     clean_kwargs = {k: v.tainted(False) for k, v in kwargs.items()}
     inner_ctx = dataclasses.replace(ctx, params_diff=False, params_diff_why=(), params_tree=None)
     start = len(interp.events)
-    outer_run = _run(interp, func, list(args), kwargs, ctx, node, fr, start)
-    inner_run = _run(interp, cleared, [mark(i, a) if i in nums else a for i, a in enumerate(clean_args)], clean_kwargs, inner_ctx, node, fr, start)
-    neither_run = _run(interp, cleared, clean_args, clean_kwargs, inner_ctx, node, fr, start)
+    interp.aside_runs += 1
+    try:
+        outer_run = _run(interp, func, list(args), kwargs, ctx, node, fr, start)
+        inner_run = _run(interp, cleared, [mark(i, a) if i in nums else a for i, a in enumerate(clean_args)], clean_kwargs, inner_ctx, node, fr, start)
+        neither_run = _run(interp, cleared, clean_args, clean_kwargs, inner_ctx, node, fr, start)
+    finally:
+        interp.aside_runs -= 1
     saved = fr.ctx
     fr.ctx = ctx
     try:
