@@ -231,6 +231,8 @@ def _nested_shape(v: Value) -> tuple[tuple[Dim, ...], str | None] | None:
         return (), "float32"
     if isinstance(v, ArrayV) and v.shape is not None:
         return v.shape, v.dtype
+    if isinstance(v, ExtObjectV) and v.qualname == "jax.Device":
+        return (), None  # (an array of devices, for a Mesh)
     return None
 
 

@@ -1615,6 +1615,16 @@ def _generic_base(base: Value) -> bool:
     return isinstance(base, (ExternalV, JaxtypingV)) and base.qualname in generics
 
 
+def _first_device(devices: IterV, index: ast.Slice) -> bool:
+    """`[:1]` (or `[0:1]`) of a list of JAX devices, which has one at least."""
+    element = devices.element
+    return (
+        isinstance(element, ExtObjectV) and element.qualname == "jax.Device" and index.step is None
+        and (index.lower is None or isinstance(index.lower, ast.Constant) and index.lower.value == 0)
+        and isinstance(index.upper, ast.Constant) and index.upper.value == 1
+    )
+
+
 def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
     if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
         ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
@@ -1671,6 +1681,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         return UNKNOWN
     if isinstance(base, IterV) and base.is_list:
         # a list of unknown length: any item it has is described by the element
+        if isinstance(index_node, ast.Slice) and _first_device(base, index_node):
+            return TupleV((base.element,), True, base.why)  # `jax.devices()[:1]`: JAX has a device (probes 68a, 69b)
         if isinstance(index_node, ast.Slice):
             for bound in (index_node.lower, index_node.upper, index_node.step):
                 if bound is not None:
