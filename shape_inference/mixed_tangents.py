@@ -27,7 +27,6 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.values import FunctionV, TransformV, Value
@@ -45,9 +44,15 @@ MIXED = "the values the outer transform differentiates reach the call too"
 _OPERANDS = ("query", "key", "value", "bias")
 
 
+# wrappers that call their function as it is (what `plain_function` looks through)
+_TRANSPARENT = frozenset(
+    {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "equinox.filter_jit", "equinox.filter_checkpoint", "flax.nnx.jit", "flax.nnx.remat"}
+)
+
+
 def plain_function(func: Value) -> FunctionV | None:
     """The analysed function under jit-like wrappers; None for anything else."""
-    while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
+    while isinstance(func, TransformV) and func.kind in _TRANSPARENT:
         func = func.func
     return func if isinstance(func, FunctionV) else None
 
@@ -64,6 +69,7 @@ def outer_values_present(ctx: Ctx, func: FunctionV, args: Args, kwargs: Kwargs, 
 
 def call_marking_mixed(
     interp: Interpreter,
+    given: Value,
     func: FunctionV,
     args: Args,
     kwargs: Kwargs,
@@ -75,8 +81,9 @@ def call_marking_mixed(
     node: ast.AST,
     fr: Frame,
 ) -> Value:
-    """Call `func` under the inner transform (`ctx`) as `transforms.call_transform` does,
-    with `mark(i, arg)` marking the arguments it differentiates; the attention calls
+    """Call `given` (`func` under transparent wrappers) under the inner transform (`ctx`)
+    as `transforms.call_transform` does, with `mark(i, arg)` marking the arguments it
+    differentiates; the attention calls
     that the outer transform's values and the inner one's arguments both reach get
     (outer, inner, MIXED) as their `second_order`."""
     cleared = _cleared(func)
@@ -86,7 +93,7 @@ def call_marking_mixed(
     start = len(interp.events)
     interp.aside_runs += 1
     try:
-        outer_run = _run(interp, func, list(args), kwargs, ctx, node, fr, start)
+        outer_run = _run(interp, given, list(args), kwargs, ctx, node, fr, start)
         inner_run = _run(interp, cleared, [mark(i, a) if i in nums else a for i, a in enumerate(clean_args)], clean_kwargs, inner_ctx, node, fr, start)
         neither_run = _run(interp, cleared, clean_args, clean_kwargs, inner_ctx, node, fr, start)
     finally:
@@ -94,7 +101,7 @@ def call_marking_mixed(
     saved = fr.ctx
     fr.ctx = ctx
     try:
-        result = interp.call(func, [mark(i, a) if i in nums else a for i, a in enumerate(args)], kwargs, False, node, fr)
+        result = interp.call(given, [mark(i, a) if i in nums else a for i, a in enumerate(args)], kwargs, False, node, fr)
     finally:
         fr.ctx = saved
     real = interp.events[start:]
@@ -125,7 +132,7 @@ def _cleared(func: FunctionV) -> FunctionV:
     )
 
 
-def _run(interp: Interpreter, func: FunctionV, args: list[Value], kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame, start: int) -> list[tuple[int, bool]]:
+def _run(interp: Interpreter, func: Value, args: list[Value], kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame, start: int) -> list[tuple[int, bool]]:
     """Each watched call of one run aside, in order: where, and whether an operand came
     in differentiated; the run's events are dropped."""
     saved = fr.ctx

@@ -725,7 +725,7 @@ def _call_differentiated(
         outer and nums and not ctx.second_order and not fr.ctx.second_order and plain is not None and (kind in REVERSE_MODE or kind in FORWARD_MODE) and not interp.aside_runs
         and mixed_tangents.outer_values_present(fr.ctx, plain, args, kwargs, nums)
     ):
-        return mixed_tangents.call_marking_mixed(interp, plain, args, kwargs, mark, nums, outer[-1], ctx.transforms[-1][1], ctx, node, fr)
+        return mixed_tangents.call_marking_mixed(interp, func, plain, args, kwargs, mark, nums, outer[-1], ctx.transforms[-1][1], ctx, node, fr)
     return call_in_ctx(interp, func, marked, kwargs, ctx, node, fr)
 
 
