@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx
 from jax_cudnn_lint.shape_inference.dims import Step
-from jax_cudnn_lint.shape_inference.values import FunctionV, TransformV, Value
+from jax_cudnn_lint.shape_inference.values import BoundMethodV, ExternalV, ExtObjectV, FunctionV, PartialV, TransformV, Value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -44,33 +44,81 @@ MIXED = "the values the outer transform differentiates reach the call too"
 _OPERANDS = ("query", "key", "value", "bias")
 
 
-# wrappers that call their function as it is (what `plain_function` looks through)
+# wrappers that call their function as it is (looked through)
 _TRANSPARENT = frozenset(
     {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "equinox.filter_jit", "equinox.filter_checkpoint", "flax.nnx.jit", "flax.nnx.remat"}
 )
 
 
-def plain_function(func: Value) -> FunctionV | None:
-    """The analysed function under jit-like wrappers; None for anything else."""
+def cleared_callable(func: Value, depth: int = 0) -> Value | None:
+    """`func` reading no differentiated value of its own: a function's closure and
+    defaults, a partial's bound arguments, a bound method's `self` cleared (probe 69a:
+    `jax.grad(partial(model, params))`, `jax.grad(model.energy)`), under jit-like
+    wrappers; haiku's `net.apply` as it is where its forward function reads none.  None
+    for anything else."""
+    if depth > 8:
+        return None
     while isinstance(func, TransformV) and func.kind in _TRANSPARENT:
         func = func.func
-    return func if isinstance(func, FunctionV) else None
+    if isinstance(func, FunctionV):
+        closure = tuple({name: value.tainted(False) for name, value in state.items()} for state in func.closure)
+        defaults = tuple(d.tainted(False) for d in func.defaults)
+        kw_defaults = tuple((k, d.tainted(False)) for k, d in func.kw_defaults)
+        return FunctionV(func.node, func.module, closure, defaults, kw_defaults, func.qualname, func.decorators, func.owner)
+    if isinstance(func, PartialV):
+        inner = cleared_callable(func.func, depth + 1)
+        if inner is None:
+            return None
+        return PartialV(inner, tuple(a.tainted(False) for a in func.args), tuple((k, v.tainted(False)) for k, v in func.kwargs), func.why)
+    if isinstance(func, BoundMethodV):
+        forward = haiku_forward(func)
+        if forward is not None:
+            return None if _reads_differentiated(forward) else func
+        inner = cleared_callable(func.func, depth + 1)
+        return BoundMethodV(inner, func.self_value.tainted(False)) if inner is not None else None
+    return None
 
 
-def outer_values_present(ctx: Ctx, func: FunctionV, args: Args, kwargs: Kwargs, nums: Sequence[int]) -> bool:
+def haiku_forward(func: Value) -> FunctionV | None:
+    """The forward function of haiku's `net.apply` (a `hk.transform` of it, with or
+    without state or an rng), whose closure the transformed function reads."""
+    if isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV) and func.func.qualname.startswith("haiku.transform") and func.func.qualname.endswith(".apply"):
+        held = func.self_value
+        if isinstance(held, ExtObjectV) and held.args and isinstance(held.args[0], FunctionV):
+            return held.args[0]
+    return None
+
+
+def _reads_differentiated(func: Value, depth: int = 0) -> bool:
+    """Does `func` hold a differentiated value of its own (see `cleared_callable`)?"""
+    if depth > 8:
+        return False
+    while isinstance(func, TransformV) and func.kind in _TRANSPARENT:
+        func = func.func
+    if isinstance(func, FunctionV):
+        if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
+            return True
+        return any(value.diff for state in func.closure for value in state.values())
+    if isinstance(func, PartialV):
+        return any(a.diff for a in func.args) or any(v.diff for _, v in func.kwargs) or _reads_differentiated(func.func, depth + 1)
+    if isinstance(func, BoundMethodV):
+        forward = haiku_forward(func)
+        return _reads_differentiated(forward if forward is not None else func.func, depth + 1) or forward is None and func.self_value.diff
+    return False
+
+
+def outer_values_present(ctx: Ctx, func: Value, args: Args, kwargs: Kwargs, nums: Sequence[int]) -> bool:
     """Does something other than the inner transform's own arguments come in
     differentiated (so that the outer transform's tangents may reach a call inside)?"""
     if ctx.params_diff or any(a.diff for i, a in enumerate(args) if i not in nums) or any(v.diff for v in kwargs.values()):
         return True
-    if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
-        return True
-    return any(value.diff for state in func.closure for value in state.values())
+    return _reads_differentiated(func)
 
 
 def call_marking_mixed(
     interp: Interpreter,
     given: Value,
-    func: FunctionV,
+    cleared: Value,
     args: Args,
     kwargs: Kwargs,
     mark: Callable[[int, Value], Value],
@@ -81,12 +129,11 @@ def call_marking_mixed(
     node: ast.AST,
     fr: Frame,
 ) -> Value:
-    """Call `given` (`func` under transparent wrappers) under the inner transform (`ctx`)
-    as `transforms.call_transform` does, with `mark(i, arg)` marking the arguments it
+    """Call `given` under the inner transform (`ctx`) as `transforms.call_transform` does
+    (`cleared`: it as `cleared_callable` makes it), with `mark(i, arg)` marking the arguments it
     differentiates; the attention calls
     that the outer transform's values and the inner one's arguments both reach get
     (outer, inner, MIXED) as their `second_order`."""
-    cleared = _cleared(func)
     clean_args = [a.tainted(False) for a in args]
     clean_kwargs = {k: v.tainted(False) for k, v in kwargs.items()}
     inner_ctx = dataclasses.replace(ctx, params_diff=False, params_diff_why=(), params_tree=None)
@@ -115,21 +162,6 @@ def call_marking_mixed(
         if outer_run[i][1] and inner_run[i][1] and not event.ctx.second_order and event.qualname.endswith("dot_product_attention"):
             interp.events[start + i] = dataclasses.replace(event, ctx=dataclasses.replace(event.ctx, second_order=both))
     return result
-
-
-def _cleared(func: FunctionV) -> FunctionV:
-    """`func` reading no differentiated value from its closure or its defaults."""
-    closure = tuple({name: value.tainted(False) for name, value in state.items()} for state in func.closure)
-    return FunctionV(
-        func.node,
-        func.module,
-        closure,
-        tuple(d.tainted(False) for d in func.defaults),
-        tuple((k, d.tainted(False)) for k, d in func.kw_defaults),
-        func.qualname,
-        func.decorators,
-        func.owner,
-    )
 
 
 def _run(interp: Interpreter, func: Value, args: list[Value], kwargs: Kwargs, ctx: Ctx, node: ast.AST, fr: Frame, start: int) -> list[tuple[int, bool]]:

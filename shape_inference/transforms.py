@@ -23,7 +23,6 @@ from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
-    BoundMethodV,
     ConstV,
     DictV,
     ExternalV,
@@ -107,22 +106,12 @@ def second_order(ctx: Ctx, kind: str, func: Value, args: Args, kwargs: Kwargs, n
         return ()
     while isinstance(func, TransformV) and func.kind not in A.GRAD_LIKE and func.kind not in A.VMAP_LIKE:
         func = func.func  # jit and the like
-    func = _haiku_forward(func) or func  # `jax.grad(net.apply)`: the forward function's closure (probe 68e)
+    func = mixed_tangents.haiku_forward(func) or func  # `jax.grad(net.apply)`: the forward function's closure (probe 68e)
     if not isinstance(func, FunctionV) or any(v.diff for _, v in _closure_values(func)):
         return ()
     if any(d.diff for d in func.defaults) or any(d.diff for _, d in func.kw_defaults):
         return ()
     return (outer[-1], step)
-
-
-def _haiku_forward(func: Value) -> FunctionV | None:
-    """The forward function of haiku's `net.apply` (a `hk.transform` of it, with or
-    without state or an rng), whose closure the transformed function reads."""
-    if isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV) and func.func.qualname.startswith("haiku.transform") and func.func.qualname.endswith(".apply"):
-        held = func.self_value
-        if isinstance(held, ExtObjectV) and held.args and isinstance(held.args[0], FunctionV):
-            return held.args[0]
-    return None
 
 
 def _closure_values(func: FunctionV) -> list[tuple[str, Value]]:
@@ -720,12 +709,11 @@ def _call_differentiated(
     it lies inside another and both transforms differentiate values of their own, the
     calls each one's values reach are told apart (mixed_tangents)."""
     outer = [s for k, s in fr.ctx.transforms if k in REVERSE_MODE or k in FORWARD_MODE]
-    plain = mixed_tangents.plain_function(func)
     if (
-        outer and nums and not ctx.second_order and not fr.ctx.second_order and plain is not None and (kind in REVERSE_MODE or kind in FORWARD_MODE) and not interp.aside_runs
-        and mixed_tangents.outer_values_present(fr.ctx, plain, args, kwargs, nums)
+        outer and nums and not ctx.second_order and not fr.ctx.second_order and (kind in REVERSE_MODE or kind in FORWARD_MODE) and not interp.aside_runs
+        and mixed_tangents.outer_values_present(fr.ctx, func, args, kwargs, nums) and (cleared := mixed_tangents.cleared_callable(func)) is not None
     ):
-        return mixed_tangents.call_marking_mixed(interp, func, plain, args, kwargs, mark, nums, outer[-1], ctx.transforms[-1][1], ctx, node, fr)
+        return mixed_tangents.call_marking_mixed(interp, func, cleared, args, kwargs, mark, nums, outer[-1], ctx.transforms[-1][1], ctx, node, fr)
     return call_in_ctx(interp, func, marked, kwargs, ctx, node, fr)
 
 
