@@ -31,7 +31,7 @@ from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference import transforms
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
-from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, IntV, TupleV, Value
+from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, DictV, IntV, TupleV, Value
 
 JCD208 = rule(
     "JCD208",
@@ -293,6 +293,12 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
         # `params["anchors"]`: an entry of a dict, which in_axes maps leaf by leaf as it maps
         # the dict (probe 68c: a PINN's anchors in params mapped with None)
+        named = expr.value.id if isinstance(expr.value, ast.Name) else None
+        if named in params and not any(_stores(stmt, named) for stmt in func.body):
+            # in_axes given key by key for this parameter (`in_axes=({"q": 0, "k": None},)`: probe 69a)
+            entry = _dict_entry_axis(in_axes, params.index(named), expr.slice.value)
+            if entry is not None:
+                return entry if entry[1] is None or entry[1] >= 0 else _UNKNOWN_AXIS
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
     parts: list[ast.expr]
@@ -466,6 +472,20 @@ def _axis_of(in_axes: Value | None, index: int) -> tuple[bool, Axis]:
         if isinstance(item, IntV) and item.dim.value is not None:
             return True, item.dim.value
     return False, None
+
+
+def _dict_entry_axis(in_axes: Value | None, index: int, key: str) -> tuple[bool, Axis] | None:
+    """The axis `in_axes` gives the entry `key` of the positional argument `index` where
+    it gives that argument a dict of axes; None otherwise."""
+    entries = in_axes.items[index] if isinstance(in_axes, TupleV) and index < len(in_axes.items) else None
+    if not isinstance(entries, DictV):
+        return None
+    item = entries.get(key)
+    if isinstance(item, ConstV) and item.value is None:
+        return True, None
+    if isinstance(item, IntV) and item.dim.value is not None:
+        return True, item.dim.value
+    return None
 
 
 @dataclass(frozen=True)

@@ -416,7 +416,7 @@ def _call_pmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     else:
         mapped = []
         for i, (a, ax) in enumerate(zip(args, axes)):
-            new, s = _drop_axis(a, None if i in static else ax)  # a static argument is passed whole
+            new, s = _drop_axes(a, None if i in static else ax)  # a static argument is passed whole
             mapped.append(new)
             size = size or s
         mapped_kwargs = {k: _drop_axis(v, 0)[0] for k, v in kwargs.items()}  # keywords: always axis 0
@@ -583,17 +583,20 @@ def _add_axis(value: Value, size: Dim | None, axis: int) -> Value:
     return UnknownV(value.diff)
 
 
-def _in_axes(in_axes: Value | None, n: int) -> list[int | None] | None:
+def _in_axes(in_axes: Value | None, n: int) -> list[int | None | DictV | TupleV] | None:
     """vmap's in_axes for each argument (None = not mapped); None when unresolved."""
     if in_axes is None:
         return [0 for _ in range(n)]
     if isinstance(in_axes, ConstV) and in_axes.value is None:
         return [None for _ in range(n)]
     if isinstance(in_axes, TupleV) and len(in_axes.items) == n:
-        axes: list[int | None] = []
+        axes: list[int | None | DictV | TupleV] = []
         for item in in_axes.items:
             if isinstance(item, ConstV) and item.value is None:
                 axes.append(None)
+                continue
+            if isinstance(item, (DictV, TupleV)):
+                axes.append(item)  # (the argument's tree, axis by axis: `({"q": 0, "k": None},)`)
                 continue
             i = int_value(item)
             if i is None:
@@ -602,6 +605,35 @@ def _in_axes(in_axes: Value | None, n: int) -> list[int | None] | None:
         return axes
     single = int_value(in_axes)
     return None if single is None else [single for _ in range(n)]
+
+
+def _drop_axes(value: Value, spec: int | None | Value, depth: int = 0) -> tuple[Value, Dim | None]:
+    """`_drop_axis` over a tree of in_axes matching the argument's (a dict of axes for a
+    dict, a tuple for a tuple: probe 69a); unknown where they do not match."""
+    if spec is None or isinstance(spec, int):
+        return _drop_axis(value, spec)
+    if isinstance(spec, ConstV) and spec.value is None:
+        return value, None
+    if isinstance(spec, IntV):
+        axis = int_value(spec)
+        return _drop_axis(value, axis) if axis is not None else (UnknownV(value.diff), None)
+    size: Dim | None = None
+    if depth < 8 and isinstance(spec, DictV) and isinstance(value, DictV) and {k for k, _ in spec.items} == {k for k, _ in value.items}:
+        by_key = dict(spec.items)
+        entries: list[tuple[object, Value]] = []
+        for key, item in value.items:
+            new, found = _drop_axes(item, by_key[key], depth + 1)
+            entries.append((key, new))
+            size = size or found
+        return DictV(tuple(entries), value.why, value.diff), size
+    if depth < 8 and isinstance(spec, TupleV) and isinstance(value, TupleV) and len(spec.items) == len(value.items):
+        items: list[Value] = []
+        for item, item_spec in zip(value.items, spec.items):
+            new, found = _drop_axes(item, item_spec, depth + 1)
+            items.append(new)
+            size = size or found
+        return TupleV(tuple(items), value.is_list, value.why, value.diff), size
+    return UnknownV(value.diff), None
 
 
 def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, step: Step) -> Value:
@@ -613,7 +645,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     else:
         mapped = []
         for a, ax in zip(args, axes):
-            new, s = _drop_axis(a, ax)
+            new, s = _drop_axes(a, ax)
             mapped.append(new)
             size = size or s
     call = tv.func.cls.lookup("__call__") if isinstance(tv.func, InstanceV) else None
