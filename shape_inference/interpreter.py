@@ -3808,7 +3808,9 @@ class Interpreter:
         # test asking for a mocking fixture beside one that does not: probe 34a)
         patched = self._patched_on_chain(ctx) if self.patched_apis else ()
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
-        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched)
+        # (a call run aside by mixed_tangents does not mark the differentiations inside it:
+        # its events serve aside runs only)
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0)
 
     def _closure_key(self, func: FunctionV) -> object:
         """What a nested function reads from its enclosing scopes now: those scopes change
