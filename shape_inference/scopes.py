@@ -1337,8 +1337,8 @@ def _collect(tree: ast.AST, read: dict[type, str]) -> set[object]:
         field_read = read.get(kind)
         if field_read is not None:
             add(getattr(node, field_read))
-        if kind in leaves:
-            continue
+            if kind in leaves:
+                continue
         fields = fields_of.get(kind)
         for field in child_fields(kind) if fields is None else fields:
             child = getattr(node, field, None)
