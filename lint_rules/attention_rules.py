@@ -130,7 +130,7 @@ def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Find
         lengths = f"{_describe('T', T, here)}, {_describe('S', S, here)}"
     error = f'"Unsupported sequence length Q {_shown(T, "T")}, KV {_shown(S, "S")}."'
     if has_bias:
-        trigger = "a bias or mask is passed (the documented trigger)"
+        trigger = "with the bias or mask it passes (the documented trigger)"
     elif has_bias is None:
         trigger = "with or without a bias or mask (JAX >= 0.4.29 checks a placeholder bias)"
     else:
@@ -146,7 +146,7 @@ def _finding(call: AttentionCall, has_bias: bool | None, config: Config) -> Find
         code = "JCD202"
         message = (
             f"cuDNN attention with an odd sequence length ({lengths}): raises NotImplementedError({error}) "
-            f"once this call is differentiated (training), {trigger}{dtype_note}; {FIX}"
+            f"once this call is differentiated (training; its forward pass alone is fine), {trigger}{dtype_note}; {FIX}"
         )
     evidence = [
         f"callee: {event.qualname} ({call.cudnn_reason})",

@@ -2833,11 +2833,27 @@ def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     path = _attribute_path(where)
     if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
         return UNKNOWN
-    if isinstance(replace, (InstanceV, ExtObjectV, UnknownV)):
+    if isinstance(replace, (InstanceV, ExtObjectV)) or isinstance(replace, UnknownV) and not isinstance(_attribute_at(tree, path), ArrayV):
         # a submodule swapped in (`jax.lax.stop_gradient(model.attn)`, whose arrays the
-        # analysis does not hold stopped one by one: probe 55b): not followed
+        # analysis does not hold stopped one by one: probe 55b): not followed.  An array
+        # replaced by one not known is a leaf not known (probe 69e: a resized table)
         return UNKNOWN
     return _with_attribute(tree, path, replace) or UNKNOWN
+
+
+def _attribute_at(inst: InstanceV, path: list[str]) -> Value | None:
+    held: Value | None = inst
+    for name in path:
+        held = held.attrs.get(name) if isinstance(held, InstanceV) else None
+    return held
+
+
+def h_deserialised(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`eqx.tree_deserialise_leaves(path, like)`: `like` with its leaves loaded from the
+    file, each of the shape and dtype it has in `like` (equinox checks them), so the
+    model itself (probe 69e)."""
+    like = arg(args, kwargs, 1, "like")
+    return like if like is not None else UNKNOWN
 
 
 def _attribute_path(where: Value | None) -> list[str] | None:
@@ -2869,6 +2885,7 @@ def _with_attribute(inst: InstanceV, path: list[str], value: Value) -> InstanceV
 HANDLERS["equinox.nn.inference_mode"] = h_inference_mode
 HANDLERS["equinox.nn.make_with_state"] = h_make_with_state
 HANDLERS["equinox.tree_at"] = h_tree_at
+HANDLERS["equinox.tree_deserialise_leaves"] = h_deserialised
 HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
 
 
