@@ -761,12 +761,19 @@ def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, n
         xs = args[2] if len(args) > 2 else kwargs.get("xs", ConstV(None))
         if body is None or init is None:
             return UNKNOWN
-        x = _leading_slice(xs) if not (isinstance(xs, ConstV) and xs.value is None) else ConstV(None)
+        no_xs = isinstance(xs, ConstV) and xs.value is None
+        x, steps = (ConstV(None), None) if no_xs else _drop_axis(xs, 0)
+        length = args[3] if len(args) > 3 else kwargs.get("length")
+        if isinstance(length, IntV) and (steps is None or steps.value is None or steps.value == length.dim.value):
+            steps = length.dim  # (`length=N` with no xs: a sampling loop of N steps, probe 69d)
         out = interp.call(body, [init, x], {}, False, node, fr)
         if isinstance(out, TupleV) and len(out.items) == 2:
             carry = loop_carry(init, out.items[0])
-            interp.call(body, [carry, x], {}, False, node, fr)
-            return TupleV((carry, UnknownV(out.items[1].diff)))
+            again = interp.call(body, [carry, x], {}, False, node, fr)
+            ys = again.items[1] if isinstance(again, TupleV) and len(again.items) == 2 else UnknownV(out.items[1].diff)
+            # the outputs stacked along a leading axis of the number of steps
+            stacked = ys if isinstance(ys, ConstV) and ys.value is None else _add_axis(ys, steps, 0) if steps is not None else UnknownV(ys.diff)
+            return TupleV((carry, stacked))
         return UNKNOWN
     if name == "fori_loop":
         if len(args) < 4:
