@@ -58,17 +58,22 @@ def uniform_spec(default: bool) -> ExtObjectV:
 
 def from_literal(value: Value) -> ExtObjectV | None:
     """`[True, False]` for `[encoder, head]`: a list of bools (or of specs already
-    uniform), one per model, as a spec (probe 66c); None for anything else."""
-    if not isinstance(value, TupleV) or not value.items:
+    uniform), one per model, as a spec (probe 66c); `Model(True, False)`, the module's
+    own class built with a bool for each field (probe 69d); None for anything else."""
+    if isinstance(value, InstanceV) and A.is_eqx_class(value.cls) and value.attrs:
+        items = list(value.attrs.items())
+    elif isinstance(value, TupleV) and value.items:
+        items = [(str(i), item) for i, item in enumerate(value.items)]
+    else:
         return None
     settings: list[tuple[str, Value]] = []
-    for i, item in enumerate(value.items):
+    for key, item in items:
         flag = item.kwarg("default") if is_spec(item) and isinstance(item, ExtObjectV) and len(item.kwargs) == 1 else item
         if isinstance(item, ExternalV) and constant_bool_function(item):
             flag = ConstV(True)  # (`[eqx.is_array, False]`: all of the first model's arrays)
         if not (isinstance(flag, ConstV) and isinstance(flag.value, bool)):
             return None
-        settings.append((str(i), flag))
+        settings.append((key, flag))
     return ExtObjectV(FILTER_SPEC, (), (("default", ConstV(False)), *settings))
 
 
