@@ -1061,19 +1061,25 @@ def h_placed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 
 def h_custom_root(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.lax.custom_root(f, initial_guess, solve, tangent_solve)`: `solve(f,
-    initial_guess)` runs forward, and a grad around it differentiates `f` at the
-    solution, through what `f` closes over (probe 68e: an implicit layer's attention).
-    The solution has the initial guess's structure; it is differentiated where `f`'s
-    value at it is."""
+    initial_guess)` runs forward, and custom_root itself linearizes `f` at the solution,
+    grad or not: its attention is differentiated there (traced on 0.10.2: an odd length
+    raises without a grad, an even one is clean with one; probes 68e, 70a).  The solution
+    has the initial guess's structure; it is differentiated where `f`'s value at it is.
+    With `has_aux=True`, `solve` returns (solution, aux) and so does the call."""
+    from jax_cudnn_lint.shape_inference.transforms import mark_differentiated  # (transforms builds on this module)
+
     f = arg(args, kwargs, 0, "f")
     guess = arg(args, kwargs, 1, "initial_guess")
     solve = arg(args, kwargs, 2, "solve")
-    if f is None or guess is None or not absent(kwargs.get("has_aux")):
+    aux = kwargs.get("has_aux", arg(args, kwargs, 4, "has_aux"))
+    has_aux = A.truth(aux) if not absent(aux) else False
+    if f is None or guess is None or has_aux is None:
         return UNKNOWN
     if solve is not None:
         interp.call(solve, [f, guess], {}, False, node, fr)
-    at_root = interp.call(f, [guess], {}, False, node, fr)  # (the root function itself, whatever the solver)
-    return guess.tainted(guess.diff or at_root.diff)
+    at_root = interp.call(f, [mark_differentiated(guess)], {}, False, node, fr)  # (linearized, whatever the solver)
+    solution = guess.tainted(guess.diff or at_root.diff)
+    return TupleV((solution, UNKNOWN)) if has_aux else solution
 
 
 def h_associative_scan(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
