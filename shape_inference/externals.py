@@ -1072,7 +1072,7 @@ def h_custom_root(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     guess = arg(args, kwargs, 1, "initial_guess")
     solve = arg(args, kwargs, 2, "solve")
     aux = kwargs.get("has_aux", arg(args, kwargs, 4, "has_aux"))
-    has_aux = A.truth(aux) if not absent(aux) else False
+    has_aux = A.truth(aux) if aux is not None and not absent(aux) else False
     if f is None or guess is None or has_aux is None:
         return UNKNOWN
     if solve is not None:
