@@ -61,7 +61,9 @@ def from_literal(value: Value) -> ExtObjectV | None:
     uniform), one per model, as a spec (probe 66c); `Model(True, False)`, the module's
     own class built with a bool for each field (probe 69d); None for anything else."""
     if isinstance(value, InstanceV) and A.is_eqx_class(value.cls) and value.attrs:
-        items = list(value.attrs.items())
+        items = _fields_by_path(value, (), 0)  # (nested: `Model(Encoder(True), False)`, probe 70a)
+        if items is None:
+            return None
     elif isinstance(value, TupleV) and value.items:
         items = [(str(i), item) for i, item in enumerate(value.items)]
     else:
@@ -75,6 +77,22 @@ def from_literal(value: Value) -> ExtObjectV | None:
             return None
         settings.append((key, flag))
     return ExtObjectV(FILTER_SPEC, (), (("default", ConstV(False)), *settings))
+
+
+def _fields_by_path(inst: InstanceV, prefix: Path, depth: int) -> list[tuple[str, Value]] | None:
+    """The fields of a module built as a spec, by path, a module built so within it
+    field by field; None where one is neither a bool nor such a module."""
+    found: list[tuple[str, Value]] = []
+    for name, held in inst.attrs.items():
+        path = (*prefix, name)
+        if isinstance(held, InstanceV) and A.is_eqx_class(held.cls) and held.attrs and depth < 8:
+            inner = _fields_by_path(held, path, depth + 1)
+            if inner is None:
+                return None
+            found.extend(inner)
+        else:
+            found.append((_path_key(path), held))
+    return found
 
 
 def is_spec(value: Value | None) -> bool:

@@ -550,7 +550,13 @@ def _drop_axis(value: Value, axis: int | None, depth: int = 0) -> tuple[Value, D
             size = size or s
         return TupleV(tuple(items), value.is_list, value.why, value.diff), size
     if isinstance(value, DictV):
-        return DictV(tuple((k, _drop_axis(v, axis, depth + 1)[0]) for k, v in value.items), value.why, value.diff), None
+        entries: list[tuple[object, Value]] = []
+        size = None
+        for key, item in value.items:
+            new, s = _drop_axis(item, axis, depth + 1)
+            entries.append((key, new))
+            size = size or s  # (a scan over a dict of inputs: its steps, probe 70a)
+        return DictV(tuple(entries), value.why, value.diff), size
     if isinstance(value, InstanceV) and axis == 0 and depth < 4:
         # a module whose arrays are stacked layer by layer (`lax.scan(body, h, self.blocks)`):
         # one layer, its arrays without the leading axis, its other fields as they are
