@@ -8,7 +8,8 @@ from __future__ import annotations
 # shared by the command's cheap entry test (discovery) and the analysis (scopes).
 DIFFERENTIATION_NAMES = frozenset(
     {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
-     "filter_grad", "filter_value_and_grad", "filter_vjp", "filter_jacfwd", "filter_jacrev", "filter_hessian"}
+     "filter_grad", "filter_value_and_grad", "filter_vjp", "filter_jacfwd", "filter_jacrev", "filter_hessian",
+     "check_grads", "check_jvp", "check_vjp"}
 )
 
 
