@@ -466,26 +466,24 @@ def _axis_of(in_axes: Value | None, index: int) -> tuple[bool, Axis]:
     if isinstance(in_axes, ConstV) and in_axes.value is None:
         return True, None
     if isinstance(in_axes, TupleV) and index < len(in_axes.items):
-        item = in_axes.items[index]
-        if isinstance(item, ConstV) and item.value is None:
-            return True, None
-        if isinstance(item, IntV) and item.dim.value is not None:
-            return True, item.dim.value
+        return _axis_item(in_axes.items[index]) or (False, None)
     return False, None
+
+
+def _axis_item(item: Value | None) -> tuple[bool, Axis] | None:
+    """One entry of `in_axes`: None (not mapped) or an int; None for anything else."""
+    if isinstance(item, ConstV) and item.value is None:
+        return True, None
+    if isinstance(item, IntV) and item.dim.value is not None:
+        return True, item.dim.value
+    return None
 
 
 def _dict_entry_axis(in_axes: Value | None, index: int, key: str) -> tuple[bool, Axis] | None:
     """The axis `in_axes` gives the entry `key` of the positional argument `index` where
     it gives that argument a dict of axes; None otherwise."""
     entries = in_axes.items[index] if isinstance(in_axes, TupleV) and index < len(in_axes.items) else None
-    if not isinstance(entries, DictV):
-        return None
-    item = entries.get(key)
-    if isinstance(item, ConstV) and item.value is None:
-        return True, None
-    if isinstance(item, IntV) and item.dim.value is not None:
-        return True, item.dim.value
-    return None
+    return _axis_item(entries.get(key)) if isinstance(entries, DictV) else None
 
 
 @dataclass(frozen=True)

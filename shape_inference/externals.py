@@ -2278,12 +2278,14 @@ def h_check_grads(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     if f is None or not isinstance(given, TupleV):
         return UNKNOWN
     if name == "check_grads":
-        modes = kwargs.get("modes", args[3] if len(args) > 3 else None)
-        ok, read = const_value(modes) if modes is not None else (True, ("fwd", "rev"))
-        if not ok or not isinstance(read, (tuple, list)) or not all(isinstance(m, str) for m in cast("Sequence[object]", read)):
+        given_modes = kwargs.get("modes", args[3] if len(args) > 3 else None)
+        ok, read = const_value(given_modes) if given_modes is not None else (True, ("fwd", "rev"))
+        items: list[object] = list(cast("Sequence[object]", read)) if ok and isinstance(read, (tuple, list)) else []
+        modes = [m for m in items if isinstance(m, str)]
+        if not items or len(modes) != len(items):
             return UNKNOWN
-        forward = "fwd" in cast("Sequence[str]", read)
-        if not forward and "rev" not in cast("Sequence[str]", read):
+        forward = "fwd" in modes
+        if not forward and "rev" not in modes:
             return ConstV(None)
     else:
         forward = name == "check_jvp"
