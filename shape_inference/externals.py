@@ -1042,7 +1042,22 @@ def _collect_leaves(tree: Value, found: list[Value], depth: int) -> bool:
             return False
         by_key = dict(tree.items)
         return all(_collect_leaves(by_key[key], found, depth + 1) for key in sorted(str(key) for key in keys))
+    if isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls):
+        fields = _module_leaf_fields(tree.cls)
+        return fields is not None and all(name in tree.attrs and _collect_leaves(tree.attrs[name], found, depth + 1) for name in fields)
     return False
+
+
+def _module_leaf_fields(cls: ClassV) -> list[str] | None:
+    """An equinox module's children in its pytree order: the dataclass fields, the bases'
+    first, static ones left out (probe 70a: `jax.tree.leaves(banks)[0]`); None where a
+    class redeclares a base's field (it keeps the base's place) or mixes in another
+    library's class."""
+    chain = list(class_chain(cls))
+    fields = cls.all_fields()
+    if sum(len(current.fields) for current in chain) != len(fields) or cls.external_bases() != {"equinox.Module"}:
+        return None
+    return [name for name, _, _ in fields if not A.is_static_field(cls, name)]
 
 
 # where a value is placed, not what it holds (their pytree of arrays comes back as given)
