@@ -404,6 +404,8 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
     if before:
         stmt = func.body[before[-1]]
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
+            if isinstance(stmt.value, ast.Name):
+                return _axis_of_unpacked(func, stmt.targets[0], stmt.value.id, name, params, in_axes)
             return True, None  # `b, t, d = q.shape`
         assert isinstance(stmt, ast.Assign)
         return _axis_of_expr(func, stmt.value, before[-1], params, in_axes, depth + 1)
@@ -424,7 +426,8 @@ def _stores(stmt: ast.stmt, name: str) -> bool:
 
 
 def _plain_store(stmt: ast.stmt, name: str) -> bool:
-    """`name = expr`, or `a, name, c = x.shape`: the only ways a derived operand is read."""
+    """`name = expr`, `a, name, c = x.shape`, or `q, kv = pair`: the only ways a derived
+    operand is read."""
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return False
     target = stmt.targets[0]
@@ -433,9 +436,22 @@ def _plain_store(stmt: ast.stmt, name: str) -> bool:
     return (
         isinstance(target, ast.Tuple)
         and all(isinstance(t, ast.Name) for t in target.elts)
-        and isinstance(stmt.value, ast.Attribute)
-        and stmt.value.attr == "shape"
+        and (isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" or isinstance(stmt.value, ast.Name))
     )
+
+
+def _axis_of_unpacked(func: Function, target: ast.Tuple, source: str, name: str, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
+    """`q, kv = pair` of a parameter that `in_axes` maps item by item (`in_axes=((0, 1),)`:
+    probe 70a): the axis of the item unpacked; unknown for anything else."""
+    if source not in params or any(_stores(stmt, source) for stmt in func.body) or source in (t.id for t in target.elts if isinstance(t, ast.Name)):
+        return _UNKNOWN_AXIS
+    index = params.index(source)
+    entries = in_axes.items[index] if isinstance(in_axes, TupleV) and index < len(in_axes.items) else None
+    if not isinstance(entries, TupleV) or len(entries.items) != len(target.elts):
+        return _UNKNOWN_AXIS
+    position = next(i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name)
+    known, axis = _axis_item(entries.items[position]) or _UNKNOWN_AXIS
+    return (known, axis) if axis is None or axis >= 0 else _UNKNOWN_AXIS
 
 
 def _stores_inside(expr: ast.expr, name: str) -> bool:
