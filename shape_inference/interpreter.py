@@ -88,6 +88,8 @@ _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widene
 _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
+# calls of one `__init__` open at once (Interpreter._may_reenter); the innermost is unknown
+MAX_REENTRY = 3
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
 DEFAULT_SECONDS = 5.0  # per entry module and phase
@@ -3181,10 +3183,19 @@ class Interpreter:
 
     def e_set(self, node: ast.Set, fr: Frame) -> Value:
         """`{"cudnn", Impl.FAST}`: a set of constants (SetV), for `impl in ODD_OK`."""
-        items = [self.ev(elt, fr) for elt in node.elts]
-        if any(isinstance(elt, ast.Starred) for elt in node.elts) or not all(const_value(item)[0] for item in items):
+        if any(isinstance(elt, ast.Starred) for elt in node.elts):
             return UNKNOWN
-        return SetV(tuple(items), (self.step(fr, node, "a set display"),))
+        return self._set_of([self.ev(elt, fr) for elt in node.elts], node, fr)
+
+    def _set_of(self, items: list[Value], node: ast.Set | ast.SetComp, fr: Frame) -> Value:
+        """A set of constants (SetV), each once; Unknown where one is not a constant."""
+        distinct: dict[object, Value] = {}
+        for item in items:
+            ok, py = const_value(item)
+            if not ok:
+                return UNKNOWN
+            distinct.setdefault((type(py), py), item)
+        return SetV(tuple(distinct.values()), (self.step(fr, node, "a set display" if isinstance(node, ast.Set) else "a set comprehension"),))
 
     def test_truth(self, test: ast.expr, fr: Frame, dicts: bool = False) -> bool | None:
         """Is an if's test certainly true or false?  A boolean operation is decided by
@@ -3281,7 +3292,7 @@ class Interpreter:
         return value
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, first: Value, fr: Frame) -> Value:
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
             unrolled = self.unrolled_comprehension(node, first, fr)
             if unrolled is not None:
                 return unrolled
@@ -3311,19 +3322,19 @@ class Interpreter:
             return UNKNOWN.tainted(key.diff or value.diff)
         return self.ev(node.elt, inner)
 
-    def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp, iterable: Value, fr: Frame) -> Value | None:
+    def unrolled_comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp | ast.SetComp, iterable: Value, fr: Frame) -> Value | None:
         """`[f(t) for t in (q, k, v)]`, `(x[:, i] for i in range(3))`: one generator over
         a short sequence whose items are known, filtered only by conditions the analysis
         decides, gives a tuple (or list) of the values, so that `q, k, v = ...` unpacks
         them; `{n: f(k) for n, k in zip("qkv", keys)}` gives a dict when every key is a
-        constant.  None: not that case (the caller evaluates the comprehension once, with
-        the target unknown)."""
+        constant, and `{f.name for f in fields}` a set of constants.  None: not that case
+        (the caller evaluates the comprehension once, with the target unknown)."""
         if len(node.generators) != 1 or node.generators[0].is_async:
             return None
         gen = node.generators[0]
         items = self.api.unpack(self, iterable, None, False, gen, fr)
         count = len(items) if items is not None else self.api.known_length(iterable)
-        if count is not None and _MAX_UNROLLED < count <= _MAX_WIDENED_ITEMS and not gen.ifs and not isinstance(node, ast.DictComp):
+        if count is not None and _MAX_UNROLLED < count <= _MAX_WIDENED_ITEMS and not gen.ifs and not isinstance(node, (ast.DictComp, ast.SetComp)):
             # too many to evaluate one by one: each item is what the element evaluated once
             # with the target unknown describes, and there are that many of them
             # (`jnp.stack([x[:, i * s:i * s + p] for i in range(n)])`, 42 patches: probe 51c)
@@ -3362,6 +3373,8 @@ class Interpreter:
                 out.append(self.ev(node.elt, inner))
         if isinstance(node, ast.DictComp):
             return DictV(tuple(entries), (self.step(fr, node, "a dict comprehension"),))
+        if isinstance(node, ast.SetComp):
+            return self._set_of(out, node, fr)
         items = TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
         return not_a_sequence(items) if isinstance(node, ast.GeneratorExp) else items
 
@@ -3685,6 +3698,12 @@ class Interpreter:
         ctx = fr.ctx
         return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
 
+    def _may_reenter(self, func: FunctionV, key: object) -> bool:
+        """A class's `__init__` building nested instances of itself (`ConfigDict(v) if
+        isinstance(v, dict) else v`: probe 71a) runs a few levels deep; other recursion is
+        not followed (walkers over trees not known would cost and resolve nothing)."""
+        return isinstance(func.node, ast.FunctionDef) and func.node.name == "__init__" and self.active.count(key) < MAX_REENTRY
+
     def call_function(
         self,
         func: FunctionV,
@@ -3697,7 +3716,7 @@ class Interpreter:
     ) -> Value:
         node = func.node
         active_key = func.key()
-        if ctx.depth > MAX_DEPTH or active_key in self.active:
+        if ctx.depth > MAX_DEPTH or active_key in self.active and not self._may_reenter(func, active_key):
             argparse_seeds.not_followed((*args, *kwargs.values()))
             return UNKNOWN
         generic = generic or (caller is not None and caller.generic)
