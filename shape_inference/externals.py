@@ -609,6 +609,37 @@ def h_prod(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return IntV(total.with_why(interp.step(fr, node, f"{total.render()} = {A.src(node)}")))
 
 
+# operator's functions of two arguments, as the operator they stand for
+_OPERATORS: dict[str, ast.operator] = {
+    "add": ast.Add(), "sub": ast.Sub(), "mul": ast.Mult(), "truediv": ast.Div(), "floordiv": ast.FloorDiv(),
+    "mod": ast.Mod(), "pow": ast.Pow(), "matmul": ast.MatMult(), "lshift": ast.LShift(), "rshift": ast.RShift(),
+}
+
+
+def h_operator(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`operator.mul(a, b)` as `a * b` (the function functools.reduce folds: probe 72a)."""
+    if len(args) != 2 or kwargs:
+        return UNKNOWN
+    return A.binop(interp, _OPERATORS[q.rsplit(".", 1)[-1]], args[0], args[1], node, fr)
+
+
+def h_fold(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`functools.reduce(f, items[, initial])` over a tuple or list known item by item:
+    f folded over them from the left (`reduce(operator.mul, grid, 1)`, a patch count:
+    probe 72a); Unknown for anything else."""
+    items = args[1] if len(args) in (2, 3) and not kwargs else None
+    if not isinstance(items, TupleV) or len(items.items) > _MAX_FOLDED or len(args) == 2 and not items.items:
+        interp.escape(args, kwargs)
+        return UNKNOWN
+    total = args[2] if len(args) == 3 else items.items[0]
+    for item in items.items[3 - len(args):]:
+        total = interp.call(args[0], [total, item], {}, False, node, fr)
+    return total
+
+
+_MAX_FOLDED = 64  # items functools.reduce folds one by one
+
+
 def h_concatenate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     parts = arg(args, kwargs, 0, "arrays")
     axis = _axis(arg(args, kwargs, 1, "axis" if not q.startswith("jax.lax") else "dimension"), 0)
@@ -1667,6 +1698,20 @@ def h_asdict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     return _as_dict(args[0], 0) if len(args) == 1 and not kwargs else UNKNOWN
 
 
+def h_dataclass_fields(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """dataclasses.fields(cls or instance): one Field per field, of which the name is
+    known (`{f.name for f in dataclasses.fields(cls)}` filtering a dict of overrides:
+    probe 72a); a flax module's hidden fields (`parent`, `name`) make it unknown."""
+    from jax_cudnn_lint.shape_inference import layers
+
+    given = args[0] if len(args) == 1 and not kwargs else None
+    cls = given.cls if isinstance(given, InstanceV) else given
+    if not isinstance(cls, ClassV) or not A.is_dataclass_like(cls) or A.is_linen_class(cls) or A.is_nnx_class(cls):
+        return UNKNOWN
+    step = interp.step(fr, node, A.src(node))
+    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], {"name": ConstV(name)}, node, fr) for name, _, _ in cls.all_fields()), False, (step,))
+
+
 def _as_dict(value: Value, depth: int) -> Value:
     if not isinstance(value, InstanceV):
         return value
@@ -2515,6 +2560,7 @@ _register(["round"], ["builtins"], h_rounding)
 _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)
 _register(["asdict"], ["dataclasses"], h_asdict)
+_register(["fields"], ["dataclasses"], h_dataclass_fields)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)
 _register(["get"], ["jax.Array.at"], h_at_get)
 _register(["dynamic_slice", "dynamic_slice_in_dim"], ["jax.lax"], h_dynamic_slice)
@@ -2533,6 +2579,8 @@ _register(["max_pool", "avg_pool"], ["flax.linen", "flax.nnx", "flax.linen.pooli
 _register(["min_pool"], ["flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)  # not in flax.linen's namespace
 _register(["max_pool", "avg_pool"], ["haiku"], windows.h_haiku_pool)
 _register(["prod"], ["math", "jax.numpy"], h_prod)
+_register(list(_OPERATORS), ["operator"], h_operator)
+_register(["reduce"], ["functools"], h_fold)
 _register(["setattr", "object.__setattr__", "type.__setattr__"], ["builtins"], h_setattr)
 _register(["delattr", "object.__delattr__", "type.__delattr__"], ["builtins"], h_delattr)
 _register(["bool"], ["builtins"], h_bool)
