@@ -3941,7 +3941,9 @@ class Interpreter:
             # __call__(*args, **kwargs)) cost 15 % more analysis on the corpus for no
             # finding.  A plain function's (`def grad_of(f, q, *rest)`) cost nothing, and
             # so does a constructor's (`Sequential(*layers)`, `TimestepEmbedSequential(*blocks)`)
-            opaque = generic and (entry or (func.owner is not None and getattr(func.node, "name", "") != "__init__"))
+            # and a method's that reads its *args without handing them on (a precision
+            # policy's `cast_to_compute(self, *xs)`: probe 72c)
+            opaque = generic and (entry or (func.owner is not None and getattr(func.node, "name", "") != "__init__" and func.module.facts.forwards_varargs(func.node)))
             state[a.vararg.arg] = UNKNOWN if opaque else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):
             return None  # the call does not fit the signature: not ours to judge

@@ -138,6 +138,7 @@ class ScopeFacts:
         self.tree = tree
         self._locals: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._generators: IdentityTable[FunctionNode, bool] = IdentityTable()
+        self._forwards_varargs: IdentityTable[FunctionNode, bool] = IdentityTable()
         self._rebound: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
         self._overrides: dict[frozenset[str], tuple[frozenset[str], frozenset[str]]] = {}
@@ -208,6 +209,18 @@ class ScopeFacts:
                         found = True
                         break
             self._generators[func] = found
+        return found
+
+    def forwards_varargs(self, func: FunctionNode) -> bool:
+        """Whether a function hands its `*args` on whole to another call (`self.call(*args,
+        **kwargs)`: a dispatch), rather than only reading them."""
+        found = self._forwards_varargs.get(func)
+        if found is None:
+            vararg = func.args.vararg
+            found = vararg is not None and any(
+                isinstance(inner, ast.Starred) and isinstance(inner.value, ast.Name) and inner.value.id == vararg.arg for inner in ast.walk(func)
+            )
+            self._forwards_varargs[func] = found
         return found
 
     def self_attrs(self, cls: ast.ClassDef) -> tuple[str, ...]:
