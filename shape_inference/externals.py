@@ -2935,12 +2935,24 @@ def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     path = _attribute_path(where)
     if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
         return UNKNOWN
-    if isinstance(replace, (InstanceV, ExtObjectV)) or isinstance(replace, UnknownV) and not isinstance(_attribute_at(tree, path), ArrayV):
+    if isinstance(replace, (InstanceV, ExtObjectV)) and not _built_in_place(node) or isinstance(replace, UnknownV) and not isinstance(_attribute_at(tree, path), ArrayV):
         # a submodule swapped in (`jax.lax.stop_gradient(model.attn)`, whose arrays the
-        # analysis does not hold stopped one by one: probe 55b): not followed.  An array
-        # replaced by one not known is a leaf not known (probe 69e: a resized table)
+        # analysis does not hold stopped one by one: probe 55b): not followed, unless the
+        # call builds it there (`LoRA(model.q, rank=8)`: probe 72e).  An array replaced by
+        # one not known is a leaf not known (probe 69e: a resized table)
         return UNKNOWN
     return _with_attribute(tree, path, replace) or UNKNOWN
+
+
+def _built_in_place(node: ast.AST) -> bool:
+    """`eqx.tree_at(where, model, Wrapper(model.q))`: the replacement is a constructor
+    call written in the call, with no stop_gradient inside it."""
+    if not isinstance(node, ast.Call):
+        return False
+    given = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "replace"), None)
+    return isinstance(given, ast.Call) and not any(
+        isinstance(inner, ast.Call) and (dotted_name(inner.func) or "").endswith("stop_gradient") for inner in ast.walk(given)
+    )
 
 
 def _attribute_at(inst: InstanceV, path: list[str]) -> Value | None:
