@@ -2955,6 +2955,36 @@ def _built_in_place(node: ast.AST) -> bool:
     )
 
 
+def h_haiku_merge(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`hk.data_structures.merge(trainable, frozen)`: the parameters joined module by
+    module, as `{**a, **b}` one level down.  Where a part is not known key by key, the one
+    part that is not empty, else unknown, and then the transforms around no longer know
+    what they differentiate (JCD202, as `{**frozen, **lora}`: probe 72e)."""
+    parts = [part for part in args if not (isinstance(part, DictV) and not part.items)]
+    if kwargs:
+        return UNKNOWN
+    if len(parts) == 1:
+        return parts[0]
+    if all(isinstance(part, DictV) for part in parts):
+        items: tuple[tuple[object, Value], ...] = ()
+        for part in parts:
+            assert isinstance(part, DictV)
+            for key, held in part.items:
+                before = dict(items).get(key)
+                if isinstance(before, DictV) and isinstance(held, DictV):
+                    merged = before.items
+                    for name, param in held.items:
+                        merged = with_key(merged, name, param)
+                    held = DictV(merged, held.why)
+                elif before is not None:
+                    return UNKNOWN
+                items = with_key(items, key, held)
+        return DictV(items, (interp.step(fr, node, A.src(node)),))
+    if any(part.diff for part in parts):
+        fr.ctx = fr.ctx.reach_unknown()
+    return UNKNOWN
+
+
 def _attribute_at(inst: InstanceV, path: list[str]) -> Value | None:
     held: Value | None = inst
     for name in path:
@@ -3000,6 +3030,7 @@ HANDLERS["equinox.nn.inference_mode"] = h_inference_mode
 HANDLERS["equinox.nn.make_with_state"] = h_make_with_state
 HANDLERS["equinox.tree_at"] = h_tree_at
 HANDLERS["equinox.tree_deserialise_leaves"] = h_deserialised
+HANDLERS["haiku.data_structures.merge"] = h_haiku_merge
 HANDLERS["flax.nnx.split_rngs"] = h_decorator_factory
 
 

@@ -3254,8 +3254,11 @@ class Interpreter:
         for k, v in zip(node.keys, node.values):
             value = self.ev(v, fr)
             pairs.append((k, value, None if k is None else self.ev(k, fr)))
-        if len(pairs) == 1 and pairs[0][0] is None and isinstance(pairs[0][1], UnknownV):
-            return pairs[0][1]  # `{**params}` of params not known key by key: differentiated as they are (probe 64b)
+        given = [pair for pair in pairs if not (pair[0] is None and isinstance(pair[1], DictV) and not pair[1].items)]
+        if len(given) == 1 and given[0][0] is None and isinstance(given[0][1], UnknownV):
+            # `{**params}` (or `{**params, **{}}`: probe 72e) of params not known key by
+            # key: differentiated as they are (probe 64b)
+            return given[0][1]
         items: tuple[tuple[object, Value], ...] = ()
         for k, value, key_value in pairs:
             ok, key = (True, None) if key_value is None else const_value(key_value)
