@@ -10,6 +10,8 @@ check and fail when the call is compiled.
 
 from __future__ import annotations
 
+import re
+
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules import attention_checks as C
@@ -49,12 +51,29 @@ def attention_finding(call: AttentionCall, code: str, message: str, evidence: li
     return Finding(code, here, node.lineno, node.col_offset, message, tuple(lines), repro, related_locations(event, *whys))
 
 
-def _dtype_phrase(call: AttentionCall) -> tuple[str, Why]:
+def _dtype_phrase(call: AttentionCall, dtype: str) -> tuple[str, Why]:
+    """Where the query came from, said only where that step names the dtype
+    (`jnp.float32(0.125)`): the steps follow the shape, and the array that gave the
+    query its shape (int32 tokens, a bfloat16 input) is not what made it float32
+    (probes 71a, 72b, 72c)."""
     q = call.query
     if q is None:
         return "", ()
     origin = origin_phrase(q.why, call.event.module.path)
-    return (f" (query{q.shape_words()} from {origin})" if origin else ""), q.why
+    named = any(re.search(rf"\b{re.escape(name)}\b", origin) for name in (dtype, _SHORT_DTYPES.get(dtype, dtype)))
+    return (f" (query{q.shape_words()} from {origin})" if origin and named else ""), q.why
+
+
+_SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16"}
+
+
+def _operands_of(call: AttentionCall, dtype: str) -> str:
+    """The operands of that dtype ("query and key"; "query/key/value" when all three):
+    JAX's check names the query, the rest may be fine (probe 72c)."""
+    names = [name for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))) if array is not None and array.dtype == dtype]
+    if len(names) == 3:
+        return "query/key/value"
+    return " and ".join(names) if names else "query"
 
 
 def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
@@ -69,7 +88,8 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         dtype = call.dtype or "?"
         shown, _, wide_note = C.dtype_as_seen(call, dtype)
-        where, why = _dtype_phrase(call)
+        where, why = _dtype_phrase(call, dtype)
+        operands = _operands_of(call, dtype)
         here = call.event.module.path
         note = C.first_note(call, config, C.LOWERING if lowering else failure.catalog)
         if failure.catalog == "FA-5":
@@ -81,16 +101,16 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
             )
         elif failure.catalog == "FA-8":
             message = (
-                f"cuDNN attention gets {shown} query/key/value{where}: JAX raises {failure.quoted()}{wide_note} "
+                f"cuDNN attention gets {shown} {operands}{where}: JAX raises {failure.quoted()}{wide_note} "
                 f"while tracing on the GPU host{note}; {FIX}"
             )
         else:
             message = (
-                f"cuDNN attention gets {shown} query/key/value{where} without the fp8 path: the dtype check lets fp8 through, "
+                f"cuDNN attention gets {shown} {operands}{where} without the fp8 path: the dtype check lets fp8 through, "
                 f"then compiling fails with {failure.exception}({failure.message}) (this kernel lowers bfloat16/float16 only){note}; "
                 "use bfloat16/float16 inputs, or the direct fused_attention_stablehlo API with use_fp8=True and fp8_params"
             )
-        evidence = [*evidence_lines("query dtype", why, here), f"query dtype: {dtype}"]
+        evidence = [*evidence_lines("query", why, here), f"query dtype: {dtype}"]
         mask = C.array(call.arg("mask"))
         if failure.catalog == "FA-5" and mask is not None:
             evidence += [*evidence_lines("mask", mask.why, here), f"mask dtype: {mask.dtype or 'bool (jax.nn takes boolean masks only)'}"]

@@ -77,3 +77,26 @@ def test_twice_differentiated_says_through_which_values() -> None:
     assert any("and so do values the outer one differentiates" in line for line in mixed.evidence)
     [same] = [f for f in lint_source(TWICE.replace("INNER", "1").replace("OUTER", "1"), "snippet.py", BASE) if f.code == "JCD208"]
     assert "through the same values" in same.message
+
+
+PROMOTED = '''
+import jax
+import jax.numpy as jnp
+
+
+def layer(q, k, v, pe):
+    return jax.nn.dot_product_attention(q + pe, k + pe, v, implementation="cudnn")
+
+
+layer(jnp.zeros((2, 32, 4, 64), jnp.bfloat16), jnp.zeros((2, 32, 4, 64), jnp.bfloat16), jnp.zeros((2, 32, 4, 64), jnp.bfloat16), PE)
+'''
+
+
+def test_a_dtype_finding_names_the_operands_of_that_dtype_and_no_shape_origin() -> None:
+    # probe 72c: "gets float32 query/key/value (query ... from jnp.zeros(..., jnp.bfloat16))"
+    # where a float32 term promoted the query and key only
+    [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.asarray(load_table(), dtype=jnp.float32)"), "snippet.py", BASE) if f.code == "JCD203"]
+    assert "gets float32 query and key:" in finding.message
+    # a step that names the dtype is where it came from
+    [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.float32(0.5)").replace("v, implementation", "v + pe, implementation"), "snippet.py", BASE) if f.code == "JCD203"]
+    assert "gets float32 query/key/value" in finding.message
