@@ -440,7 +440,7 @@ def _plain_store(stmt: ast.stmt, name: str) -> bool:
     )
 
 
-def _axis_of_unpacked(func: Function, target: ast.Tuple, source: str, name: str, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
+def _axis_of_unpacked(func: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.Tuple, source: str, name: str, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
     """`q, kv = pair` of a parameter that `in_axes` maps item by item (`in_axes=((0, 1),)`:
     probe 70a): the axis of the item unpacked; unknown for anything else."""
     if source not in params or any(_stores(stmt, source) for stmt in func.body) or source in (t.id for t in target.elts if isinstance(t, ast.Name)):

@@ -3295,10 +3295,9 @@ class Interpreter:
         return value
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, first: Value, fr: Frame) -> Value:
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
-            unrolled = self.unrolled_comprehension(node, first, fr)
-            if unrolled is not None:
-                return unrolled
+        unrolled = self.unrolled_comprehension(node, first, fr)
+        if unrolled is not None:
+            return unrolled
         element = self.widened_element(node, first, fr)
         if isinstance(node, (ast.SetComp, ast.DictComp)) or isinstance(element, UnknownV):
             return UNKNOWN.tainted(element.diff)
