@@ -47,7 +47,7 @@ def test_loops_widen() -> None:
     src = P + "x = jnp.zeros((2, 16))\nwhile x.shape[1] < 100:\n    x = jnp.concatenate([x, x], axis=1)\nreveal_type(x.shape[1])\n"
     assert one(src).int == 128
     # ...and is widened from the first pass whose test is not decided
-    src = P + "import sys\nx = jnp.zeros((2, 16))\nwhile x.shape[1] < len(sys.argv):\n    x = jnp.concatenate([x, x], axis=1)\nreveal_type(x.shape[1])\n"
+    src = P + "import sys\nx = jnp.zeros((2, 16))\nwhile x.shape[1] < len(sys.argv[1]):\n    x = jnp.concatenate([x, x], axis=1)\nreveal_type(x.shape[1])\n"
     assert one(src).int is None
     # `while True:` with an unconditional `break` runs its body once
     src = P + "x = jnp.zeros((2, 16))\nwhile True:\n    x = jnp.concatenate([x, x], axis=1)\n    break\nreveal_type(x.shape[1])\n"
