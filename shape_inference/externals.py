@@ -1696,6 +1696,25 @@ def h_replace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return A.instantiate(interp, obj.cls, [], fields, node, fr)
 
 
+def h_typing_cast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`typing.cast(T, value)` is value (probe 73c: `cast("jax.Array", frames)`)."""
+    return args[1] if len(args) == 2 and not kwargs else UNKNOWN
+
+
+def h_pydantic_copy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`cfg.model_copy(update={"seq_len": 255})` (pydantic 2; `.copy(update=...)` in 1): the
+    model with those fields changed, read as dataclasses.replace reads its keywords (where
+    a validator would decide a value, unknown: the copy does not run it)."""
+    update = kwargs.get("update")
+    if set(kwargs) - {"update", "deep"} or len(args) != 1:
+        return UNKNOWN
+    if update is None:
+        return h_replace(interp, args, {}, node, fr, q)
+    if not isinstance(update, DictV) or not all(isinstance(key, str) for key, _ in update.items):
+        return UNKNOWN
+    return h_replace(interp, args, {str(key): value for key, value in update.items}, node, fr, q)
+
+
 def h_asdict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """dataclasses.asdict(cfg): its fields as a dict (`**asdict(cfg)` hands them on as
     keywords); nested dataclasses become dicts too, as asdict does."""
@@ -2563,6 +2582,9 @@ _register(list(_MATH_FLOAT), ["math"], h_math_float)
 _register(["round"], ["builtins"], h_rounding)
 _register(["ceil", "floor"], ["math"], h_rounding)
 _register(["replace"], ["dataclasses"], h_replace)
+_register(["evolve"], ["attrs", "attr"], h_replace)  # (attrs' own dataclasses.replace: probe 73c)
+_register(["cast"], ["typing"], h_typing_cast)
+HANDLERS[A.PYDANTIC_COPY] = h_pydantic_copy
 _register(["asdict"], ["dataclasses"], h_asdict)
 _register(["fields"], ["dataclasses"], h_dataclass_fields)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)

@@ -1517,9 +1517,14 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         name == "_replace" and "typing.NamedTuple" in inst.cls.external_bases()
     ):
         return BoundMethodV(ExternalV("dataclasses.replace"), inst)
+    if name in ("model_copy", "copy") and "pydantic.BaseModel" in inst.cls.external_bases():
+        return BoundMethodV(ExternalV(PYDANTIC_COPY), inst)  # `cfg.model_copy(update={...})` (probe 73c)
     if inst.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN
+
+
+PYDANTIC_COPY = "pydantic.BaseModel.model_copy"
 
 
 def instance_external_call(interp: Interpreter, inst: InstanceV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
