@@ -279,7 +279,9 @@ def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if name in ("randint",):
         shape = _shape_arg(arg(args, kwargs, 1, "shape"))
         return ArrayV(shape, A.dtype_or(arg(args, kwargs, 4, "dtype"), "int32"), False, (step,))
-    if name in ("categorical", "permutation", "choice"):
+    if name == "categorical":
+        return _categorical(args, kwargs, fr, step)
+    if name in ("permutation", "choice"):
         return ArrayV(None, None, False)
     if name in ("uniform", "normal", "truncated_normal", "orthogonal", "gumbel", "laplace", "rademacher", "exponential"):
         if name == "truncated_normal":
@@ -290,6 +292,21 @@ def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
             dtype = A.dtype_or(arg(args, kwargs, 2, "dtype"), "float32")
         return ArrayV(shape, dtype, False, (step,))
     return UNKNOWN
+
+
+def _categorical(args: Args, kwargs: Kwargs, fr: Frame, step: Step) -> Value:
+    """`jax.random.categorical(key, logits, axis=-1, shape=None)`: indices of `shape`, else
+    of the logits' shape without `axis` (probe 73b: tokens sampled, then trained on)."""
+    index = "int64" if x64_enabled(fr) else "int32"
+    given = arg(args, kwargs, 3, "shape")
+    if given is not None and not (isinstance(given, ConstV) and given.value is None):
+        return ArrayV(_shape_arg(given), index, False, (step,))
+    logits = arg(args, kwargs, 1, "logits")
+    axis = int_value(arg(args, kwargs, 2, "axis") or make_int(-1))
+    if not isinstance(logits, ArrayV) or logits.shape is None or axis is None or not -len(logits.shape) <= axis < len(logits.shape):
+        return ArrayV(None, index, False)
+    kept = tuple(size for i, size in enumerate(logits.shape) if i != axis % len(logits.shape))
+    return ArrayV(kept, index, False, (step,))
 
 
 def h_np_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
