@@ -1092,7 +1092,10 @@ def _collect_leaves(tree: Value, found: list[Value], depth: int) -> bool:
         return all(_collect_leaves(by_key[key], found, depth + 1) for key in sorted(str(key) for key in keys))
     if isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls):
         fields = _module_leaf_fields(tree.cls)
-        return fields is not None and all(name in tree.attrs and _collect_leaves(tree.attrs[name], found, depth + 1) for name in fields)
+        # (a differentiated module's fields are differentiated as they are read: probe 73a)
+        return fields is not None and all(
+            name in tree.attrs and _collect_leaves(tree.attrs[name].tainted(True) if tree.diff else tree.attrs[name], found, depth + 1) for name in fields
+        )
     return False
 
 
