@@ -29,6 +29,7 @@ from jax_cudnn_lint.shape_inference.values import (
     BoundMethodV,
     ClassV,
     class_chain,
+    mark_variable_classes,
     ConstV,
     SuperV,
     DictV,
@@ -1172,7 +1173,7 @@ def is_frozen_class(cls: ClassV) -> bool:
     return is_linen_class(cls) or is_eqx_class(cls) or cls.declared_frozen()
 
 
-_NNX_VARIABLES = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.Cache", "flax.nnx.Intermediate")
+_NNX_VARIABLES = ("flax.nnx.Param", "flax.nnx.LoRAParam", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.Cache", "flax.nnx.Intermediate")
 
 
 def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -1182,7 +1183,11 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
         from jax_cudnn_lint.shape_inference.externals import h_nnx_variable
 
         kind = "flax.nnx.Param" if "flax.nnx.Param" in variable else variable[0]
-        return h_nnx_variable(interp, args, kwargs, node, fr, kind)
+        held = h_nnx_variable(interp, args, kwargs, node, fr, kind)
+        if isinstance(held, ArrayV) and kind in ("flax.nnx.Param", "flax.nnx.LoRAParam"):
+            # what `nnx.DiffState(0, LoRAWeight)` selects: the classes it is an instance of (probe 73e)
+            mark_variable_classes(held, frozenset(id(c.node) for c in class_chain(cls)))
+        return held
     if any(c.metaclass_call for c in class_chain(cls)):
         return UNKNOWN  # a metaclass's `__call__` decides what `Cfg(...)` makes
     layer = _layer_base(cls)

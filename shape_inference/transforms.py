@@ -23,6 +23,7 @@ from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     ArrayV,
+    ClassV,
     ConstV,
     DictV,
     ExternalV,
@@ -219,6 +220,8 @@ def nnx_filter(wrt: Value, depth: int = 0) -> Filter | None:
         return ALL_PARAMS
     if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.LoRAParam":
         return ("lora",)
+    if isinstance(wrt, ClassV) and wrt.external_bases() & {"flax.nnx.Param", "flax.nnx.LoRAParam"}:
+        return ("class", str(id(wrt.node)))  # `class LoRAWeight(nnx.Param)` of the analysed code (probe 73e)
     if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.PathContains" and isinstance(wrt.payload, TupleV) and len(wrt.payload.items) == 1:
         ok, name = const_value(wrt.payload.items[0])
         return ("path", name) if ok and isinstance(name, str) else None
@@ -261,7 +264,11 @@ def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), dept
             return value.tainted(True)  # (a LoRALinear's low-rank part sits under `lora`)
         return value
     if isinstance(value, ArrayV):
-        selected = chosen[0] == "path" and chosen[1] in path or chosen == ("lora",) and getattr(value, "lora", False)
+        selected = (
+            chosen[0] == "path" and chosen[1] in path
+            or chosen == ("lora",) and getattr(value, "lora", False)
+            or chosen[0] == "class" and int(chosen[1]) in getattr(value, "variable_classes", frozenset[int]())
+        )
         return value.tainted(True) if selected and not value.stopped else value
     if depth >= 6:
         return value

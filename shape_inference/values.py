@@ -76,6 +76,14 @@ def mark_lora(param: ArrayV) -> ArrayV:
     return param
 
 
+def mark_variable_classes(param: ArrayV, classes: frozenset[int]) -> ArrayV:
+    """The array of an nnx.Param subclass of the analysed code (`class LoRAWeight(nnx.Param)`),
+    with its class and their analysed bases (by their nodes' ids): what a DiffState filter
+    naming one of them selects."""
+    _set(param, "variable_classes", classes)
+    return param
+
+
 def mark_registry(registry: DictV) -> None:
     """A module's registry (Interpreter.registries): a key it lacks may be added later."""
     _set(registry, "registry", True)
