@@ -78,13 +78,20 @@ def _operands_of(call: AttentionCall, dtype: str) -> str:
 
 def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
+    informed: list[bool] = []
     for call in attention_calls(events, config):
         failure = C.bool_mask_dtype(call, config) or C.qkv_dtype(call, config)
         lowering = False
         if failure is None:
             failure = C.fp8_without_use_fp8(call, config)
             lowering = failure is not None
-        if failure is None or C.handled(call, config, failure.exception, C.LOWERING if lowering else failure.catalog):
+        if failure is None:
+            mixed = _mixed_dtypes(call, config)
+            if mixed is not None and not C.handled(call, config, mixed.exception, mixed.catalog):
+                findings.append(mixed_dtypes_finding(call, mixed))
+                informed.append(True)
+            continue
+        if C.handled(call, config, failure.exception, C.LOWERING if lowering else failure.catalog):
             continue
         dtype = call.dtype or "?"
         shown, _, wide_note = C.dtype_as_seen(call, dtype)
@@ -116,7 +123,43 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
             evidence += [*evidence_lines("mask", mask.why, here), f"mask dtype: {mask.dtype or 'bool (jax.nn takes boolean masks only)'}"]
         repro = C.repro_for(call, config, failure, JCD203.code, differentiated=False)
         findings.append(attention_finding(call, JCD203.code, message, evidence, repro, why))
-    return findings
+        informed.append(_dtypes_known(call))
+    # a call reached in several contexts is reported once, the first kept: first the one
+    # that knows the key's and value's dtypes, whose message can say which error JAX
+    # raises first (probe 73a: a context where they are not known named the later one)
+    order = sorted(range(len(findings)), key=lambda i: not informed[i])
+    return [findings[i] for i in order]
+
+
+def _dtypes_known(call: AttentionCall) -> bool:
+    return all(array is not None and array.dtype is not None for array in (C.array(call.arg("key")), C.array(call.arg("value"))))
+
+
+def _mixed_dtypes(call: AttentionCall, config: Config) -> C.Failure | None:
+    """NN-2: query, key and value of different dtypes, each one cuDNN takes (a bfloat16
+    query beside a float32 key: probe 73a); jax.nn raises before any cuDNN check, on
+    every implementation."""
+    if not call.is_cudnn or versions.before(config, (0, 4, 32)):
+        return None
+    failure = C.nn_generic(call, config)
+    if failure is None or not failure.message.startswith(("query dtype should be", "value dtype should be")):
+        return None
+    return failure
+
+
+def mixed_dtypes_finding(call: AttentionCall, failure: C.Failure) -> Finding:
+    dtypes = [(name, array.dtype) for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))) if array is not None]
+    shown = ", ".join(f"{C.dtype_as_seen(call, dtype or '?')[0]} {name}" for name, dtype in dtypes)
+    message = (
+        f"cuDNN attention gets {shown}: jax.nn raises {failure.quoted()} before any cuDNN check (on every implementation); "
+        "cast query, key and value to one dtype (jnp.bfloat16 or float16 for the cuDNN call)"
+    )
+    here = call.event.module.path
+    evidence: list[str] = []
+    for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))):
+        if array is not None:
+            evidence += [*evidence_lines(name, array.why, here), f"{name} dtype: {array.dtype}"]
+    return attention_finding(call, JCD203.code, message, evidence, None)
 
 
 # -- JCD212: a mask that is not boolean (NN-2) ---------------------------------------------------
