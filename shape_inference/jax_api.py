@@ -1835,6 +1835,10 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
 def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
     from jax_cudnn_lint.shape_inference import externals, layers
 
+    from jax_cudnn_lint.shape_inference import transforms
+
+    if obj.qualname == transforms.LINEAR_FUNCTION:
+        return transforms.call_linear_function(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN
     prefix, _, short = obj.qualname.rpartition(".")
     if prefix.endswith(".initializers") and short in externals.INITIALIZER_FACTORIES:
         return externals.call_initializer(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN

@@ -744,7 +744,24 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     nums = list(range(len(given)))
     ctx = _with_transform(fr.ctx, q, step, second_order=second_order(fr.ctx, q, func, given, kwargs, nums, step))
     result = _call_differentiated(interp, q, func, given, {}, lambda i, _: call_args[i], nums, ctx, node, fr, call_args)
+    if q == "jax.linearize":
+        # (primal out, the linear function): applying it is a jvp at those primals
+        return TupleV((result, ExtObjectV(LINEAR_FUNCTION, (func, TupleV(tuple(given))), (), (step,))))
     return TupleV((result, UNKNOWN))
+
+
+LINEAR_FUNCTION = "jax.linearize.linear_function"
+
+
+def call_linear_function(interp: Interpreter, fn: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`f_jvp(*tangents)` of `_, f_jvp = jax.linearize(f, *primals)`: forward mode at
+    those primals, as `jax.jvp(f, primals, tangents)` (probe 73b: a custom_vjp call then
+    fails when compiled, JCD208); its value is the tangent out, shaped as f's output."""
+    func, primals = fn.args
+    if kwargs or not isinstance(primals, TupleV):
+        return UNKNOWN
+    out = call_primals(interp, "jax.jvp", [func, primals, TupleV(tuple(args))], {}, node, fr)
+    return out.items[0] if isinstance(out, TupleV) and out.items else UNKNOWN
 
 
 def _call_differentiated(
