@@ -89,7 +89,7 @@ _MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one b
 _MAX_WHILE_PASSES = 16  # passes of a while loop whose test stays decided, run one by one
 MAX_DEPTH = 10
 # calls of one `__init__` open at once (Interpreter._may_reenter); the innermost is unknown
-MAX_REENTRY = 3
+MAX_REENTRY = 5
 MAX_PARAM_ROWS = 16
 DEFAULT_STEP_BUDGET = 400_000  # per entry module and phase
 DEFAULT_SECONDS = 5.0  # per entry module and phase
