@@ -589,15 +589,17 @@ def first_note(call: AttentionCall, config: Config, before: str) -> str:
     return f" (JAX first raises {first.brief()})"
 
 
-def handled(call: AttentionCall, config: Config, exception: str, before: str) -> bool:
+def handled(call: AttentionCall, config: Config, exception: str, before: str, differentiation: bool = False) -> bool:
     """Is the rule's failure handled around the call (a `try` that carries on, a
     `suppress`)?  Where its own `exception` is caught, and where an earlier check's
     certain failure is: JAX stops there.  (An earlier failure that escapes is that
-    check's finding; with it fixed, this one would be caught.)"""
+    check's finding; with it fixed, this one would be caught.)  A failure the
+    `differentiation` raises is caught only by the handlers around the staged function
+    it lies in (Ctx.staged_handled); an earlier one, raised while tracing, by all."""
     handled_here = call.event.ctx.handled
     if not handled_here:
         return False
-    if caught(handled_here, exception):
+    if caught(call.event.ctx.handled_when_differentiated() if differentiation else handled_here, exception):
         return True
     first = first_failure(call, config, before)
     return first is not None and caught(handled_here, first.exception)

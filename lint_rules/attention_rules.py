@@ -92,7 +92,7 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # (one length unknown: the other, odd, is enough)
         if not (_odd(call.T) or _odd(call.S)):
             continue
-        if handled(call, config, "NotImplementedError", "FA-15"):
+        if handled(call, config, "NotImplementedError", "FA-15", differentiation=True):
             continue
         if (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None) and _other_dtype_fails_first(call):
             continue  # a float32 memory against an unknown query: a dtype check fails first (probe 31a)

@@ -96,7 +96,7 @@ def check_jcd211(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         full = (1,) * (4 - len(bias.shape)) + tuple(C.exact(d) or -1 for d in bias.shape)
         b, n, nq = full[0], full[1], C.exact(ops.Nq)
-        if b < 0 or n < 0 or nq is None or (b == 1 and n == nq) or C.handled(call, config, "ValueError", C.TRACE_END):
+        if b < 0 or n < 0 or nq is None or (b == 1 and n == nq) or C.handled(call, config, "ValueError", C.TRACE_END, differentiation=True):
             continue
         message_text = (
             "cuDNN only supports bias gradient when the batch size is 1 and the head number matches the query, "

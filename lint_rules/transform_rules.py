@@ -125,7 +125,7 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
         if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
             continue
         if call.event.ctx.second_order:
-            if not C.handled(call, config, "NotImplementedError", C.TRACE_END):
+            if not C.handled(call, config, "NotImplementedError", C.TRACE_END, differentiation=True):
                 findings.append(_second_order(call, config))
             continue
         found = _forward_mode(call)
@@ -133,7 +133,7 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         kind, line = found
         name = kind.rsplit(".", 1)[-1]
-        if C.handled(call, config, "NotImplementedError" if name in ("hessian", "filter_hessian") else "TypeError", C.TRACE_END):
+        if C.handled(call, config, "NotImplementedError" if name in ("hessian", "filter_hessian") else "TypeError", C.TRACE_END, differentiation=True):
             continue
         if name in ("hessian", "filter_hessian"):
             raised = f'NotImplementedError("{HESSIAN}") while tracing ({name} is jacfwd of jacrev)'

@@ -100,6 +100,12 @@ class Ctx:
     params_tree: DiffTree | None = None
     # the named mesh axes in scope, with their known sizes (sharding.py)
     mesh: MeshScope = NO_MESH
+    # the handlers in force where a staging transform (jit, checkpoint, a scan's body)
+    # began inside a differentiating one: the function is traced to a jaxpr first and
+    # differentiated after, outside any `try` inside it, so only these catch what the
+    # differentiation raises (probe 74d: a jitted fallback under grad); None: no staging
+    # since the innermost differentiation
+    staged_handled: frozenset[str] | None = None
 
     def reach_unknown(self) -> Ctx:
         """This context with the enclosing transforms no longer knowing which arguments
@@ -118,7 +124,12 @@ class Ctx:
             None if self.precision is None else self.precision.key(),
             None if self.config_precision is None else self.config_precision.key(),
             self.mesh,
+            self.staged_handled,
         )
+
+    def handled_when_differentiated(self) -> frozenset[str]:
+        """What catches an error the differentiation itself raises (FA-15's odd lengths)."""
+        return self.handled if self.staged_handled is None else self.staged_handled
 
 
 @dataclass(eq=False)
@@ -159,7 +170,7 @@ def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> C
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -177,7 +188,7 @@ def with_handled(ctx: Ctx, handled: frozenset[str]) -> Ctx:
     """`ctx` where the errors of these classes are caught (or no longer are)."""
     if ctx.handled == handled:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
 
 
 def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
@@ -204,4 +215,4 @@ def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
     if entry is None:
         return None
     tree = None if isinstance(entry, bool) else entry
-    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh)
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh, ctx.staged_handled)

@@ -3698,7 +3698,7 @@ class Interpreter:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
         step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
         ctx = fr.ctx
-        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh)
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
 
     def _may_reenter(self, func: FunctionV, key: object) -> bool:
         """A class's `__init__` building nested instances of itself (`ConfigDict(v) if

@@ -54,7 +54,8 @@ Kwargs = dict[str, Value]
 
 def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = None, second_order: tuple[Step, ...] = ()) -> Ctx:
     """Under one more transform.  A differentiating one marks new values as
-    differentiated, so what `second_order` said of the old ones says nothing of them."""
+    differentiated, so what `second_order` said of the old ones says nothing of them;
+    it traces its function directly, so the handlers inside count again (staged_handled)."""
     return Ctx(
         ctx.chain,
         ctx.transforms + ((kind, step),),
@@ -69,7 +70,30 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.config_precision,
         ctx.params_tree if params_diff is None else None,
         ctx.mesh,
+        None if _differentiating(kind) else ctx.staged_handled,
     )
+
+
+def _differentiating(kind: str) -> bool:
+    kind = kind.removesuffix(UNKNOWN_ARGNUMS)
+    return kind in REVERSE_MODE or kind in FORWARD_MODE or kind in A.GRAD_LIKE
+
+
+# transforms that trace their function to a jaxpr before anything differentiates it
+STAGING = frozenset(
+    {"jax.jit", "jax.pmap", "jax.checkpoint", "flax.linen.jit", "flax.linen.remat", "flax.linen.checkpoint", "flax.nnx.jit",
+     "flax.nnx.remat", "flax.nnx.checkpoint", "equinox.filter_jit", "equinox.filter_checkpoint", "haiku.remat"}
+)
+
+
+def staged(ctx: Ctx) -> Ctx:
+    """This context where a staging transform begins: under a differentiation, the
+    handlers in force here are the last that catch what the differentiation raises in
+    the staged function (traced on 0.10.2: `try` inside `jax.jit(f)` or a scan's body
+    under `jax.grad` does not catch the odd length; around the jit call it does)."""
+    if ctx.staged_handled is not None or not any(_differentiating(kind) for kind, _ in ctx.transforms):
+        return ctx
+    return dataclasses.replace(ctx, staged_handled=ctx.handled)
 
 
 # Transforms that differentiate in reverse mode (jax.hessian is jacfwd of jacrev: forward outside).
@@ -328,7 +352,9 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_shard_map(interp, tv, args, kwargs, node, fr)
     if kind == A.PER_LAYER_STACK:
         return _call_per_layer_stack(interp, tv, args, kwargs, node, fr)
-    # jit, checkpoint, remat, named_call: transparent
+    # jit, checkpoint, remat, named_call: transparent (staging: staged)
+    if kind in STAGING:
+        return call_in_ctx(interp, tv.func, args, kwargs, staged(fr.ctx), node, fr)
     return interp.call(tv.func, args, kwargs, False, node, fr)
 
 
@@ -671,7 +697,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     name = tv.param("axis_name")
     # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)
     mesh = ctx.mesh.naming(name.value, size.value if size is not None else None) if isinstance(name, ConstV) and isinstance(name.value, str) else ctx.mesh
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh, ctx.staged_handled)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
@@ -784,6 +810,16 @@ def _leading_slice(value: Value) -> Value:
 
 
 def call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """lax's loops and branches, whose bodies are traced to jaxprs (staged)."""
+    saved = fr.ctx
+    fr.ctx = staged(fr.ctx)
+    try:
+        return _call_control_flow(interp, q, args, kwargs, node, fr)
+    finally:
+        fr.ctx = saved
+
+
+def _call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     name = q.rsplit(".", 1)[-1]
     if name == "scan":
         body = args[0] if args else kwargs.get("f")
