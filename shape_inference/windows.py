@@ -55,7 +55,7 @@ def strided_axis(n: Dim, window: int, stride: int, padding: Padding | None, step
     if isinstance(padding, str):
         if base_dilation == 1 and span == window:
             out = D.floordiv(D.add(n, D.const(stride - 1)), D.const(stride))
-            return _with_arithmetic(out, f"ceil({n.render()} / {stride})", step)
+            return with_arithmetic(out, f"ceil({n.render()} / {stride})", step)
         if n.value is None:
             return D.unknown()
         same = -(-n.value // stride)
@@ -72,7 +72,7 @@ def strided_axis(n: Dim, window: int, stride: int, padding: Padding | None, step
         return D.unknown()  # an empty or negative result: leave it to JAX
     out = D.add(D.floordiv(D.add(size, D.const(lo + hi - window)), D.const(stride)), D.const(1))
     padded = f"{shown} + {lo + hi}" if lo + hi else shown
-    return _with_arithmetic(out, f"({padded} - {window}) // {stride} + 1", step)
+    return with_arithmetic(out, f"({padded} - {window}) // {stride} + 1", step)
 
 
 def transposed_axis(n: Dim, window: int, stride: int, padding: Padding | None, step: Step) -> Dim:
@@ -83,15 +83,15 @@ def transposed_axis(n: Dim, window: int, stride: int, padding: Padding | None, s
         return D.unknown()
     if padding == "SAME":
         out = D.mul(n, D.const(stride))
-        return _with_arithmetic(out, f"{n.render()} * {stride}", step)
+        return with_arithmetic(out, f"{n.render()} * {stride}", step)
     if padding == "VALID":
         out = D.add(D.mul(n, D.const(stride)), D.const(max(window - stride, 0)))
-        return _with_arithmetic(out, f"{n.render()} * {stride} + {max(window - stride, 0)}", step)
+        return with_arithmetic(out, f"{n.render()} * {stride} + {max(window - stride, 0)}", step)
     if isinstance(padding, str):
         return D.unknown()
     lo, hi = padding
     out = D.add(D.mul(D.add(n, D.const(-1)), D.const(stride)), D.const(lo + hi - window + 2))
-    return _with_arithmetic(out, f"({n.render()} - 1) * {stride} + {lo + hi - window + 2}", step)
+    return with_arithmetic(out, f"({n.render()} - 1) * {stride} + {lo + hi - window + 2}", step)
 
 
 def h_conv_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -122,7 +122,7 @@ def h_conv_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.
     else:
         specs = _conv_specs(given, ndim)
     strides = _sizes(_arg(args, kwargs, 2, "strides"), spatial)
-    paddings = _paddings(_arg(args, kwargs, 3, "padding"), spatial, ("SAME", "VALID"))
+    paddings = _paddings(_arg(args, kwargs, 3, "padding"), spatial, ("SAME", "VALID"), transposed=True)
     dilation = _ints_or_ones(_arg(args, kwargs, positions["rhs_dilation"], "rhs_dilation"), spatial)
     flipped = _arg(args, kwargs, positions["transpose_kernel"], "transpose_kernel")
     if specs is None or strides is None or paddings is None or dilation is None or not (absent(flipped) or isinstance(flipped, ConstV)):
@@ -139,7 +139,7 @@ def h_conv_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.
     return ArrayV(tuple(sizes[c] for c in out_spec), dtype, diff, merge_why(lhs.why, rhs.why))
 
 
-def _with_arithmetic(out: Dim, formula: str, step: Step) -> Dim:
+def with_arithmetic(out: Dim, formula: str, step: Step) -> Dim:
     """The length with a step that shows how it was computed (when it is known)."""
     if out.value is None:
         return out.with_why(step)
@@ -170,14 +170,16 @@ def _ints_or_ones(v: Value | None, count: int) -> list[int] | None:
     return [1] * count if absent(v) else known_ints(v, count)
 
 
-def _paddings(v: Value | None, count: int, modes: tuple[str, ...]) -> list[Padding | None] | None:
+def _paddings(v: Value | None, count: int, modes: tuple[str, ...], transposed: bool = False) -> list[Padding | None] | None:
     """A padding argument: one of the string `modes` (upper-cased) for every axis, or
-    one (low, high) pair per axis (None for a pair of ints not both known)."""
+    one (low, high) pair per axis (None for a pair of ints not both known).  "VALID" is
+    no padding, (0, 0), except for a transposed convolution, where it is a mode of its
+    own (n * s + max(k - s, 0): probe 74c, read as (0, 0) it gave 29 for 33)."""
     if isinstance(v, ConstV) and isinstance(v.value, str):
         mode = v.value.upper()
         if mode not in modes:
             return None
-        same: list[Padding | None] = [(0, 0) if mode == "VALID" else "SAME"]
+        same: list[Padding | None] = [("VALID" if transposed else (0, 0)) if mode == "VALID" else "SAME"]
         return same * count
     if not isinstance(v, TupleV) or len(v.items) != count:
         return None
