@@ -1176,6 +1176,14 @@ def is_frozen_class(cls: ClassV) -> bool:
 _NNX_VARIABLES = ("flax.nnx.Param", "flax.nnx.LoRAParam", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.Cache", "flax.nnx.Intermediate")
 
 
+def is_nnx_param_kind(kind: Value) -> bool:
+    """nnx.Param, nnx.LoRAParam, or a class of the analysed code built on one (`class
+    AdapterParam(nnx.LoRAParam)`: probe 74a): a variable nnx.grad differentiates."""
+    if isinstance(kind, ExternalV):
+        return kind.qualname in ("flax.nnx.LoRAParam", "flax.nnx.Param")
+    return isinstance(kind, ClassV) and bool(kind.external_bases() & {"flax.nnx.LoRAParam", "flax.nnx.Param"})
+
+
 def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
     variable = sorted(cls.external_bases() & set(_NNX_VARIABLES))
     if variable and cls.lookup("__init__") is None:

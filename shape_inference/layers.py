@@ -299,7 +299,8 @@ def _lora(obj: ExtObjectV, x: ArrayV, step: Step, diff: bool) -> Value:
     if obj.kwarg("lora_promote_dtype" if linear else "promote_dtype") is not None or obj.kwarg("base_module") is not None:
         dtype = None
     kind = obj.kwarg("lora_param_type")
-    if not linear and kind is not None and not (isinstance(kind, ExternalV) and kind.qualname in ("flax.nnx.LoRAParam", "flax.nnx.Param")):
+    base = obj.kwarg("base_module")
+    if not linear and kind is not None and not A.is_nnx_param_kind(kind) and not (base is not None and base.diff):
         diff = x.diff  # its matrices are variables of another kind: nnx.grad may not reach them
     if x.shape is None or feats is None:
         return ArrayV(None, dtype, diff)

@@ -38,6 +38,7 @@ from jax_cudnn_lint.shape_inference.values import (
     TupleV,
     UnknownV,
     Value,
+    class_chain,
     contains_diff,
     const_value,
     int_value,
@@ -276,6 +277,16 @@ def _diff_filters(tv: TransformV) -> dict[int, Filter]:
 _LORA_LAYERS = ("flax.nnx.LoRA", "flax.nnx.LoRALinear")
 
 
+def _lora_kind_selected(kind: Value | None, chosen: Filter) -> bool:
+    """Does the filter select the matrices of an nnx.LoRA made with `lora_param_type=kind`
+    (nnx.LoRAParam when left out; a subclass of the analysed code: probe 74a)?"""
+    if chosen == ("lora",):
+        return kind is None or isinstance(kind, ExternalV) and kind.qualname == "flax.nnx.LoRAParam" or isinstance(kind, ClassV) and "flax.nnx.LoRAParam" in kind.external_bases()
+    if chosen[0] == "class" and isinstance(kind, ClassV):
+        return int(chosen[1]) in {id(current.node) for current in class_chain(kind)}
+    return False
+
+
 def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth: int = 0) -> Value:
     """An nnx module with only the parameters a narrower filter selects differentiated: the
     layers holding them (an nnx.LoRA, an nnx.LoRALinear's low-rank part, everything under
@@ -283,8 +294,7 @@ def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), dept
     if isinstance(value, ExtObjectV):
         if chosen[0] == "path" and chosen[1] in path:
             return value.tainted(True)
-        lora_kind = value.kwarg("lora_param_type")
-        if value.qualname in _LORA_LAYERS and (chosen == ("lora",) and (lora_kind is None or isinstance(lora_kind, ExternalV) and lora_kind.qualname == "flax.nnx.LoRAParam") or chosen == ("path", "lora") and value.qualname == "flax.nnx.LoRALinear"):
+        if value.qualname in _LORA_LAYERS and (_lora_kind_selected(value.kwarg("lora_param_type"), chosen) or chosen == ("path", "lora") and value.qualname == "flax.nnx.LoRALinear"):
             return value.tainted(True)  # (a LoRALinear's low-rank part sits under `lora`)
         return value
     if isinstance(value, ArrayV):
