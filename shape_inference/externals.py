@@ -1722,17 +1722,16 @@ def h_typing_cast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
 
 
 def h_pydantic_copy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`cfg.model_copy(update={"seq_len": 255})` (pydantic 2; `.copy(update=...)` in 1): the
-    model with those fields changed, read as dataclasses.replace reads its keywords (where
-    a validator would decide a value, unknown: the copy does not run it)."""
-    update = kwargs.get("update")
-    if set(kwargs) - {"update", "deep"} or len(args) != 1:
+    """`cfg.model_copy(update={"seq_len": 255})` (pydantic 2; `.copy(update=...)` in 1): a
+    copy of the model with those fields set as given: no validator runs (probes 73c,
+    74a)."""
+    update = kwargs.get("update", DictV(()))
+    obj = args[0] if len(args) == 1 else None
+    if set(kwargs) - {"update", "deep"} or not isinstance(obj, InstanceV) or not isinstance(update, DictV) or not all(isinstance(key, str) for key, _ in update.items):
         return UNKNOWN
-    if update is None:
-        return h_replace(interp, args, {}, node, fr, q)
-    if not isinstance(update, DictV) or not all(isinstance(key, str) for key, _ in update.items):
-        return UNKNOWN
-    return h_replace(interp, args, {str(key): value for key, value in update.items}, node, fr, q)
+    copied = InstanceV(obj.cls, dict(obj.attrs), False, (interp.step(fr, node, A.src(node)),), obj.ready)
+    copied.attrs.update((str(key), value) for key, value in update.items)
+    return copied
 
 
 def h_asdict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
