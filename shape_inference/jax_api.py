@@ -1643,12 +1643,25 @@ def _first_device(devices: IterV, index: ast.Slice) -> bool:
     )
 
 
+def _from_one_on(interp: Interpreter, node: ast.Subscript, fr: Frame) -> bool:
+    """`[1:]` (or `[n:]` for a known n >= 1) with no stop or step."""
+    index = node.slice
+    if not isinstance(index, ast.Slice) or index.upper is not None or index.step is not None or index.lower is None:
+        return False
+    start = int_value(interp.ev(index.lower, fr))
+    return start is not None and start >= 1
+
+
 def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
     if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
         ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
         return interp.external(f"jax.lax.Precision.{member}") if ok and member in ("DEFAULT", "HIGH", "HIGHEST") else UNKNOWN
     if isinstance(base, ExternalV) and np_twin(canonical(base.qualname)) in ("jax.numpy.s_", "jax.numpy.index_exp"):
         return S.index_value(interp, node.slice, fr, base.qualname.endswith("index_exp"))  # `np.s_[:, 1:]` (probe 40a)
+    if isinstance(base, ExternalV) and base.qualname == "sys.argv" and _from_one_on(interp, node, fr):
+        # `main(*sys.argv[1:])`: no arguments on the run without them, as len(sys.argv)
+        # is read (externals.h_len; probe 74a)
+        return TupleV((), True, (interp.step(fr, node, f"{src(node)}: empty on a run without arguments"),))
     if isinstance(base, ExternalV):
         return jaxtyping_or_generic(base, node)
     index_node = node.slice
