@@ -59,8 +59,9 @@ def _other_dtype_fails_first(call: AttentionCall) -> bool:
 
 
 def _shown(dim: Dim | None, name: str) -> str:
-    """A length as JAX's message would print it; its name where it is not known."""
-    return dim.render() if dim is not None and dim.render() != "?" else name
+    """A length as JAX's message would print it; its name where its number is not known
+    (JAX prints a number, not `2*obs.shape[1] - 1`: probe 75e)."""
+    return dim.render() if dim is not None and dim.value is not None else name
 
 
 def _describe(name: str, dim: Dim | None, here: str) -> str:

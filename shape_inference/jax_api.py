@@ -225,7 +225,9 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
             result = _arith(op, a, b, ())
             if result is not None:
                 source = interp.source_text(node)
-                step = interp.step(fr, node, f"{result.render()} = {a.render()} {text} {b.render()}" + (f" ({source})" if source else ""))
+                # (the arithmetic where it computes a number; a symbolic result is its own formula)
+                worked = f"{result.render()} = {a.render()} {text} {b.render()}" if result.value is not None else result.render()
+                step = interp.step(fr, node, worked + (f" ({source})" if source else ""))
                 return IntV(result.with_why(step))
     if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
         a_int, b_int = left.dim.value, right.dim.value

@@ -100,3 +100,28 @@ def test_a_dtype_finding_names_the_operands_of_that_dtype_and_no_shape_origin() 
     # a step that names the dtype is where it came from
     [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.float32(0.5)").replace("v, implementation", "v + pe, implementation"), "snippet.py", BASE) if f.code == "JCD203"]
     assert "gets float32 query/key/value" in finding.message
+
+
+SYMBOLIC = '''
+import jax
+import jax.numpy as jnp
+
+
+def loss(z):
+    b, t = z.shape[0], z.shape[1] // 2
+    q = z[:, : 2 * t - 1].reshape(b, 2 * t - 1, 4, 64)
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+jax.grad(loss)
+'''
+
+
+def test_an_odd_length_known_only_as_a_formula_is_not_quoted_as_a_number() -> None:
+    # probe 75e: 'JAX raises ... ("Unsupported sequence length Q 2*t - 1 ...")', and the
+    # formula restated as its own arithmetic ("2*t - 1 = 2*t - 1")
+    findings = [f for f in lint_source(SYMBOLIC, "snippet.py", BASE) if f.code in ("JCD201", "JCD202")]
+    assert findings
+    for finding in findings:
+        assert "Unsupported sequence length Q T, KV S." in finding.message
+        assert " - 1 = " not in finding.message
