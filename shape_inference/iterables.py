@@ -30,8 +30,9 @@ def _items(value: Value) -> list[Value] | None:
 
 
 def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`sorted(xs)` / `sorted(xs, reverse=True)` of known numbers or strings (of a set
-    display too: sorted, its order is known)."""
+    """`sorted(xs)` / `sorted(xs, reverse=True)` of known numbers or strings, or of tuples
+    of numbers (BART's `sorted(spans)`: probe 75c) (of a set display too: sorted, its
+    order is known)."""
     given = args[0] if len(args) == 1 and set(kwargs) <= {"reverse"} else None
     items = list(given.items) if isinstance(given, SetV) and len(given.items) <= _MAX_ITEMS else _items(given) if given is not None else None
     reverse = A.truth(kwargs["reverse"]) if "reverse" in kwargs else False
@@ -40,13 +41,21 @@ def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     keyed: list[tuple[object, Value]] = []
     for item in items:
         ok, py = const_value(item)
-        if not ok or not isinstance(py, (int, float, str)) or isinstance(py, bool):
+        if not ok or not (_number_or_string(py) or isinstance(py, tuple) and all(_number(part) for part in py)):
             return UNKNOWN
         keyed.append((py, item))
-    if len({type(py) is str for py, _ in keyed}) > 1:
-        return UNKNOWN  # (numbers and strings: Python refuses to compare them)
+    if len({type(py) is str if not isinstance(py, tuple) else tuple for py, _ in keyed}) > 1:
+        return UNKNOWN  # (numbers, strings and tuples: Python refuses to compare them)
     keyed.sort(key=lambda pair: pair[0], reverse=reverse)  # type: ignore[arg-type,return-value]
     return TupleV(tuple(item for _, item in keyed), True)
+
+
+def _number(py: object) -> bool:
+    return isinstance(py, (int, float)) and not isinstance(py, bool)
+
+
+def _number_or_string(py: object) -> bool:
+    return _number(py) or isinstance(py, str)
 
 
 def h_reversed(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
