@@ -1716,6 +1716,20 @@ def h_replace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return A.instantiate(interp, obj.cls, [], fields, node, fr)
 
 
+def h_pydantic_construct(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`Cfg.model_construct(seq_len=77)` (pydantic 2; `construct` in 1): an instance with
+    the values given and the defaults for the rest, no validator run (probe 75a); a
+    default made by `Field(...)` is not read."""
+    cls = args[0] if len(args) == 1 else None
+    if not isinstance(cls, ClassV):
+        return UNKNOWN
+    made = InstanceV(cls, dict(kwargs), False, (interp.step(fr, node, A.src(node)),), True)
+    for name, default, _annotation in cls.all_fields():
+        if name not in kwargs and default is not None:
+            made.attrs[name] = UNKNOWN if isinstance(default, A.CallResultV) else default
+    return made
+
+
 def h_typing_cast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`typing.cast(T, value)` is value (probe 73c: `cast("jax.Array", frames)`)."""
     return args[1] if len(args) == 2 and not kwargs else UNKNOWN
@@ -2625,6 +2639,7 @@ _register(["replace"], ["dataclasses"], h_replace)
 _register(["evolve"], ["attrs", "attr"], h_replace)  # (attrs' own dataclasses.replace: probe 73c)
 _register(["cast"], ["typing"], h_typing_cast)
 HANDLERS[A.PYDANTIC_COPY] = h_pydantic_copy
+HANDLERS[A.PYDANTIC_CONSTRUCT] = h_pydantic_construct
 _register(["asdict"], ["dataclasses"], h_asdict)
 _register(["fields"], ["dataclasses"], h_dataclass_fields)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)

@@ -3120,6 +3120,8 @@ class Interpreter:
                 return UNKNOWN  # a class's list that `self.sizes += [...]` extended
             if member is not None:
                 return member
+            if name in ("model_construct", "construct") and "pydantic.BaseModel" in base.external_bases():
+                return BoundMethodV(ExternalV(self.api.PYDANTIC_CONSTRUCT), base)  # (no validation: probe 75a)
             # inherited from a library base class: that class's attribute (TrainState.create)
             for qualname in sorted(base.external_bases()):
                 return ExternalV(self.api.canonical(f"{qualname}.{name}"))

@@ -1540,6 +1540,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
 
 
 PYDANTIC_COPY = "pydantic.BaseModel.model_copy"
+PYDANTIC_CONSTRUCT = "pydantic.BaseModel.model_construct"
 
 
 def instance_external_call(interp: Interpreter, inst: InstanceV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
