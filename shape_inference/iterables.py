@@ -9,7 +9,7 @@ a known list (the for loop unrolls it); anything not known stays unknown (probe 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, IterV, SetV, TupleV, UnknownV, Value, const_value, int_value
@@ -41,7 +41,7 @@ def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     keyed: list[tuple[object, Value]] = []
     for item in items:
         ok, py = const_value(item)
-        if not ok or not (_number_or_string(py) or isinstance(py, tuple) and all(_number(part) for part in py)):
+        if not ok or not (_number_or_string(py) or _numbers(py)):
             return UNKNOWN
         keyed.append((py, item))
     if len({type(py) is str if not isinstance(py, tuple) else tuple for py, _ in keyed}) > 1:
@@ -52,6 +52,11 @@ def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 
 def _number(py: object) -> bool:
     return isinstance(py, (int, float)) and not isinstance(py, bool)
+
+
+def _numbers(py: object) -> bool:
+    """A tuple of numbers (compared item by item)."""
+    return isinstance(py, tuple) and all(_number(part) for part in cast("tuple[object, ...]", py))
 
 
 def _number_or_string(py: object) -> bool:
