@@ -281,7 +281,14 @@ def h_random(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return ArrayV(shape, A.dtype_or(arg(args, kwargs, 4, "dtype"), "int32"), False, (step,))
     if name == "categorical":
         return _categorical(args, kwargs, fr, step)
-    if name in ("permutation", "choice"):
+    if name == "permutation":
+        # `permutation(key, n)`: the n indices shuffled; of an array, the array shuffled
+        # (MAE's visible tokens, `permutation(key, 64)[:25]`: probe 76b)
+        x = arg(args, kwargs, 1, "x")
+        if isinstance(x, IntV):
+            return ArrayV((x.dim.with_why(step),), "int64" if x64_enabled(fr) else "int32", False, (step,))
+        return ArrayV(x.shape, x.dtype, x.diff, x.why) if isinstance(x, ArrayV) else ArrayV(None, None, False)
+    if name == "choice":
         return ArrayV(None, None, False)
     if name in ("uniform", "normal", "truncated_normal", "orthogonal", "gumbel", "laplace", "rademacher", "exponential"):
         if name == "truncated_normal":
@@ -2257,6 +2264,13 @@ def h_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     changes the class, `type(self)(cfg)` makes another instance)."""
     if len(args) == 1 and not kwargs and isinstance(args[0], InstanceV):
         return args[0].cls
+    if len(args) == 1 and not kwargs:
+        # of a known constant, its builtin type: `type=type(default)` in an argparse loop
+        # over a defaults dict, `type(getattr(cfg, key))(value)` (probes 71a, 76c)
+        ok, py = const_value(args[0])
+        kind = type(py).__name__ if ok and type(py) in (bool, int, float, str) else "float" if isinstance(args[0], FloatV) else "int" if isinstance(args[0], IntV) else None
+        if kind is not None:
+            return interp.external(f"builtins.{kind}")
     return UNKNOWN
 
 
