@@ -2102,12 +2102,14 @@ class Interpreter:
         decided = False
         fr.unrolling += 1
         try:
-            for _ in range(_MAX_WHILE_PASSES if fr.unrolling == 1 else 0):
+            # (one test more than passes: a loop of exactly _MAX_WHILE_PASSES passes ends
+            # decided, probe 76a)
+            for passes in range(_MAX_WHILE_PASSES + 1 if fr.unrolling == 1 else 0):
                 truth = None if fr.state is None else True if forever else self.test_truth(stmt.test, fr)
                 if fr.state is None or truth is False:
                     decided = fr.state is not None or bool(breaks)
                     break
-                if truth is None:
+                if truth is None or passes == _MAX_WHILE_PASSES:
                     break
                 continues.clear()
                 self.exec_block(stmt.body, fr)
