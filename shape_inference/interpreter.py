@@ -85,7 +85,7 @@ from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, 
 
 _MAX_UNROLLED = 64  # items of a comprehension evaluated one by one (Criteo's 39 features: probe 67b)
 _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widened element
-_MAX_UNROLLED_LOOP = 8  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions)
+_MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
 _MAX_WHILE_PASSES = 64  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens: probe 75c)
 MAX_DEPTH = 10
 # calls of one `__init__` open at once (Interpreter._may_reenter); the innermost is unknown

@@ -39,9 +39,9 @@ def test_early_return_and_augmented_assignment() -> None:
 
 
 def test_loops_widen() -> None:
-    src = P + "n = 1\nfor i in range(10):\n    n = n * 2\nreveal_type(n)\n"
+    src = P + "n = 1\nfor i in range(40):\n    n = n * 2\nreveal_type(n)\n"
     assert one(src).int is None
-    src = P + "n = 7\nfor i in range(10):\n    print(i)\nreveal_type(n)\n"
+    src = P + "n = 7\nfor i in range(40):\n    print(i)\nreveal_type(n)\n"
     assert one(src).int == 7
     # a while loop whose test stays decided runs pass by pass: 16, 32, 64, 128
     src = P + "x = jnp.zeros((2, 16))\nwhile x.shape[1] < 100:\n    x = jnp.concatenate([x, x], axis=1)\nreveal_type(x.shape[1])\n"
@@ -55,7 +55,7 @@ def test_loops_widen() -> None:
 
 
 def test_loop_over_a_literal_runs_each_item() -> None:
-    """A literal tuple or list, or a range with known bounds, of at most 8 items is run
+    """A literal tuple or list, or a range with known bounds, of at most 16 items is run
     item by item, in order (a `break` ends it, a `continue` ends the pass); a longer one
     is joined."""
     src = P + "n = 0\nfor k in (1, 2, 4):\n    n = n + k\n    reveal_type(k)\nreveal_type(n)\n"
@@ -67,8 +67,10 @@ def test_loop_over_a_literal_runs_each_item() -> None:
     src = P + "n = 0\nfor k in range(3):\n    n = n + k\nreveal_type(n)\n"
     assert one(src).int == 3
     src = P + "n = 0\nfor k in range(1, 10, 1):\n    n = n + k\nreveal_type(n)\n"
+    assert one(src).int == 45
+    src = P + "n = 0\nfor k in range(1, 18, 1):\n    n = n + k\nreveal_type(n)\n"
     assert one(src).int is None
-    src = P + "n = 0\nfor k in (1, 2, 3, 4, 5, 6, 7, 8, 9):\n    n = n + k\nreveal_type(n)\n"
+    src = P + "n = 0\nfor k in (" + ", ".join(str(i) for i in range(1, 18)) + "):\n    n = n + k\nreveal_type(n)\n"
     assert one(src).int is None
 
 
