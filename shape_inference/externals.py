@@ -2378,16 +2378,13 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
     return TransformV(q, func, tuple(kwargs.items()), (interp.step(fr, node, f"{A.src(node)}"),))
 
 
-CHECKIFY = "jax.experimental.checkify.checkify"
-
-
 def h_checkify(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`checkify.checkify(f, errors=...)`: a function that runs f on its arguments and
     gives (error, f's result) (transforms.call_transform; probe 75d: a checkified train
     step was not analysed at all)."""
     if not args:
         return UNKNOWN
-    return TransformV(CHECKIFY, args[0], (), (interp.step(fr, node, A.src(node)),))
+    return TransformV(A.CHECKIFY, args[0], (), (interp.step(fr, node, A.src(node)),))
 
 
 def h_closure_convert(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -3125,7 +3122,7 @@ def _with_attribute(inst: InstanceV, path: list[str], value: Value) -> InstanceV
 HANDLERS["equinox.nn.inference_mode"] = h_inference_mode
 HANDLERS["equinox.nn.make_with_state"] = h_make_with_state
 HANDLERS["equinox.tree_at"] = h_tree_at
-HANDLERS[CHECKIFY] = h_checkify
+HANDLERS[A.CHECKIFY] = h_checkify
 HANDLERS["jax.closure_convert"] = h_closure_convert
 HANDLERS["equinox.tree_deserialise_leaves"] = h_deserialised
 HANDLERS["haiku.data_structures.merge"] = h_haiku_merge

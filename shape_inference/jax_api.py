@@ -1541,6 +1541,8 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
 
 PYDANTIC_COPY = "pydantic.BaseModel.model_copy"
 PYDANTIC_CONSTRUCT = "pydantic.BaseModel.model_construct"
+# `checkify.checkify(f)`: a transform whose function gives (error, f's result)
+CHECKIFY = "jax.experimental.checkify.checkify"
 
 
 def instance_external_call(interp: Interpreter, inst: InstanceV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
@@ -1857,9 +1859,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
 
 
 def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
-    from jax_cudnn_lint.shape_inference import externals, layers
-
-    from jax_cudnn_lint.shape_inference import transforms
+    from jax_cudnn_lint.shape_inference import externals, layers, transforms
 
     if obj.qualname == transforms.LINEAR_FUNCTION:
         return transforms.call_linear_function(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN

@@ -362,7 +362,7 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         return _call_shard_map(interp, tv, args, kwargs, node, fr)
     if kind == A.PER_LAYER_STACK:
         return _call_per_layer_stack(interp, tv, args, kwargs, node, fr)
-    if kind == CHECKIFY:
+    if kind == A.CHECKIFY:
         return TupleV((UNKNOWN, interp.call(tv.func, args, kwargs, False, node, fr)))  # (error, result)
     # jit, checkpoint, remat, named_call: transparent (staging: staged)
     if kind in STAGING:
@@ -789,7 +789,6 @@ def call_primals(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
 
 
 LINEAR_FUNCTION = "jax.linearize.linear_function"
-CHECKIFY = "jax.experimental.checkify.checkify"  # (externals.h_checkify)
 
 
 def call_linear_function(interp: Interpreter, fn: ExtObjectV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
