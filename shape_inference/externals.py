@@ -6,6 +6,7 @@ the flax / equinox / haiku layers we model (which become `ExtObjectV`s).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import sys
 import math
@@ -2372,6 +2373,10 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
             kwargs["has_aux"] = args[2]
     from jax_cudnn_lint.shape_inference.values import ClassV
 
+    if isinstance(func, ClassV) and q in _STAGING_LIFTS and A.is_linen_class(func):
+        # `nn.remat(Attn)`: the class, whose instances run staged (a `try` in `__call__`
+        # does not catch what a grad around raises: probes 75a, 76a)
+        return dataclasses.replace(func, decorators=(*func.decorators, ExternalV(q)))
     if isinstance(func, ClassV) and q not in A.VMAP_LIKE:
         return func  # flax lifted transforms over a module class keep the class's shapes
     # (a class vmapped builds a stacked module: transforms._add_axis)
@@ -2394,6 +2399,9 @@ def h_closure_convert(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     if not args or kwargs:
         return UNKNOWN
     return TupleV((args[0], TupleV((), True)))
+
+
+_STAGING_LIFTS = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit"})
 
 
 def h_custom_rules(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

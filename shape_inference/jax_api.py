@@ -1450,6 +1450,10 @@ def call_module_instance(
     if is_linen_class(inst.cls):
         linen_setup(interp, inst, fr.ctx, generic=fr.generic)
         narrowed = submodule_ctx(fr.ctx, inst.attrs.get("name") or _auto_name(fr.ctx, inst))  # its own part of the applied params
+        if any(isinstance(d, ExternalV) and d.qualname in ("flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit") for d in inst.cls.decorators):
+            from jax_cudnn_lint.shape_inference.transforms import staged
+
+            narrowed = staged(narrowed or fr.ctx)  # (`nn.remat(Attn)()`: traced to a jaxpr first)
     if narrowed is None:
         return interp.call(bound, args, kwargs, False, node, fr)
     saved, fr.ctx = fr.ctx, narrowed
