@@ -26,6 +26,7 @@ from jax_cudnn_lint.lint_rules.evidence import (
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.shape_inference.context import CallEvent
 from jax_cudnn_lint.shape_inference.dims import Why
+from jax_cudnn_lint.shape_inference.values import ArrayV
 
 JCD203 = rule(
     "JCD203",
@@ -67,18 +68,23 @@ def _dtype_phrase(call: AttentionCall, dtype: str) -> tuple[str, Why]:
 _SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16"}
 
 
+def _qkv(call: AttentionCall) -> tuple[tuple[str, ArrayV | None], ...]:
+    """Query, key and value by name, as the call passes them."""
+    return (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value"))))
+
+
 def _operands_of(call: AttentionCall, dtype: str) -> str:
     """The operands of that dtype ("query and key"; "query/key/value" when all three):
     JAX's check names the query, the rest may be fine (probe 72c)."""
-    names = [name for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))) if array is not None and array.dtype == dtype]
+    names = [name for name, array in _qkv(call) if array is not None and array.dtype == dtype]
     if len(names) == 3:
         return "query/key/value"
     return " and ".join(names) if names else "query"
 
 
 def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
-    findings: list[Finding] = []
-    informed: list[bool] = []
+    # (whether the call's context knows the key's and value's dtypes, the finding)
+    found: list[tuple[bool, Finding]] = []
     for call in attention_calls(events, config):
         failure = C.bool_mask_dtype(call, config) or C.qkv_dtype(call, config)
         lowering = False
@@ -88,8 +94,7 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
         if failure is None:
             mixed = _mixed_dtypes(call, config)
             if mixed is not None and not C.handled(call, config, mixed.exception, mixed.catalog):
-                findings.append(mixed_dtypes_finding(call, mixed))
-                informed.append(True)
+                found.append((True, mixed_dtypes_finding(call, mixed)))
             continue
         if C.handled(call, config, failure.exception, C.LOWERING if lowering else failure.catalog):
             continue
@@ -122,17 +127,12 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
         if failure.catalog == "FA-5" and mask is not None:
             evidence += [*evidence_lines("mask", mask.why, here), f"mask dtype: {mask.dtype or 'bool (jax.nn takes boolean masks only)'}"]
         repro = C.repro_for(call, config, failure, JCD203.code, differentiated=False)
-        findings.append(attention_finding(call, JCD203.code, message, evidence, repro, why))
-        informed.append(_dtypes_known(call))
+        known = all(array is not None and array.dtype is not None for name, array in _qkv(call) if name != "query")
+        found.append((known, attention_finding(call, JCD203.code, message, evidence, repro, why)))
     # a call reached in several contexts is reported once, the first kept: first the one
     # that knows the key's and value's dtypes, whose message can say which error JAX
     # raises first (probe 73a: a context where they are not known named the later one)
-    order = sorted(range(len(findings)), key=lambda i: not informed[i])
-    return [findings[i] for i in order]
-
-
-def _dtypes_known(call: AttentionCall) -> bool:
-    return all(array is not None and array.dtype is not None for array in (C.array(call.arg("key")), C.array(call.arg("value"))))
+    return [finding for _, finding in sorted(found, key=lambda pair: not pair[0])]
 
 
 def _mixed_dtypes(call: AttentionCall, config: Config) -> C.Failure | None:
@@ -148,17 +148,16 @@ def _mixed_dtypes(call: AttentionCall, config: Config) -> C.Failure | None:
 
 
 def mixed_dtypes_finding(call: AttentionCall, failure: C.Failure) -> Finding:
-    dtypes = [(name, array.dtype) for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))) if array is not None]
-    shown = ", ".join(f"{C.dtype_as_seen(call, dtype or '?')[0]} {name}" for name, dtype in dtypes)
+    operands = [(name, array) for name, array in _qkv(call) if array is not None]
+    shown = ", ".join(f"{C.dtype_as_seen(call, array.dtype or '?')[0]} {name}" for name, array in operands)
     message = (
         f"cuDNN attention gets {shown}: jax.nn raises {failure.quoted()} before any cuDNN check (on every implementation); "
         "cast query, key and value to one dtype (jnp.bfloat16 or float16 for the cuDNN call)"
     )
     here = call.event.module.path
     evidence: list[str] = []
-    for name, array in (("query", call.query), ("key", C.array(call.arg("key"))), ("value", C.array(call.arg("value")))):
-        if array is not None:
-            evidence += [*evidence_lines(name, array.why, here), f"{name} dtype: {array.dtype}"]
+    for name, array in operands:
+        evidence += [*evidence_lines(name, array.why, here), f"{name} dtype: {array.dtype}"]
     return attention_finding(call, JCD203.code, message, evidence, None)
 
 

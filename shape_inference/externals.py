@@ -2373,7 +2373,7 @@ def h_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
             kwargs["has_aux"] = args[2]
     from jax_cudnn_lint.shape_inference.values import ClassV
 
-    if isinstance(func, ClassV) and q in _STAGING_LIFTS and A.is_linen_class(func):
+    if isinstance(func, ClassV) and q in A.LINEN_STAGING_LIFTS and A.is_linen_class(func):
         # `nn.remat(Attn)`: the class, whose instances run staged (a `try` in `__call__`
         # does not catch what a grad around raises: probes 75a, 76a)
         return dataclasses.replace(func, decorators=(*func.decorators, ExternalV(q)))
@@ -2399,9 +2399,6 @@ def h_closure_convert(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     if not args or kwargs:
         return UNKNOWN
     return TupleV((args[0], TupleV((), True)))
-
-
-_STAGING_LIFTS = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit"})
 
 
 def h_custom_rules(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

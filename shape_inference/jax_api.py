@@ -1450,7 +1450,7 @@ def call_module_instance(
     if is_linen_class(inst.cls):
         linen_setup(interp, inst, fr.ctx, generic=fr.generic)
         narrowed = submodule_ctx(fr.ctx, inst.attrs.get("name") or _auto_name(fr.ctx, inst))  # its own part of the applied params
-        if any(isinstance(d, ExternalV) and d.qualname in ("flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit") for d in inst.cls.decorators):
+        if any(isinstance(d, ExternalV) and d.qualname in LINEN_STAGING_LIFTS for d in inst.cls.decorators):
             from jax_cudnn_lint.shape_inference.transforms import staged
 
             narrowed = staged(narrowed or fr.ctx)  # (`nn.remat(Attn)()`: traced to a jaxpr first)
@@ -1545,6 +1545,9 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
 
 PYDANTIC_COPY = "pydantic.BaseModel.model_copy"
 PYDANTIC_CONSTRUCT = "pydantic.BaseModel.model_construct"
+# linen's lifts that stage a Module class (`nn.remat(Attn)`): externals.h_transform marks
+# the class with one, call_module_instance runs its instances staged
+LINEN_STAGING_LIFTS = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit"})
 # `checkify.checkify(f)`: a transform whose function gives (error, f's result)
 CHECKIFY = "jax.experimental.checkify.checkify"
 
