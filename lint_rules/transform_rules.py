@@ -329,8 +329,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
         # (not a method or helper of ours: it may read state the mapped function batched)
-        inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in (*expr.args, *(k.value for k in expr.keywords))]
-        return (True, None) if all(found == (True, None) for found in inputs) else _UNKNOWN_AXIS
+        parts = [*expr.args, *(k.value for k in expr.keywords)]
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_AXIS_0:
+            # `jnp.stack([s, a], axis=1)`, `jnp.tanh(x)`: the items of a list argument count
+            # one by one (probe 75e: a stream of states and actions stacked)
+            parts = [item for part in parts for item in (part.elts if isinstance(part, (ast.List, ast.Tuple)) else [part])]
+        inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
+        if all(found == (True, None) for found in inputs):
+            return True, None
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_AXIS_0 and all(found in ((True, 0), (True, None)) for found in inputs):
+            return True, 0
+        return _UNKNOWN_AXIS
     else:
         return _UNKNOWN_AXIS
     axes = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
@@ -380,6 +389,16 @@ def _number(expr: ast.expr, depth: int = 0) -> bool:
 
 # the conventional names of the array libraries, whose functions read only their arguments
 _ARRAY_LIBRARIES = frozenset({"jnp", "np", "jax", "numpy", "lax", "math"})
+# Their functions whose batching rules leave a result batched at axis 0 where every
+# batched input is (elementwise: the common axis, or all moved to 0; concatenate and
+# reshape: moved to 0; transpose, pad, squeeze, reductions over other axes: kept), for
+# the axes they take as arguments.  Not einsum, matmul, dot or indexing: a dot_general's
+# batch dimensions come first, a gather's axis is its own.
+_KEEP_AXIS_0 = frozenset({
+    "stack", "concatenate", "hstack", "vstack", "pad", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "tile",
+    "where", "clip", "maximum", "minimum", "tanh", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "abs", "square", "negative",
+    "sigmoid", "gelu", "relu", "silu", "swish", "softmax", "log_softmax", "softplus", "elu", "leaky_relu", "mean", "sum", "cumsum",
+})
 # ...except the collectives, which read the mapped axis (`lax.axis_index("b")` is batched)
 _COLLECTIVES = frozenset({"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pswapaxes", "psum_scatter", "pbroadcast"})
 
@@ -712,7 +731,7 @@ def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, Vmap
             'TypeError("cannot reshape array of shape ... into shape ...") from the batching rule',
             f"{mapped} {'is' if ',' not in mapped else 'are'} batched (vmap size {size}) but {unmapped} "
             f"{'is' if ',' not in unmapped else 'are'} not: the rule folds the vmap axis into the query's batch "
-            f"and reshapes every operand to it (JAX <= 0.11.0; fixed in JAX's main branch, PR #39451)",
+            f"and reshapes every operand to it (JAX <= 0.11.0; fixed in JAX 0.11.1, PR #39451)",
             "batch all of query, key and value (jnp.broadcast_to the shared ones) or call attention on the "
             "stacked batch without vmap",
         ), info
