@@ -31,6 +31,7 @@ from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference import transforms
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
+from jax_cudnn_lint.shape_inference.handlers import caught
 from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, DictV, IntV, TupleV, Value
 
 JCD208 = rule(
@@ -775,11 +776,46 @@ def vmap_problem(call: AttentionCall, config: Config) -> tuple[VmapProblem, Vmap
     return None
 
 
+def jacobian_rows_finding(call: AttentionCall, config: Config) -> Finding | None:
+    """FA-20 through `jax.jacrev`: its vmapped pullback brings a batched cotangent to the
+    backward pass of a call whose query, key and value (residuals) are not batched
+    (jacobian_rows.py; fixed after 0.11.0)."""
+    rows = call.event.ctx.jacobian_rows
+    version = versions.jax_version(config)
+    if rows is None or not call.is_cudnn or not call.differentiated or call.never_differentiated or version is None or version > versions.NEWEST_RELEASE:
+        return None
+    if call.api_is_nn and versions.before(config, versions.NN_CUDNN_SINCE):
+        return None
+    if call.event.ctx.second_order or _forward_mode(call) is not None:
+        return None  # (JCD208: differentiating the forward pass fails first)
+    # the backward pass runs after the function returns: only a handler around the
+    # jacrev's call catches it, or one that catches an earlier failure of the forward pass
+    first = C.first_failure(call, config, C.TRACE_END)
+    if caught(rows.handled, "TypeError") or first is not None and caught(call.event.ctx.handled, first.exception):
+        return None
+    name = rows.kind.rsplit(".", 1)[-1]
+    where = f"line {rows.step.line}" if rows.step.path == call.event.module.path else f"{rows.step.path}:{rows.step.line}"
+    count = f"{rows.rows} output elements" if rows.rows is not None else "more than one output element"
+    message = (
+        f"cuDNN attention differentiated by {name} ({where}) of a function with {count}: {name} vmaps the backward pass "
+        f"over one cotangent per output element, and the cotangent reaching this call is batched while its query, key and value "
+        f"(the forward pass's residuals) are not; the batching rule folds the vmap axis into the batch and reshapes every "
+        f"operand to it (JAX <= 0.11.0; fixed in JAX 0.11.1, PR #39451); JAX raises "
+        f'TypeError("cannot reshape array of shape ... into shape ...") from the batching rule{C.first_note(call, config, C.TRACE_END)}; '
+        f"take jax.grad (or jax.vjp) of each output element in turn, or use implementation=\"xla\" for the Jacobian"
+    )
+    evidence = [f"reverse-mode Jacobian: {rows.kind} ({where}), {count}", "its output depends on this call's output", "catalog: FA-20"]
+    return attention_finding(call, JCD209.code, message, evidence, None)
+
+
 def check_jcd209(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for call in attention_calls(events, config):
         found = vmap_problem(call, config)
         if found is None:
+            by_rows = jacobian_rows_finding(call, config)
+            if by_rows is not None:
+                findings.append(by_rows)
             continue
         problem, info = found
         if C.handled(call, config, problem.exception, C.TRACE_END):

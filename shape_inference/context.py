@@ -35,6 +35,19 @@ class VmapInfo:
     direct: tuple[int, frozenset[str]] | None = None
 
 
+@dataclass(frozen=True)
+class JacobianRows:
+    """A reverse-mode Jacobian (`jax.jacrev`) whose pullback, vmapped over `rows`
+    cotangents (None: more than one, how many not known), reaches an attention call's
+    output (jacobian_rows.py); `handled`: the handlers around the Jacobian's call, the
+    only ones its backward pass runs inside."""
+
+    kind: str
+    step: Step
+    rows: int | None
+    handled: frozenset[str]
+
+
 MeshAxes = tuple[tuple[str, int], ...]  # mesh axis names with their sizes, those known
 
 
@@ -106,6 +119,9 @@ class Ctx:
     # differentiation raises (probe 74d: a jitted fallback under grad); None: no staging
     # since the innermost differentiation
     staged_handled: frozenset[str] | None = None
+    # set on an attention call after the fact where a jax.jacrev's batched cotangents
+    # reach its output (JCD209, FA-20)
+    jacobian_rows: JacobianRows | None = None
 
     def reach_unknown(self) -> Ctx:
         """This context with the enclosing transforms no longer knowing which arguments

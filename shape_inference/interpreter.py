@@ -282,6 +282,9 @@ class Interpreter:
         # > 0 while mixed_tangents runs a function aside (its events are dropped): a
         # differentiation nested deeper is not run aside again
         self.aside_runs = 0
+        # the id of the attention call site whose output a run aside marks differentiated
+        # (jacobian_rows: does it reach a Jacobian's rows?)
+        self.marked_site: int | None = None
         self.steps = 0
         self.step_budget = DEFAULT_STEP_BUDGET if step_budget is None else step_budget
         self.seconds = seconds = DEFAULT_SECONDS if seconds is None else seconds
@@ -3508,6 +3511,8 @@ class Interpreter:
         if isinstance(callee, ExternalV):
             if isinstance(node, ast.Call) and self.watch(callee.qualname):
                 self.record(callee.qualname, node, args, kwargs, star_unknown, fr, via)
+                if self.marked_site == id(node):
+                    return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr).tainted(True)
             return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
@@ -3835,7 +3840,7 @@ class Interpreter:
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
         # (a call run aside by mixed_tangents does not mark the differentiations inside it:
         # its events serve aside runs only)
-        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0)
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site)
 
     def _closure_key(self, func: FunctionV) -> object:
         """What a nested function reads from its enclosing scopes now: those scopes change

@@ -171,12 +171,13 @@ def _run(interp: Interpreter, func: Value, args: list[Value], kwargs: Kwargs, ct
     fr.ctx = ctx
     try:
         interp.call(func, args, kwargs, False, node, fr)
-        return [(id(event.node), _differentiated(event)) for event in interp.events[start:]]
+        return [(id(event.node), differentiated(event)) for event in interp.events[start:]]
     finally:
         fr.ctx = saved
         del interp.events[start:]
 
 
-def _differentiated(event: CallEvent) -> bool:
+def differentiated(event: CallEvent) -> bool:
+    """Does an operand of the attention call come in differentiated?"""
     operands = [*event.args[: len(_OPERANDS)], *(event.kwargs[name] for name in _OPERANDS if name in event.kwargs)]
     return any(value.diff for value in operands)

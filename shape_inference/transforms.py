@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference import filter_specs, mixed_tangents, sharding
+from jax_cudnn_lint.shape_inference import filter_specs, jacobian_rows, mixed_tangents, sharding
 from jax_cudnn_lint.shape_inference.context import UNKNOWN_ARGNUMS, Ctx, VmapInfo
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.scopes import parameter_names
@@ -339,7 +339,11 @@ def call_transform(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwar
         def mark(i: int, value: Value) -> Value:
             return mark_selected(value, narrower[i]) if i in narrower else mark_differentiated(value, every_leaf=every_leaf)
 
+        start = len(interp.events)
         result = _call_differentiated(interp, kind, tv.func, args, kwargs, mark, nums, ctx, node, fr, marked)
+        if kind in jacobian_rows.JACREV and nums:
+            has_aux = tv.param("has_aux")
+            jacobian_rows.mark_rows(interp, kind, False if has_aux is None else A.truth(has_aux), tv.func, marked, kwargs, result, start, step, node, fr)
         grads = _gradients(tv, args, nums, result) if kind in ("jax.grad", "jax.value_and_grad", A.DYNAMIC_SCALE_VALUE_AND_GRAD) else UNKNOWN
         if kind == A.DYNAMIC_SCALE_VALUE_AND_GRAD:
             return TupleV((UNKNOWN, UNKNOWN, result, grads))  # (the new scale, is_finite, value, grads)
