@@ -91,8 +91,10 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
         if failure is None:
             failure = C.fp8_without_use_fp8(call, config)
             lowering = failure is not None
-        if failure is None:
-            mixed = _mixed_dtypes(call, config)
+        mixed = _mixed_dtypes(call, config)
+        if failure is None or mixed is not None and not lowering and C.first_failure(call, config, failure.catalog) == mixed:
+            # jax.nn's check of mixed dtypes comes first (probe 77e: a float32 query beside
+            # bfloat16 keys is that ValueError, not cuDNN's dtype check)
             if mixed is not None and not C.handled(call, config, mixed.exception, mixed.catalog):
                 found.append((True, mixed_dtypes_finding(call, mixed)))
             continue
@@ -136,9 +138,9 @@ def check_jcd203(events: list[CallEvent], config: Config) -> list[Finding]:
 
 
 def _mixed_dtypes(call: AttentionCall, config: Config) -> C.Failure | None:
-    """NN-2: query, key and value of different dtypes, each one cuDNN takes (a bfloat16
-    query beside a float32 key: probe 73a); jax.nn raises before any cuDNN check, on
-    every implementation."""
+    """NN-2: query, key and value of different dtypes (a bfloat16 query beside a float32
+    key: probe 73a; a float32 query beside bfloat16 keys: 77e); jax.nn raises before any
+    cuDNN check, on every implementation."""
     if not call.is_cudnn or versions.before(config, (0, 4, 32)):
         return None
     failure = C.nn_generic(call, config)

@@ -95,8 +95,13 @@ layer(jnp.zeros((2, 32, 4, 64), jnp.bfloat16), jnp.zeros((2, 32, 4, 64), jnp.bfl
 def test_a_dtype_finding_names_the_operands_of_that_dtype_and_no_shape_origin() -> None:
     # probe 72c: "gets float32 query/key/value (query ... from jnp.zeros(..., jnp.bfloat16))"
     # where a float32 term promoted the query and key only
-    [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.asarray(load_table(), dtype=jnp.float32)"), "snippet.py", BASE) if f.code == "JCD203"]
+    # (the value's dtype not known: with a bfloat16 value jax.nn's mixed-dtype check comes
+    # first, probe 77e)
+    unknown_value = PROMOTED.replace("jnp.bfloat16), PE)", "jnp.bfloat16) * 0 + load_value(), PE)")
+    [finding] = [f for f in lint_source(unknown_value.replace("PE", "jnp.asarray(load_table(), dtype=jnp.float32)"), "snippet.py", BASE) if f.code == "JCD203"]
     assert "gets float32 query and key:" in finding.message
+    [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.asarray(load_table(), dtype=jnp.float32)"), "snippet.py", BASE) if f.code == "JCD203"]
+    assert 'gets float32 query, float32 key, bfloat16 value: jax.nn raises ValueError("value dtype should be float32' in finding.message
     # a step that names the dtype is where it came from
     [finding] = [f for f in lint_source(PROMOTED.replace("PE", "jnp.float32(0.5)").replace("v, implementation", "v + pe, implementation"), "snippet.py", BASE) if f.code == "JCD203"]
     assert "gets float32 query/key/value" in finding.message
