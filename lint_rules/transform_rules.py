@@ -302,6 +302,14 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
                 return entry if entry[1] is None or entry[1] >= 0 else _UNKNOWN_AXIS
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
+    if isinstance(expr, ast.Subscript):
+        # `kv[:, :, 0]` of an unbatched fused projection, by unbatched indices: unbatched
+        # (probe 77b: a shared text context's keys and values split by index)
+        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
+        items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        bounds = [b for i in items for b in ((i.lower, i.upper, i.step) if isinstance(i, ast.Slice) else (i,)) if b is not None]
+        unbatched = base == (True, None) and all(_axis_of_expr(func, b, at, params, in_axes, depth + 1) == (True, None) for b in bounds)
+        return (True, None) if unbatched else _UNKNOWN_AXIS
     parts: list[ast.expr]
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
         # `x @ w` with only x batched: dot_general's batching rule keeps x's batch axis among

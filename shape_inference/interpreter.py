@@ -4286,15 +4286,18 @@ def _same_dtype_spelling(given: ast.expr, default: ast.expr) -> bool:
 
 
 def _dim_pairs(first: Sequence[Value], now: Sequence[Value]) -> list[tuple[frozenset[Step], Why]]:
-    """(the first call's provenance, this call's) of each argument length that differs
-    in where it came from (a memo key ignores provenance)."""
+    """(the first call's provenance, this call's) of each argument length, none where
+    no length differs in where it came from (a memo key ignores provenance).  The
+    lengths that do not differ are kept: a result's length told by the argument it
+    shares the most steps with must find its own (probe 77c: a sequence length told by
+    a head dim's steps, both from one `reshape(*shape)`)."""
     pairs: list[tuple[frozenset[Step], Why]] = []
     for old, new in zip(first, now):
         if isinstance(old, ArrayV) and isinstance(new, ArrayV) and old.shape is not None and new.shape is not None and len(old.shape) == len(new.shape):
-            pairs.extend((frozenset(a.why), b.why) for a, b in zip(old.shape, new.shape) if a.why != b.why and a.why)
-        elif isinstance(old, IntV) and isinstance(new, IntV) and old.dim.why != new.dim.why and old.dim.why:
+            pairs.extend((frozenset(a.why), b.why) for a, b in zip(old.shape, new.shape) if a.why)
+        elif isinstance(old, IntV) and isinstance(new, IntV) and old.dim.why:
             pairs.append((frozenset(old.dim.why), new.dim.why))
-    return pairs
+    return pairs if any(old != frozenset(new) for old, new in pairs) else []
 
 
 def _reattributed(result: Value, first: Sequence[Value], now: Sequence[Value], depth: int = 0, pairs: list[tuple[frozenset[Step], Why]] | None = None) -> Value:
@@ -4322,14 +4325,17 @@ def _retold(dim: Dim, pairs: list[tuple[frozenset[Step], Why]]) -> Dim:
     """`dim` told by the argument length it shares the most steps with (steps such as the
     batch's `literal 2` are shared by several: probe 50a, where the second finding cited
     the first call's reshape)."""
-    best, overlap = None, 0
+    best, overlap = None, (0, False)
+    own = frozenset(dim.why)
     for old, new in pairs:
-        shared = sum(1 for step in dim.why if step in old)
+        shared = (sum(1 for step in dim.why if step in old), old == own)  # (ties: its very steps)
         if shared > overlap:
             best, overlap = (old, new), shared
     if best is None:
         return dim
     old, new = best
+    if old == frozenset(new):
+        return dim
     return dim.replace_why(merge_why(new, tuple(step for step in dim.why if step not in old)))
 
 

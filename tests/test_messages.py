@@ -130,3 +130,43 @@ def test_an_odd_length_known_only_as_a_formula_is_not_quoted_as_a_number() -> No
     for finding in findings:
         assert "Unsupported sequence length Q T, KV S." in finding.message
         assert " - 1 = " not in finding.message
+
+
+PERMUTED = '''
+import jax
+import jax.numpy as jnp
+
+
+def view(x, *shape):
+    return x.reshape(*shape)
+
+
+def permute(x, *dims):
+    return jnp.transpose(x, dims)
+
+
+def sdpa(query, key, value):
+    q, k, v = (permute(t, 0, 2, 1, 3) for t in (query, key, value))
+    return jax.nn.dot_product_attention(q, k, v, implementation="cudnn")
+
+
+def loss(w, x):
+    B, T, C = x.shape
+    nh = 2
+    q, k, v = jnp.split(x @ w, 3, axis=-1)
+    q = permute(view(q, B, T, nh, C // nh), 0, 2, 1, 3).astype(jnp.bfloat16)
+    k = permute(view(k, B, T, nh, C // nh), 0, 2, 1, 3).astype(jnp.bfloat16)
+    v = permute(view(v, B, T, nh, C // nh), 0, 2, 1, 3).astype(jnp.bfloat16)
+    return sdpa(q, k, v).astype(jnp.float32).mean()
+
+
+jax.grad(loss)(jnp.zeros((128, 384)), jax.ShapeDtypeStruct((2, 33, 128), jnp.float32))
+'''
+
+
+def test_a_memoised_length_keeps_its_own_provenance() -> None:
+    # probe 77c: "S=33 (64 = 128 // 2 (C // nh) at line 23)": a helper's memoised result
+    # retold the sequence length by the head dim's steps (both from one reshape(*shape))
+    [finding] = [f for f in lint_source(PERMUTED, "snippet.py", BASE) if f.code == "JCD201"]
+    assert "T = S = 33 (reshape x.reshape(*shape)" in finding.message
+    assert "C // nh" not in finding.message
