@@ -1535,6 +1535,10 @@ def h_range(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return A.RangeV(int_value(args[0]), int_value(args[1]))
     if len(args) == 3:
         step = int_value(args[2])
+        start, stop = int_value(args[0]), int_value(args[1])
+        if step is not None and step < 0 and start is not None and stop is not None and len(range(start, stop, step)) <= _MAX_DESCENDING:
+            # `range(9, 0, -2)` counting down by known ints: its items (probe 78a)
+            return TupleV(tuple(make_int(i, (interp.step(fr, node, A.src(node)),)) for i in range(start, stop, step)))
         if step is None or step <= 0:
             return A.RangeV(None)  # counting down: the start is no lower bound
         return A.RangeV(int_value(args[0]), int_value(args[1]), step)
@@ -1858,6 +1862,7 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 
 _MAX_ZIPPED = 64  # items of a zip or enumerate over known sequences kept one by one
 _MAX_LISTED_RANGE = 1024  # items of `list(range(...))` kept one by one
+_MAX_DESCENDING = 64  # items of a range counting down, kept one by one
 
 
 def _any_int_from(start: int | None) -> IntV:

@@ -2055,13 +2055,15 @@ class Interpreter:
 
     def _numpy_arange_as_range(self, call: ast.Call, fr: Frame) -> Value | None:
         """`for start in np.arange(0, n, 1024)` over ints: NumPy's ints, iterated as a
-        range's are (probe 77d: a document cut into chunks, the last one shorter)."""
-        if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
+        range's are (probe 77d: a document cut into chunks, the last one shorter); the
+        step may be given by name (`step=63`: probe 78a)."""
+        named = [k.arg for k in call.keywords]
+        if named not in ([], ["step"]) or not 1 <= len(call.args) + len(named) <= 3 or named and len(call.args) != 2 or any(isinstance(a, ast.Starred) for a in call.args):
             return None
         callee = self.ev(call.func, fr)
         if not isinstance(callee, ExternalV) or callee.qualname != "numpy.arange":
             return None
-        args = [self.ev(a, fr) for a in call.args]
+        args = [self.ev(a, fr) for a in (*call.args, *(k.value for k in call.keywords))]
         if not all(isinstance(a, IntV) for a in args):
             return None
         return self.api.call_external(self, "builtins.range", args, {}, False, call, fr)
