@@ -1954,10 +1954,14 @@ def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     base: tuple[tuple[object, Value], ...] = ()
     if args:
         fields = configdict.items(interp, args[0], node, fr) if isinstance(args[0], InstanceV) else None
+        pairs = _key_value_pairs(args[0])
         if isinstance(args[0], DictV):
             base = args[0].items
         elif fields is not None:
             base = tuple(fields)
+        elif pairs is not None:
+            for k, v in pairs:
+                base = with_key(base, k, v)
         elif len(args) == 1 and not kwargs and isinstance(args[0], UnknownV):
             return args[0]  # `dict(params)` of params not known key by key: differentiated as they are
         else:
@@ -1967,6 +1971,23 @@ def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     for k, v in kwargs.items():
         base = with_key(base, k, v)
     return DictV(base, (interp.step(fr, node, A.src(node)),))
+
+
+def _key_value_pairs(value: Value) -> list[tuple[object, Value]] | None:
+    """The items of `dict([("seq_len", 51), ...])` or `dict(zip(keys, values))` where
+    each key is a known constant (probe 78b: a config handed to jit as a static
+    `tuple(cfg.items())` and rebuilt inside); None for anything else."""
+    if not isinstance(value, TupleV):
+        return None
+    pairs: list[tuple[object, Value]] = []
+    for item in value.items:
+        if not isinstance(item, TupleV) or len(item.items) != 2:
+            return None
+        ok, key = const_value(item.items[0])
+        if not ok:
+            return None
+        pairs.append((key, item.items[1]))
+    return pairs
 
 
 def h_dict_get(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
