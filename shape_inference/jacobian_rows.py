@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from jax_cudnn_lint.shape_inference import mixed_tangents
 from jax_cudnn_lint.shape_inference.context import Ctx, JacobianRows
 from jax_cudnn_lint.shape_inference.dims import Step
-from jax_cudnn_lint.shape_inference.values import ArrayV, DictV, FloatV, IntV, TupleV, Value
+from jax_cudnn_lint.shape_inference.values import ArrayV, DictV, FloatV, IntV, TupleV, Value, contains_diff
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -60,16 +60,6 @@ def output_size(value: Value, depth: int = 0) -> tuple[int, bool] | None:
             total, exact = total + found[0], exact and found[1]
         return total, exact
     return None
-
-
-def _carries_tangents(value: Value, depth: int = 0) -> bool:
-    if depth > 8:
-        return False
-    if isinstance(value, TupleV):
-        return any(_carries_tangents(i, depth + 1) for i in value.items)
-    if isinstance(value, DictV):
-        return any(_carries_tangents(v, depth + 1) for _, v in value.items)
-    return value.diff
 
 
 def _output(result: Value, has_aux: bool) -> Value | None:
@@ -109,7 +99,7 @@ def mark_rows(interp: Interpreter, kind: str, has_aux: bool | None, func: Value,
             out = _output(interp.call(cleared, clean_args, clean_kwargs, False, node, fr), has_aux)
             if [id(e.node) for e in interp.events[mark:]] != places:
                 return None
-            return out is not None and _carries_tangents(out)
+            return out is not None and contains_diff(out)
         finally:
             fr.ctx = saved
             del interp.events[mark:]
