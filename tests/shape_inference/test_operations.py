@@ -351,8 +351,14 @@ def test_tree_map_keeps_dict_structure_and_none() -> None:
 
 
 def test_range_with_a_negative_step_gives_no_lower_bound() -> None:
-    src = PRELUDE + "for i in range(3, -1, -1):\n    reveal_type(i)\n"
+    src = PRELUDE + "def f(n):\n    for i in range(n, -1, -1):\n        reveal_type(i)\n"
     assert one(src).value.dim.lo is None  # type: ignore[attr-defined]
+
+
+def test_range_counting_down_by_known_ints_runs_each_item() -> None:
+    # probe 78a: a curriculum that shrinks the context, range(512, 0, -101)
+    found = reveal(PRELUDE + "for i in range(3, -1, -1):\n    reveal_type(i)\n")
+    assert [r.int for r in found] == [3, 2, 1, 0]
 
 
 # -- 7. concatenate / stack / pad -----------------------------------------------------------------
