@@ -405,6 +405,31 @@ def h_moveaxis(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
     return S.moveaxis(arr, _axis(arg(args, kwargs, 1, "source"), None), _axis(arg(args, kwargs, 2, "destination"), None))
 
 
+def h_sliding_window_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """np.lib.stride_tricks.sliding_window_view(x, window_shape, axis=None): each axis
+    windowed by w becomes n - w + 1 long, and the windows' axes go last ((len - n + 1,
+    n) for tokens, probe 66a; a forecaster's lookback windows over one axis, 78b)."""
+    arr = _array(arg(args, kwargs, 0, "x"))
+    window, axis = arg(args, kwargs, 1, "window_shape"), arg(args, kwargs, 2, "axis")
+    if arr is None or arr.shape is None:
+        return UNKNOWN
+    items = window.items if isinstance(window, TupleV) else (window,)
+    rank = len(arr.shape)
+    if axis is None or isinstance(axis, ConstV) and axis.value is None:
+        axes: list[int | None] = list(range(rank))
+    else:
+        axes = [int_value(a) for a in axis.items] if isinstance(axis, TupleV) else [int_value(axis)]
+    sizes = [w.dim.value if isinstance(w, IntV) else None for w in items]
+    if any(n is None or n < 1 for n in sizes) or len(axes) != len(items) or any(a is None or not -rank <= a < rank for a in axes):
+        return ArrayV(None, arr.dtype, arr.diff, arr.why)
+    step = interp.step(fr, node, A.src(node))
+    shape = list(arr.shape)
+    for a, n in zip(axes, sizes):
+        assert a is not None and n is not None
+        shape[a] = D.add(D.sub(shape[a], D.const(n), (step,)), D.const(1), (step,))
+    return ArrayV((*shape, *(D.const(n, (step,)) for n in sizes if n is not None)), arr.dtype, arr.diff, merge_why(arr.why, (step,)))
+
+
 def h_expand_dims(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(arg(args, kwargs, 0, "a"))
     if arr is None:
@@ -2614,6 +2639,7 @@ _register(_PLACEMENT, ["jax.lax", "flax.linen", "flax.nnx", "jax", "flax.linen.p
 _register(["filter_shard"], ["equinox"], h_placed)
 _register(["fft", "ifft", "rfft", "irfft"], ["jax.numpy.fft", "numpy.fft"], h_fft)
 _register(["meshgrid"], _NP + ["numpy"], h_meshgrid)
+_register(["sliding_window_view"], ["numpy.lib.stride_tricks"], h_sliding_window_view)
 _register(["promote_dtype"], ["flax.nnx.nn.dtypes", "flax.linen.dtypes"], h_promote_dtype)
 _register(["stop_gradient"], ["jax.lax"], h_stop_gradient)
 _register(["associative_scan"], ["jax.lax"], h_associative_scan)
@@ -3295,22 +3321,6 @@ def h_memmap(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 
 
 HANDLERS["numpy.memmap"] = HANDLERS["numpy.fromfile"] = h_memmap
-
-
-def h_sliding_window_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`sliding_window_view(tokens, n)` of a 1-D array: (len - n + 1, n), every window
-    of n consecutive items (probe 66a); other forms (an axis, several dims) unknown."""
-    x = _array(arg(args, kwargs, 0, "x"))
-    window = arg(args, kwargs, 1, "window_shape")
-    size = int_value(window) if window is not None else None
-    if x is None or x.shape is None or len(x.shape) != 1 or size is None or size < 1 or len(args) > 2 or set(kwargs) - {"x", "window_shape"}:
-        return ArrayV(None, x.dtype if x is not None else None, x.diff if x is not None else False)
-    step = interp.step(fr, node, A.src(node))
-    count = D.add(D.sub(x.shape[0], D.const(size), (step,)), D.const(1), (step,))
-    return ArrayV((count, D.const(size, (step,))), x.dtype, x.diff, merge_why(x.why, (step,)))
-
-
-HANDLERS["numpy.lib.stride_tricks.sliding_window_view"] = h_sliding_window_view
 
 
 def h_dynamic_scale_grad(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

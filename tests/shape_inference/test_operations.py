@@ -153,6 +153,10 @@ def test_projections() -> None:
     # every window of n tokens (probe 66a), gathered by rows
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)[np.array([3, 10])]", "import numpy as np") == "(2, 128)"
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)", "import numpy as np") == "(873, 128)"
+    # over one axis of several, or every axis (probe 78b: a forecaster's lookback windows)
+    assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros((62, 8)), 59, axis=0)", "import numpy as np") == "(4, 8, 59)"
+    assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros((62, 8)), (3, 2))", "import numpy as np") == "(60, 7, 3, 2)"
+    assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros((62, 8)), 3)", "import numpy as np") == "(?)"
     # an MLP ends in a Linear of out_size (probe 63c: point-cloud group tokens by jax.vmap(mlp))
     assert shape_of("jax.vmap(eqx.nn.MLP(64, 96, 128, 2, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33, 96)"
     assert shape_of("jax.vmap(eqx.nn.MLP(in_size=64, out_size='scalar', width_size=8, depth=1, key=k))(x[0])", setup + "\nk = jax.random.PRNGKey(0)") == "(33,)"
