@@ -1377,7 +1377,12 @@ def h_astype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if arr is None:
         return UNKNOWN
     floating = dtype is None or dtype.startswith(("float", "bfloat", "complex"))
-    return ArrayV(arr.shape, dtype, arr.diff and floating, arr.why, arr.name)
+    why = arr.why
+    if dtype is not None:
+        # the step that decides the array's dtype, for a dtype finding's message (probe
+        # 77c: a float32 query credited to its float32 input, not to `.astype(cfg_dtype)`)
+        why = merge_why(why, (interp.step(fr, node, f"{A.src(node)} ({dtype})"),))
+    return ArrayV(arr.shape, dtype, arr.diff and floating, why, arr.name)
 
 
 def h_promote_dtype(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

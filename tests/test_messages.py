@@ -170,3 +170,25 @@ def test_a_memoised_length_keeps_its_own_provenance() -> None:
     [finding] = [f for f in lint_source(PERMUTED, "snippet.py", BASE) if f.code == "JCD201"]
     assert "T = S = 33 (reshape x.reshape(*shape)" in finding.message
     assert "C // nh" not in finding.message
+
+
+CAST = '''
+import jax
+import jax.numpy as jnp
+
+
+def attend(x, dtype_name):
+    q = x.reshape(1, 16, 2, 64).astype(jnp.dtype(dtype_name))
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn")
+
+
+attend(jnp.zeros((1, 16, 128), jnp.float32), "float32")
+'''
+
+
+def test_a_dtype_finding_names_the_cast_that_decides_the_dtype() -> None:
+    # probe 77c: a float32 query credited to its float32 input, where the
+    # `.astype(config dtype)` would keep it float32 whatever the input
+    [finding] = [f for f in lint_source(CAST, "snippet.py", BASE) if f.code == "JCD203"]
+    assert "from x.reshape(1, 16, 2, 64).astype(jnp.dtype(dtype_name)) (float32) at line 7" in finding.message
+    assert "jnp.zeros" not in finding.message
