@@ -119,6 +119,7 @@ def _nested_lines(events: list[CallEvent], config: Config) -> set[tuple[str, int
 
 def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
+    second: list[Finding] = []
     nested = _nested_lines(events, config)
     for call in attention_calls(events, config):
         if not call.is_cudnn or not call.differentiated or call.never_differentiated:
@@ -127,7 +128,7 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
             continue
         if call.event.ctx.second_order:
             if not C.handled(call, config, "NotImplementedError", C.TRACE_END, differentiation=True):
-                findings.append(_second_order(call, config))
+                second.append(_second_order(call, config))
             continue
         found = _forward_mode(call)
         if found is None:
@@ -156,7 +157,10 @@ def check_jcd208(events: list[CallEvent], config: Config) -> list[Finding]:
         )
         evidence = [f"forward-mode transform: {kind} (line {line})", "differentiated: query/key/value/bias depend on its primals"]
         findings.append(attention_finding(call, JCD208.code, message, evidence, None))
-    return findings
+    # a call reached in several contexts is reported once, the first kept: a second-order
+    # one first, whose NotImplementedError is raised while tracing where both transforms
+    # reach the call (probe 77b: a jvp inside a grad, also analysed without the grad)
+    return second + findings
 
 
 # -- JCD209: vmap ------------------------------------------------------------------------------

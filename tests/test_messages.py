@@ -192,3 +192,30 @@ def test_a_dtype_finding_names_the_cast_that_decides_the_dtype() -> None:
     [finding] = [f for f in lint_source(CAST, "snippet.py", BASE) if f.code == "JCD203"]
     assert "from x.reshape(1, 16, 2, 64).astype(jnp.dtype(dtype_name)) (float32) at line 7" in finding.message
     assert "jnp.zeros" not in finding.message
+
+
+JVP_IN_GRAD = '''
+import jax
+import jax.numpy as jnp
+
+
+def net(params, x):
+    q = (x @ params).reshape(2, 64, 2, 16).astype(jnp.bfloat16)
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").reshape(2, 64, 32).astype(jnp.float32)
+
+
+def consistency_loss(params, x, dx):
+    out, tangent = jax.jvp(lambda x: net(params, x), (x,), (dx,))
+    return jnp.mean((out - jax.lax.stop_gradient(out - tangent)) ** 2)
+
+
+x = jnp.zeros((2, 64, 32))
+jax.eval_shape(jax.grad(consistency_loss), jnp.zeros((32, 32)), x, x)
+'''
+
+
+def test_a_jvp_inside_a_grad_is_reported_as_the_second_order_failure() -> None:
+    # probe 77b: the call is also analysed without the grad (a jvp alone: the TypeError a
+    # compiled jvp raises); the trace of the program raises the NotImplementedError
+    [finding] = [f for f in lint_source(JVP_IN_GRAD, "snippet.py", BASE) if f.code == "JCD208"]
+    assert finding.message.startswith("cuDNN attention is differentiated twice, by jvp at line 12 inside grad at line 17")
