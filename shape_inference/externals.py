@@ -1949,8 +1949,31 @@ def h_next(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     """next(it) and next(it, default): an item of the iterator (or the default)."""
     if not 1 <= len(args) <= 2 or kwargs:
         return UNKNOWN
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.GeneratorExp) and isinstance(args[0], TupleV):
+        # `next(w for w in WINDOWS if w >= k + 1)`: a generator made here, its items known:
+        # the first, else the default (probe 79c: a bucket picked from a table)
+        if args[0].items:
+            return args[0].items[0]
+        return args[1] if len(args) == 2 else NEVER
     item = A.next_item(interp, args[0], node, fr)
     return join(item, args[1]) if len(args) == 2 else item
+
+
+def h_bisect(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """bisect.bisect_left / bisect_right (bisect) of a known int in a sorted tuple of
+    known ints: the index (probe 79c: `BUCKETS[bisect.bisect_left(BUCKETS, n)]`)."""
+    import bisect
+
+    table, x = arg(args, kwargs, 0, "a"), arg(args, kwargs, 1, "x")
+    values = [int_value(v) for v in table.items] if isinstance(table, TupleV) else None
+    wanted = int_value(x) if x is not None else None
+    if values is None or wanted is None or len(args) > 2 or kwargs or any(v is None for v in values):
+        return UNKNOWN
+    known = [v for v in values if v is not None]
+    if known != sorted(known):
+        return UNKNOWN
+    pick = bisect.bisect_left if q.endswith("bisect_left") else bisect.bisect_right
+    return make_int(pick(known, wanted), (interp.step(fr, node, A.src(node)),))
 
 
 def h_minmax(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -2702,6 +2725,7 @@ _register(["zip"], ["builtins"], h_zip)
 _register(["enumerate"], ["builtins"], h_enumerate)
 _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
+_register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
 _register(["float"], ["builtins"], h_float)
