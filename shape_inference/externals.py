@@ -380,6 +380,21 @@ def h_reshape(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return S.reshape(interp, arr, target.items, node, fr)
 
 
+def h_ravel(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`x.ravel()`, `x.flatten()`, `jnp.ravel(x)`: one axis of all the elements (probe 79d:
+    a meshgrid's nodes, `np.stack([gx.ravel(), gy.ravel()], -1)`)."""
+    arr = _array(arg(args, kwargs, 0, "a"))
+    if arr is None:
+        return UNKNOWN
+    if arr.shape is None:
+        return ArrayV(None, arr.dtype, arr.diff, arr.why)
+    step = interp.step(fr, node, A.src(node))
+    size = D.const(1)
+    for d in arr.shape:
+        size = D.mul(size, d)
+    return ArrayV((size.with_why(step),), arr.dtype, arr.diff, arr.why)
+
+
 def h_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr, axes = _array_and_sequence(args, kwargs, "jax.Array.transpose", q, ("axes", "permutation"))
     if arr is None:
@@ -1872,6 +1887,9 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(v.items, q.endswith("list"), v.why)
     if isinstance(v, S.SymShapeV):
         return UNKNOWN
+    if isinstance(v, DictV) and id(v) not in interp.registries:
+        # `list(metadata["columns"])`: the keys, in order (probe 79b: `len(list(d))`)
+        return TupleV(A.dict_keys(v).items, q.endswith("list"), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, ConstV) and isinstance(v.value, (str, bytes)) and len(v.value) <= _MAX_LISTED_RANGE:
         # `list(prompt)`, `list(prompt.encode())`: its characters, its byte values (probe 62a)
         chars = [ConstV(c, v.why) if isinstance(c, str) else make_int(c, v.why) for c in v.value]
@@ -2635,6 +2653,8 @@ _register(["argsort"], _NP, h_argsort)
 _register(["broadcasted_iota", "iota"], ["jax.lax"], h_iota)
 _register(["array", "asarray"], _NP, h_array)
 _register(["reshape"], _NP + ["jax.lax", "jax.Array"], h_reshape)
+_register(["ravel"], _NP + ["jax.Array"], h_ravel)
+HANDLERS["jax.Array.flatten"] = h_ravel
 _register(["transpose", "permute_dims"], _NP + ["jax.lax", "jax.Array"], h_transpose)
 _register(["swapaxes"], _NP + ["jax.Array"], h_swapaxes)
 _register(["moveaxis"], _NP, h_moveaxis)

@@ -153,6 +153,9 @@ def test_projections() -> None:
     # every window of n tokens (probe 66a), gathered by rows
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)[np.array([3, 10])]", "import numpy as np") == "(2, 128)"
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)", "import numpy as np") == "(873, 128)"
+    # every element on one axis (probe 79d: a meshgrid's nodes stacked)
+    assert shape_of("np.stack([g.ravel(), g.flatten()], -1)", "import numpy as np\ng = np.zeros((65, 65))") == "(4225, 2)"
+    assert shape_of("jnp.ravel(jnp.zeros((2, 3, 5)))", "import jax.numpy as jnp") == "(30,)"
     # over one axis of several, or every axis (probe 78b: a forecaster's lookback windows)
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros((62, 8)), 59, axis=0)", "import numpy as np") == "(4, 8, 59)"
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros((62, 8)), (3, 2))", "import numpy as np") == "(60, 7, 3, 2)"
