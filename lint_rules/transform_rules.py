@@ -279,8 +279,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         return True, None
     if isinstance(expr, ast.Name):
         return _axis_of_name(func, expr.id, at, params, in_axes, depth)
-    if isinstance(expr, ast.Attribute) and expr.attr == "shape" or isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
-        return True, None  # a shape: Python ints, per example
+    if isinstance(expr, ast.Attribute) and expr.attr in _PER_EXAMPLE_FACTS or isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+        return True, None  # a shape, a dtype: Python values, per example
     if isinstance(expr, ast.UnaryOp):
         return _axis_of_expr(func, expr.operand, at, params, in_axes, depth + 1)
     if isinstance(expr, (ast.Tuple, ast.List)):  # a shape: unbatched if its items are
@@ -306,6 +306,13 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
                 return entry if entry[1] is None or entry[1] >= 0 else _UNKNOWN_AXIS
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
+    if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, (ast.Tuple, ast.Slice)):
+        # `emb[items]`: an unbatched table gathered by indices batched at axis 0 is batched
+        # at axis 0 (the gather's batching rule; probe 79b: item embeddings per session)
+        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
+        index = _axis_of_expr(func, expr.slice, at, params, in_axes, depth + 1)
+        if base == (True, None) and index == (True, 0):
+            return True, 0
     if isinstance(expr, ast.Subscript):
         # `kv[:, :, 0]` of an unbatched fused projection, by unbatched indices: unbatched
         # (probe 77b: a shared text context's keys and values split by index)
@@ -328,6 +335,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         return _axis_of_expr(func, other, at, params, in_axes, depth + 1)
     if isinstance(expr, ast.BinOp):
         parts = [expr.left, expr.right]
+    elif isinstance(expr, ast.Compare) and len(expr.comparators) == 1:
+        parts = [expr.left, *expr.comparators]  # `items > 0`: elementwise, as arithmetic is
     elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEPS_BATCH_AXIS and not any(isinstance(a, ast.Starred) for a in expr.args):
         parts = [expr.func.value, *expr.args, *(k.value for k in expr.keywords)]
         arguments = [_axis_of_expr(func, a, at, params, in_axes, depth + 1) for a in parts[1:]]
@@ -343,6 +352,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
         # (not a method or helper of ours: it may read state the mapped function batched)
         parts = [*expr.args, *(k.value for k in expr.keywords)]
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _CONSTANT_LIKE:
+            # `jnp.zeros_like(q)`: a constant of the per-example shape, not batched (probe
+            # 79e); full_like's fill value counts
+            parts = parts[1:]
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_AXIS_0:
             # `jnp.stack([s, a], axis=1)`, `jnp.tanh(x)`: the items of a list argument count
             # one by one (probe 75e: a stream of states and actions stacked)
@@ -412,6 +425,10 @@ _KEEP_AXIS_0 = frozenset({
     "where", "clip", "maximum", "minimum", "tanh", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "abs", "square", "negative",
     "sigmoid", "gelu", "relu", "silu", "swish", "softmax", "log_softmax", "softplus", "elu", "leaky_relu", "mean", "sum", "cumsum",
 })
+# ...and those that read only their first argument's shape and dtype
+_CONSTANT_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
+# what an array tells of itself, the same for every example
+_PER_EXAMPLE_FACTS = frozenset({"shape", "dtype", "ndim", "size"})
 # ...except the collectives, which read the mapped axis (`lax.axis_index("b")` is batched)
 _COLLECTIVES = frozenset({"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pswapaxes", "psum_scatter", "pbroadcast"})
 
