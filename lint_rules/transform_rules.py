@@ -306,12 +306,13 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
                 return entry if entry[1] is None or entry[1] >= 0 else _UNKNOWN_AXIS
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
-    if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, (ast.Tuple, ast.Slice)):
-        # `emb[items]`: an unbatched table gathered by indices batched at axis 0 is batched
-        # at axis 0 (the gather's batching rule; probe 79b: item embeddings per session)
-        base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
-        index = _axis_of_expr(func, expr.slice, at, params, in_axes, depth + 1)
-        if base == (True, None) and index == (True, 0):
+    gathered = _gathered(expr)
+    if gathered is not None:
+        # `emb[items]`, `emb[items, :]`, `jnp.take(emb, items, axis=0)`: a table gathered by
+        # indices; the gather's batching rule puts the batch axis first where the table
+        # or the indices are batched at axis 0 and the other is not (probes 79b, 80a)
+        table, index = (_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in gathered)
+        if {table, index} == {(True, None), (True, 0)}:
             return True, 0
     if isinstance(expr, ast.Subscript):
         # `kv[:, :, 0]` of an unbatched fused projection, by unbatched indices: unbatched
@@ -375,6 +376,22 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _gathered(expr: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    """(table, indices) of `table[idx]`, `table[idx, :]`, `table[(idx,)]` or
+    `jnp.take(table, idx, axis=0)` (an array library's take, by name); None otherwise."""
+    if isinstance(expr, ast.Subscript):
+        items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        whole = [isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None for i in items[1:]]
+        if items and not isinstance(items[0], (ast.Slice, ast.Starred)) and not (isinstance(items[0], ast.Constant) and items[0].value in (None, Ellipsis)) and all(whole):
+            return expr.value, items[0]
+        return None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "take" and isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("jnp", "np"):
+        axis = next((k.value for k in expr.keywords if k.arg == "axis"), expr.args[2] if len(expr.args) > 2 else None)
+        if len(expr.args) >= 2 and isinstance(axis, ast.Constant) and axis.value == 0 and all(k.arg == "axis" for k in expr.keywords):
+            return expr.args[0], expr.args[1]
+    return None
 
 
 def _adds_axes_only(index: ast.expr) -> bool:

@@ -1360,7 +1360,7 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     keepdims = A.truth(keep) is True if keep is not None else False
     name = q.rsplit(".", 1)[-1]
     index = "int64" if x64_enabled(fr) else "int32"  # (the default integer)
-    fixed = index if name in ("argmax", "argmin") else ("bool" if name in ("any", "all") else None)
+    fixed = index if name in ("argmax", "argmin", "count_nonzero") else ("bool" if name in ("any", "all") else None)
     dtype = fixed or A.dtype_or(kwargs.get("dtype"), _result_dtype(name, arr.dtype, fr))
     out = S.reduce(arr, axis, keepdims, dtype)
     if fixed is not None:
@@ -1887,8 +1887,9 @@ def h_tuple(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return TupleV(v.items, q.endswith("list"), v.why)
     if isinstance(v, S.SymShapeV):
         return UNKNOWN
-    if isinstance(v, DictV) and id(v) not in interp.registries:
-        # `list(metadata["columns"])`: the keys, in order (probe 79b: `len(list(d))`)
+    if isinstance(v, DictV):
+        # `list(metadata["columns"])`: the keys, in order, as len() counts them (probe 79b:
+        # `len(list(d))`; 80a: a module's dict)
         return TupleV(A.dict_keys(v).items, q.endswith("list"), (interp.step(fr, node, A.src(node)),))
     if isinstance(v, ConstV) and isinstance(v.value, (str, bytes)) and len(v.value) <= _MAX_LISTED_RANGE:
         # `list(prompt)`, `list(prompt.encode())`: its characters, its byte values (probe 62a)
@@ -2631,7 +2632,7 @@ _PRESERVE = (
 
 _BROADCAST = "add subtract multiply divide true_divide floor_divide maximum minimum power pow logaddexp arctan2 mod remainder".split()
 _COMPARE = "equal not_equal greater greater_equal less less_equal logical_and logical_or logical_xor".split()
-_REDUCE = "sum mean max min prod std var argmax argmin any all amax amin nanmean nansum logsumexp median".split()
+_REDUCE = "sum mean max min prod std var argmax argmin any all amax amin nanmean nansum logsumexp median count_nonzero".split()
 
 HANDLERS: dict[str, Handler] = {}
 
