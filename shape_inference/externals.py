@@ -1363,8 +1363,12 @@ def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     fixed = index if name in ("argmax", "argmin", "count_nonzero") else ("bool" if name in ("any", "all") else None)
     dtype = fixed or A.dtype_or(kwargs.get("dtype"), _result_dtype(name, arr.dtype, fr))
     out = S.reduce(arr, axis, keepdims, dtype)
+    if out.dtype is not None and out.dtype != arr.dtype:
+        # where the dtype came from, for a dtype finding (probe 80c: int64 lengths summed
+        # from a bool mask, the message naming the mask)
+        out = ArrayV(out.shape, out.dtype, out.diff, merge_why(out.why, (interp.step(fr, node, f"{A.src(node)} ({out.dtype})"),)), out.name, out.stopped, out.weak)
     if fixed is not None:
-        return ArrayV(out.shape, out.dtype, False)
+        return ArrayV(out.shape, out.dtype, False, out.why)
     return out
 
 
