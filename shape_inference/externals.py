@@ -1818,7 +1818,9 @@ def h_asdict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
 def h_dataclass_fields(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """dataclasses.fields(cls or instance): one Field per field, of which the name is
     known (`{f.name for f in dataclasses.fields(cls)}` filtering a dict of overrides:
-    probe 72a); a flax module's hidden fields (`parent`, `name`) make it unknown."""
+    probe 72a), and the default where it is a plain constant (`add_argument("--" +
+    f.name, type=type(f.default), default=f.default)`: probe 80b); a flax module's
+    hidden fields (`parent`, `name`) make it unknown."""
     from jax_cudnn_lint.shape_inference import layers
 
     given = args[0] if len(args) == 1 and not kwargs else None
@@ -1826,7 +1828,11 @@ def h_dataclass_fields(interp: Interpreter, args: Args, kwargs: Kwargs, node: as
     if not isinstance(cls, ClassV) or not A.is_dataclass_like(cls) or A.is_linen_class(cls) or A.is_nnx_class(cls):
         return UNKNOWN
     step = interp.step(fr, node, A.src(node))
-    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], {"name": ConstV(name)}, node, fr) for name, _, _ in cls.all_fields()), False, (step,))
+    def described(name: str, default: Value | None) -> dict[str, Value]:
+        plain = isinstance(default, (IntV, FloatV)) or isinstance(default, ConstV) and isinstance(default.value, (int, float, str, bool, type(None)))
+        return {"name": ConstV(name), "default": default} if plain and default is not None else {"name": ConstV(name)}
+
+    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], described(name, default), node, fr) for name, default, _ in cls.all_fields()), False, (step,))
 
 
 def _as_dict(value: Value, depth: int) -> Value:
