@@ -872,6 +872,27 @@ def h_json_loads(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     return _json_value(parsed, (step,), 0)
 
 
+_MAX_LITERAL_TEXT = 1_000  # characters of a literal ast.literal_eval is read for
+
+
+def h_literal_eval(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`ast.literal_eval("77")` of a text the analysis knows: the constant, list or dict
+    it spells (probe 80b: `--set seq=77` overrides).  A literal builds values only; it
+    runs nothing of the analysed code."""
+    ok, text = const_value(arg(args, kwargs, 0, "node_or_string") or UNKNOWN)
+    if not ok or not isinstance(text, str) or len(text) > _MAX_LITERAL_TEXT or len(args) > 1 or kwargs:
+        return UNKNOWN
+    try:
+        parsed = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNKNOWN
+    if isinstance(parsed, tuple):
+        parsed = list(cast("tuple[object, ...]", parsed))
+    if isinstance(parsed, dict) and not all(isinstance(key, str) for key in cast("dict[object, object]", parsed)):
+        return UNKNOWN
+    return _json_value(parsed, (interp.step(fr, node, A.src(node)),), 0)
+
+
 def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return ConstV(value, why)
@@ -3443,6 +3464,7 @@ def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
 HANDLERS["importlib.import_module"] = h_import_module
 HANDLERS["json.loads"] = h_json_loads
+HANDLERS["ast.literal_eval"] = h_literal_eval
 
 
 def h_get_logger(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
