@@ -205,22 +205,34 @@ def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step)
         if action in ("store_true", "store_false") and not eq:
             values[dest] = ConstV(action == "store_true", (why,))
             continue
-        if action != "store" or nargs or (not eq and i >= len(tokens)):
+        if action not in ("store", "append") or nargs or (not eq and i >= len(tokens)):
             return False
         text = inline if eq else tokens[i]
         i += 0 if eq else 1
         assert text is not None
-        if conversion == "str":
-            values[dest] = ConstV(text, (why,))
-        elif conversion == "int" and text.strip().lstrip("+-").isdigit():
-            values[dest] = make_int(int(text), (why,))
-        elif conversion == "float" and (number := _float(text)) is not None:
-            values[dest] = ConstV(number, (why,))  # (`--dropout 0.25`: probe 62c)
-        else:
-            values[dest] = UNKNOWN
+        value = _from_text(text, conversion, why)
+        if action == "append":
+            # `--set a=1 --set b=2`: each one appended to the default list (probe 80b)
+            held = values.get(dest)
+            if _CHOICES + dest in parser.attrs or not (held is None or isinstance(held, TupleV)):
+                return False
+            values[dest] = TupleV((*(held.items if held is not None else ()), value), True, (why,))
+            continue
+        values[dest] = value
         if _CHOICES + dest in parser.attrs and not _one_of(values[dest], parser.attrs[_CHOICES + dest]):
             return False  # not a choice (argparse exits), or the choices are not known
     return True
+
+
+def _from_text(text: str, conversion: str | None, why: Step) -> Value:
+    """An option's value as its `type` converts the text given."""
+    if conversion == "str":
+        return ConstV(text, (why,))
+    if conversion == "int" and text.strip().lstrip("+-").isdigit():
+        return make_int(int(text), (why,))
+    if conversion == "float" and (number := _float(text)) is not None:
+        return ConstV(number, (why,))  # (`--dropout 0.25`: probe 62c)
+    return UNKNOWN
 
 
 def _one_of(value: Value, choices: Value) -> bool:
