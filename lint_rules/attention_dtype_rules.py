@@ -152,8 +152,11 @@ def _mixed_dtypes(call: AttentionCall, config: Config) -> C.Failure | None:
 def mixed_dtypes_finding(call: AttentionCall, failure: C.Failure) -> Finding:
     operands = [(name, array) for name, array in _qkv(call) if array is not None]
     shown = ", ".join(f"{C.dtype_as_seen(call, array.dtype or '?')[0]} {name}" for name, array in operands)
+    # where the query got its dtype, said where that step names it (probe 81a: a query
+    # scaled by `jnp.float32(...)` beside bfloat16 keys)
+    where = _dtype_phrase(call, call.query.dtype)[0] if call.query is not None and call.query.dtype is not None else ""
     message = (
-        f"cuDNN attention gets {shown}: jax.nn raises {failure.quoted()} before any cuDNN check (on every implementation); "
+        f"cuDNN attention gets {shown}{where}: jax.nn raises {failure.quoted()} before any cuDNN check (on every implementation); "
         "cast query, key and value to one dtype (jnp.bfloat16 or float16 for the cuDNN call)"
     )
     here = call.event.module.path

@@ -869,6 +869,10 @@ _TRANSPARENT_DECORATORS = frozenset(
         "beartype.beartype",
         "typeguard.typechecked",
         "chex.assert_max_traces",
+        # chex's test variants run the method once per variant, as it is (`self.variant`
+        # jits or not): the method's body is what each runs
+        "chex.variants",
+        "chex.all_variants",
         "typing_extensions.deprecated",
         "warnings.deprecated",
     }
@@ -1519,6 +1523,10 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
             return bound
     if (name in TEST_CASE_EXPECTING or name in ("skipTest", "fail")) and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
         return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
+    if name == "variant" and "chex.TestCase" in inst.cls.external_bases():
+        # chex's `self.variant(fn)`: fn jitted or as it is (a variant's decorator picks:
+        # both call fn on the arguments; probe 81e)
+        return ExternalV("jax.jit")
     if configdict.is_ref(inst):
         return configdict.ref_method(interp, inst, name)
     if name == "get_ref" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
