@@ -2266,7 +2266,7 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 # str methods evaluated on constants (pure, and cheap for short strings)
 _STR_METHODS = frozenset(
     {"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition",
-     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format", "encode"}
+     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format", "encode", "splitlines"}
 )
 
 

@@ -496,10 +496,19 @@ def test_enum_members_value_and_name() -> None:
         ("int(np.sqrt(256))", None),  # a float64 array scalar: not weakly typed, kept an array
         ("~5", -6),
         ("({'a': 1, 's': 255} | {'s': 256})['s']", 256),
+        # probes 79b-81b: lengths from tables, metadata and literal configs
+        ("len('d: 1000\\nn: 8\\n'.splitlines())", 2),
+        ("int('d: 1000'.splitlines()[0].split(':')[1])", 1000),
+        ("(64, 128, 511)[bisect.bisect_left((64, 128, 511), 300)]", 511),
+        ("next(w for w in (2, 3, 5) if w > 2)", 3),
+        ("next((w for w in (2, 3, 5) if w > 9), 16)", 16),
+        ("len(list({'a': 1, 'b': 2, 'c': 3}))", 3),
+        ("dict([('seq', 77)])['seq']", 77),
+        ("ast.literal_eval('77')", 77),
     ],
 )
 def test_python_integer_functions(expr: str, value: int | None) -> None:
-    assert one("import math\nimport numpy as np\n" + f"reveal_type({expr})\n").int == value
+    assert one("import ast\nimport bisect\nimport math\nimport numpy as np\n" + f"reveal_type({expr})\n").int == value
 
 
 def test_cached_property_is_a_property() -> None:
