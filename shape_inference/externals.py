@@ -2009,6 +2009,21 @@ def h_next(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return join(item, args[1]) if len(args) == 2 else item
 
 
+def h_filter_truthy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`filter(None, items)` of known items: those that are true (probe 81c: override
+    specs split on commas, empty parts dropped).  Another predicate: Unknown."""
+    if len(args) != 2 or kwargs or not (isinstance(args[0], ConstV) and args[0].value is None) or not isinstance(args[1], TupleV):
+        return UNKNOWN
+    kept: list[Value] = []
+    for item in args[1].items:
+        truth = A.truth(item)
+        if truth is None:
+            return UNKNOWN
+        if truth:
+            kept.append(item)
+    return not_a_sequence(TupleV(tuple(kept), False, (interp.step(fr, node, A.src(node)),)))
+
+
 def h_bisect(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """bisect.bisect_left / bisect_right (bisect) of a known int in a sorted tuple of
     known ints: the index (probe 79c: `BUCKETS[bisect.bisect_left(BUCKETS, n)]`)."""
@@ -2777,6 +2792,7 @@ _register(["zip"], ["builtins"], h_zip)
 _register(["enumerate"], ["builtins"], h_enumerate)
 _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
+_register(["filter"], ["builtins"], h_filter_truthy)
 _register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)

@@ -505,6 +505,7 @@ def test_enum_members_value_and_name() -> None:
         ("len(list({'a': 1, 'b': 2, 'c': 3}))", 3),
         ("dict([('seq', 77)])['seq']", 77),
         ("ast.literal_eval('77')", 77),
+        ("len(list(filter(None, 'a,,b'.split(','))))", 2),
     ],
 )
 def test_python_integer_functions(expr: str, value: int | None) -> None:
