@@ -883,14 +883,13 @@ def h_literal_eval(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     if not ok or not isinstance(text, str) or len(text) > _MAX_LITERAL_TEXT or len(args) > 1 or kwargs:
         return UNKNOWN
     try:
-        parsed = ast.literal_eval(text)
+        parsed: object = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return UNKNOWN
-    if isinstance(parsed, tuple):
-        parsed = list(cast("tuple[object, ...]", parsed))
-    if isinstance(parsed, dict) and not all(isinstance(key, str) for key in cast("dict[object, object]", parsed)):
+    literal: object = list(cast("tuple[object, ...]", parsed)) if isinstance(parsed, tuple) else parsed
+    if isinstance(literal, dict) and not all(isinstance(key, str) for key in cast("dict[object, object]", literal)):
         return UNKNOWN
-    return _json_value(parsed, (interp.step(fr, node, A.src(node)),), 0)
+    return _json_value(cast("object", literal), (interp.step(fr, node, A.src(node)),), 0)
 
 
 def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
