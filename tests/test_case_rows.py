@@ -612,3 +612,40 @@ def test_hypothesis_supplies_its_arguments(tmp_path: Path, capsys: Any) -> None:
     _, _, lines = jcd201_lines(tmp_path, capsys, "test_given.py", HYPOTHESIS_SOURCE)
     marked = [i for i, line in enumerate(HYPOTHESIS_SOURCE.splitlines(), start=1) if line.endswith("# JCD201")]
     assert lines == marked
+
+
+CHEX_VARIANTS = '''
+import chex
+import jax
+import jax.numpy as jnp
+
+
+class WindowTest(chex.TestCase):
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_window_grad(self):
+        x = jnp.zeros((1, 200, 4, 64), jnp.bfloat16)
+
+        def loss(x):
+            win = x[:, 3:52]
+            return jax.nn.dot_product_attention(win, win, win, implementation="cudnn").astype(jnp.float32).sum()
+
+        jax.eval_shape(self.variant(jax.grad(loss)), x)
+
+    @chex.all_variants
+    def test_even_window_grad(self):
+        x = jnp.zeros((1, 200, 4, 64), jnp.bfloat16)
+
+        def loss(x):
+            win = x[:, 3:51]
+            return jax.nn.dot_product_attention(win, win, win, implementation="cudnn").astype(jnp.float32).sum()
+
+        jax.eval_shape(self.variant(jax.grad(loss)), x)
+'''
+
+
+def test_chex_variants_run_the_method_as_it_is(tmp_path: Path, capsys: Any) -> None:
+    # probe 81e: @chex.variants made the method opaque, and self.variant(fn) unknown
+    # (traced with chex installed: both variants raise "Q 49, KV 49"; 48 is clean)
+    code, out, lines = jcd201_lines(tmp_path, capsys, "attention_chex_test.py", CHEX_VARIANTS)
+    assert code == 1 and lines == [15], out
