@@ -214,6 +214,8 @@ def _given(parser: InstanceV, argv: TupleV, values: dict[str, Value], why: Step)
         if action == "append":
             # `--set a=1 --set b=2`: each one appended to the default list (probe 80b)
             held = values.get(dest)
+            if isinstance(held, ConstV) and held.value is None:
+                held = None  # (`default=None`: argparse starts a new list)
             if _CHOICES + dest in parser.attrs or not (held is None or isinstance(held, TupleV)):
                 return False
             values[dest] = TupleV((*(held.items if held is not None else ()), value), True, (why,))

@@ -2023,6 +2023,16 @@ def h_filter_truthy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     return not_a_sequence(TupleV(tuple(kept), False, (interp.step(fr, node, A.src(node)),)))
 
 
+def h_chex_variant(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """chex's `self.variant(fn)`: fn jitted, or as it is, or pmapped with its arguments
+    broadcast to the devices: each calls fn on the arguments as given (probe 81e).  With
+    other options (`broadcast_args_to_devices=False`: inputs with a device axis, probe
+    82a), Unknown."""
+    if len(args) != 1 or set(kwargs) - {"static_argnums", "static_argnames"}:
+        return UNKNOWN
+    return A.TransformV("jax.jit", args[0], tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
+
+
 def h_bisect(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """bisect.bisect_left / bisect_right (bisect) of a known int in a sorted tuple of
     known ints: the index (probe 79c: `BUCKETS[bisect.bisect_left(BUCKETS, n)]`)."""
@@ -2865,6 +2875,7 @@ _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "
 _register(["given", "settings", "example"], ["hypothesis"], h_decorator_factory)
 _register(["parameters", "named_parameters", "product"], ["absl.testing.parameterized"], h_decorator_factory)
 _register(["variants", "all_variants"], ["chex"], h_decorator_factory)
+HANDLERS[A.CHEX_VARIANT] = h_chex_variant
 _register(["skip", "skipIf", "skipUnless"], ["unittest"], h_decorator_factory)
 _register(["set_policy", "push_policy"], ["haiku.mixed_precision"], h_haiku_policy)
 _register(["fixture"], ["pytest"], h_decorator_factory)

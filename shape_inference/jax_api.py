@@ -878,6 +878,9 @@ _TRANSPARENT_DECORATORS = frozenset(
     }
 )
 
+# chex's `self.variant(fn)` (externals.h_chex_variant)
+CHEX_VARIANT = "chex.TestCase.variant"
+
 MESH = "jax.sharding.Mesh"  # a CallResultV whose payload is a DictV of its known axis sizes
 SET_MESH = "jax.set_mesh"  # a CallResultV whose payload is the mesh's, held in its `with`
 
@@ -1524,9 +1527,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
     if (name in TEST_CASE_EXPECTING or name in ("skipTest", "fail")) and any(base.endswith("TestCase") for base in inst.cls.external_bases()):
         return BoundMethodV(ExternalV(f"unittest.TestCase.{name}"), inst)  # `with self.assertRaises(...)`
     if name == "variant" and "chex.TestCase" in inst.cls.external_bases():
-        # chex's `self.variant(fn)`: fn jitted or as it is (a variant's decorator picks:
-        # both call fn on the arguments; probe 81e)
-        return ExternalV("jax.jit")
+        return ExternalV(CHEX_VARIANT)
     if configdict.is_ref(inst):
         return configdict.ref_method(interp, inst, name)
     if name == "get_ref" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
