@@ -710,7 +710,15 @@ def h_concatenate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     axis = _axis(arg(args, kwargs, 1, "axis" if not q.startswith("jax.lax") else "dimension"), 0)
     if not isinstance(parts, TupleV):
         return ArrayV(None, None, parts.diff if parts is not None else False)
-    return S.concatenate(interp, parts.items, axis, node, fr)
+    return S.concatenate(interp, [_list_as_vector(part) for part in parts.items], axis, node, fr)
+
+
+def _list_as_vector(value: Value) -> Value:
+    """A list or tuple of numbers among the arrays joined: a vector of that length
+    (probe 82b: `np.concatenate([[CLS_ID], question, [SEP_ID], context])`)."""
+    if isinstance(value, TupleV) and all(isinstance(item, (IntV, FloatV)) or isinstance(item, ConstV) and type(item.value) in (int, float) for item in value.items):
+        return ArrayV((D.const(len(value.items), value.why),), None, False, value.why)
+    return value
 
 
 def h_stack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
