@@ -2016,6 +2016,12 @@ def h_next(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return join(item, args[1]) if len(args) == 2 else item
 
 
+def h_hash(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """hash(x): a Python int whose value is not known (probe 82b: `[hash(w) % V for w in
+    words]` made into an array keeps its length)."""
+    return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))
+
+
 def h_filter_truthy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`filter(None, items)` of known items: those that are true (probe 81c: override
     specs split on commas, empty parts dropped).  Another predicate: Unknown."""
@@ -2810,6 +2816,7 @@ _register(["enumerate"], ["builtins"], h_enumerate)
 _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
 _register(["filter"], ["builtins"], h_filter_truthy)
+_register(["hash"], ["builtins"], h_hash)
 _register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
@@ -3754,7 +3761,7 @@ HANDLERS["jax.config.update"] = h_config_update
 # unmodelled callables known not to change the objects they are given
 # (nnx's state readers only read the module: `nnx.state(model, nnx.Param)` as a scan's
 # initial carry left the model forgotten, and the grad in the scan's body unseen: probe 37b)
-_PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.hash", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
+_PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
 
 # array libraries whose functions are pure and differentiable in their array inputs...
 _ARRAY_LIBRARIES = ("jax.numpy.", "jax.lax.", "jax.scipy.", "jax.nn.", "einops.")

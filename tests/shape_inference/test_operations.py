@@ -153,6 +153,8 @@ def test_projections() -> None:
     # every window of n tokens (probe 66a), gathered by rows
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)[np.array([3, 10])]", "import numpy as np") == "(2, 128)"
     assert shape_of("np.lib.stride_tricks.sliding_window_view(np.zeros(1000), 128)", "import numpy as np") == "(873, 128)"
+    # token ids hashed from words (probe 82b)
+    assert shape_of("jnp.array([hash(w) % 30000 for w in 'a b c'.split()])", "import jax.numpy as jnp") == "(3,)"
     # lists of numbers joined with arrays (probe 82b: [CLS] + question + [SEP] + context)
     assert shape_of("np.concatenate([[101], np.ones(97), [102, 7]])", "import numpy as np") == "(100,)"
     # every element on one axis (probe 79d: a meshgrid's nodes stacked)
