@@ -2044,7 +2044,7 @@ def h_chex_variant(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     82a), Unknown."""
     if len(args) != 1 or set(kwargs) - {"static_argnums", "static_argnames"}:
         return UNKNOWN
-    return A.TransformV("jax.jit", args[0], tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
+    return TransformV("jax.jit", args[0], tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
 
 
 def h_bisect(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
