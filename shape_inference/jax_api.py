@@ -1201,8 +1201,9 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
 
         kind = "flax.nnx.Param" if "flax.nnx.Param" in variable else variable[0]
         held = h_nnx_variable(interp, args, kwargs, node, fr, kind)
-        if isinstance(held, ArrayV) and kind in ("flax.nnx.Param", "flax.nnx.LoRAParam"):
-            # what `nnx.DiffState(0, LoRAWeight)` selects: the classes it is an instance of (probe 73e)
+        if isinstance(held, ArrayV):
+            # what `nnx.DiffState(0, LoRAWeight)` selects: the classes it is an instance of
+            # (probe 73e), a Variable subclass's too (83a: `class Expert(nnx.Variable)`)
             mark_variable_classes(held, frozenset(id(c.node) for c in class_chain(cls)))
         return held
     if any(c.metaclass_call for c in class_chain(cls)):

@@ -245,8 +245,10 @@ def nnx_filter(wrt: Value, depth: int = 0) -> Filter | None:
         return ALL_PARAMS
     if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.LoRAParam":
         return ("lora",)
-    if isinstance(wrt, ClassV) and wrt.external_bases() & {"flax.nnx.Param", "flax.nnx.LoRAParam"}:
-        return ("class", str(id(wrt.node)))  # `class LoRAWeight(nnx.Param)` of the analysed code (probe 73e)
+    if isinstance(wrt, ClassV) and wrt.external_bases() & {"flax.nnx.Param", "flax.nnx.LoRAParam", "flax.nnx.Variable"}:
+        # `class LoRAWeight(nnx.Param)` of the analysed code (probe 73e), or a Variable
+        # subclass (83a: `class Expert(nnx.Variable)`, whose arrays only such a filter selects)
+        return ("class", str(id(wrt.node)))
     if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.PathContains" and isinstance(wrt.payload, TupleV) and len(wrt.payload.items) == 1:
         ok, name = const_value(wrt.payload.items[0])
         return ("path", name) if ok and isinstance(name, str) else None
@@ -298,11 +300,11 @@ def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), dept
             return value.tainted(True)  # (a LoRALinear's low-rank part sits under `lora`)
         return value
     if isinstance(value, ArrayV):
-        selected = (
-            chosen[0] == "path" and chosen[1] in path
-            or chosen == ("lora",) and getattr(value, "lora", False)
-            or chosen[0] == "class" and int(chosen[1]) in getattr(value, "variable_classes", frozenset[int]())
-        )
+        if chosen[0] == "class" and int(chosen[1]) in getattr(value, "variable_classes", frozenset[int]()):
+            # a variable of the class the filter names, Param or not: differentiated (an
+            # nnx.Variable subclass's array is kept out of plain nnx.grad only: probe 83a)
+            return ArrayV(value.shape, value.dtype, True, value.why, value.name, weak=value.weak) if value.dtype is None or value.dtype.startswith(("float", "bfloat", "complex")) else value
+        selected = chosen[0] == "path" and chosen[1] in path or chosen == ("lora",) and getattr(value, "lora", False)
         return value.tainted(True) if selected and not value.stopped else value
     if depth >= 6:
         return value
