@@ -306,7 +306,7 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
                 return entry if entry[1] is None or entry[1] >= 0 else _UNKNOWN_AXIS
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base in ((True, 0), (True, None)) else _UNKNOWN_AXIS
-    gathered = _gathered(expr)
+    gathered = _gathered(func, expr)
     if gathered is not None:
         # `emb[items]`, `emb[items, :]`, `jnp.take(emb, items, axis=0)`: a table gathered by
         # indices; the gather's batching rule puts the batch axis first where the table
@@ -378,16 +378,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
 
 
-def _gathered(expr: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+def _gathered(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> tuple[ast.expr, ast.expr] | None:
     """(table, indices) of `table[idx]`, `table[idx, :]`, `table[(idx,)]` or
-    `jnp.take(table, idx, axis=0)` (an array library's take, by name); None otherwise."""
+    `jnp.take(table, idx, axis=0)` (an array library's take: _array_library_call); None
+    otherwise."""
     if isinstance(expr, ast.Subscript):
         items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         whole = [isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None for i in items[1:]]
         if items and not isinstance(items[0], (ast.Slice, ast.Starred)) and not (isinstance(items[0], ast.Constant) and items[0].value in (None, Ellipsis)) and all(whole):
             return expr.value, items[0]
         return None
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "take" and isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("jnp", "np"):
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "take" and _array_library_call(func, expr.func):
         axis = next((k.value for k in expr.keywords if k.arg == "axis"), expr.args[2] if len(expr.args) > 2 else None)
         if len(expr.args) >= 2 and isinstance(axis, ast.Constant) and axis.value == 0 and all(k.arg == "axis" for k in expr.keywords):
             return expr.args[0], expr.args[1]

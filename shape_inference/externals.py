@@ -388,11 +388,7 @@ def h_ravel(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return UNKNOWN
     if arr.shape is None:
         return ArrayV(None, arr.dtype, arr.diff, arr.why)
-    step = interp.step(fr, node, A.src(node))
-    size = D.const(1)
-    for d in arr.shape:
-        size = D.mul(size, d)
-    return ArrayV((size.with_why(step),), arr.dtype, arr.diff, arr.why)
+    return ArrayV((S.element_count(arr.shape).with_why(interp.step(fr, node, A.src(node))),), arr.dtype, arr.diff, arr.why)
 
 
 def h_transpose(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -1579,12 +1579,7 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         if name == "T":
             return S.transpose(interp, arr, None, node, fr)
         if name == "size":
-            if arr.shape is not None:
-                total = D.const(1)
-                for d in arr.shape:
-                    total = D.mul(total, d)
-                return IntV(total)
-            return UNKNOWN
+            return IntV(S.element_count(arr.shape)) if arr.shape is not None else UNKNOWN
         if name == "at":  # x.at[idx].set(v): the result has x's shape and dtype
             return ExtObjectV("jax.Array.at", (base,), (), (), base.diff)
         if name == "value":  # an nnx.Param is read as the array it holds (externals.h_nnx_variable)

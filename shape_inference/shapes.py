@@ -806,6 +806,14 @@ def _einops_side(text: str) -> list[list[str]] | None:
     return None if current is not None else groups
 
 
+def element_count(shape: tuple[Dim, ...]) -> Dim:
+    """How many elements an array of this shape holds (`x.size`, `x.ravel()`)."""
+    total = D.const(1)
+    for d in shape:
+        total = D.mul(total, d)
+    return total
+
+
 def einops(interp: Interpreter, kind: str, arr: ArrayV, pattern: str, sizes: dict[str, Value], node: ast.AST, fr: Frame) -> ArrayV:
     if "->" not in pattern:
         return ArrayV(None, arr.dtype, arr.diff)
