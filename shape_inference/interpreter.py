@@ -374,7 +374,11 @@ class Interpreter:
         """Evaluate the entry modules, then their functions and methods with unknown
         arguments.  Other project modules run only when an import reaches them."""
         with recursion.headroom():
-            self._run()
+            jax_api.forget_sources()
+            try:
+                self._run()
+            finally:
+                jax_api.forget_sources()
 
     def _run(self) -> None:
         roots = [info for info in self.project.roots if _worth_entering(info)]

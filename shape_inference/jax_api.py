@@ -1881,12 +1881,25 @@ def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kw
     return layers.call_layer(interp, obj, args, kwargs, star, node, fr)
 
 
+# The text of each node a step quotes, per run: a helper analysed again for each call
+# site quotes the same nodes (half of the unparse calls on a typical model file).
+_SOURCES: dict[ast.AST, str] = {}
+
+
 def _src(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except Exception:
-        return ""
-    return text if len(text) <= 80 else text[:77] + "..."
+    text = _SOURCES.get(node)
+    if text is None:
+        try:
+            text = ast.unparse(node)
+        except Exception:
+            text = ""
+        text = _SOURCES[node] = text if len(text) <= 80 else text[:77] + "..."
+    return text
+
+
+def forget_sources() -> None:
+    """Drop the quoted texts (the interpreter calls it around each run: no tree is kept)."""
+    _SOURCES.clear()
 
 
 src = _src
