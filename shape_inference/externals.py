@@ -2689,13 +2689,18 @@ def h_linen_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 _PRESERVE = (
     "exp log log2 log10 log1p expm1 tanh sinh cosh sin cos tan arctan arcsin arccos sqrt rsqrt abs absolute sign square "
     "negative reciprocal cbrt erf erfc floor ceil round rint trunc clip nan_to_num tril triu flip fliplr flipud roll sort "
-    "fix conj conjugate real imag cumsum cumprod cummax logaddexp2 asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
+    "fix conj conjugate real imag cumsum cumprod cummax asarray copy ravel_not relu relu6 gelu silu swish sigmoid "
     "softplus softmax log_softmax elu celu selu leaky_relu hard_tanh hard_sigmoid hard_swish glu_not mish soft_sign "
     "standardize normalize logistic with_sharding_constraint with_logical_constraint device_put optimization_barrier reshard reduce_precision "
     "dropout_not stop_gradient_not tanh_not"
 ).split()
 
-_BROADCAST = "add subtract multiply divide true_divide floor_divide maximum minimum power pow logaddexp arctan2 mod remainder".split()
+# (heaviside too: its tangent is a zero JAX does not drop, so a query gated by it is
+# still differentiated, probe 83b; logaddexp2 is binary, it was read as unary)
+_BROADCAST = (
+    "add subtract multiply divide true_divide floor_divide maximum minimum power pow logaddexp logaddexp2 arctan2 mod remainder "
+    "heaviside hypot fmax fmin fmod float_power"
+).split()
 _COMPARE = "equal not_equal greater greater_equal less less_equal logical_and logical_or logical_xor".split()
 _REDUCE = "sum mean max min prod std var argmax argmin any all amax amin nanmean nansum logsumexp median count_nonzero".split()
 
