@@ -45,6 +45,7 @@ from jax_cudnn_lint.shape_inference.values import (
     OpaqueV,
     PartialV,
     SetV,
+    SliceV,
     TransformV,
     TupleV,
     UnknownV,
@@ -1339,11 +1340,21 @@ def generated_init(interp: Interpreter, owner: Value, args: Args, kwargs: Kwargs
     return None
 
 
+# dataclasses whose generated __init__ stores each field in the instance's __dict__,
+# where it shadows a plain class attribute of the same name
+_INSTANCE_DICT_DATACLASSES = frozenset({"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"})
+# values a class attribute holds that are no descriptor: the instance's field wins
+_PLAIN_DATA = (IntV, ConstV, FloatV, TupleV, DTypeV, SliceV, SetV, DictV)
+
+
 def _redefined_below(cls: ClassV, source: ClassV, name: str) -> bool:
     """Does a class between `cls` (included) and its dataclass base `source` bind `name`
-    itself (a property or method over the field)?"""
+    itself (a property or method over the field)?  A plain value there does not count
+    for a dataclass that stores its fields in the instance: `class Long(Config):
+    seq_len = 64` still runs Config's `__init__`, whose default wins (probe 83b)."""
     below = [current for current in class_chain(cls) if current is not source and any(base is source for base in class_chain(current))]
-    return any(name in current.attrs for current in below)
+    plain_ok = bool(_class_marks(source) & _INSTANCE_DICT_DATACLASSES) and not (_class_marks(source) - _INSTANCE_DICT_DATACLASSES - {"builtins.object"})
+    return any(name in current.attrs and not (plain_ok and isinstance(current.attrs[name], _PLAIN_DATA)) for current in below)
 
 
 def _dataclass_ancestor(cls: ClassV) -> ClassV | None:
