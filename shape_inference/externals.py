@@ -2018,6 +2018,15 @@ def h_hash(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))
 
 
+def h_device_count(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.device_count()` and its kin: the host's number, unknown here, but one number
+    throughout a run, so arithmetic keeps what it decides (probe 84c: `8 *
+    jax.device_count() - 1` tokens is odd on every host)."""
+    if args or kwargs:
+        return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))  # (a backend named)
+    return IntV(D.symbol(f"{q}()", (interp.step(fr, node, A.src(node)),)))
+
+
 def h_filter_truthy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`filter(None, items)` of known items: those that are true (probe 81c: override
     specs split on commas, empty parts dropped).  Another predicate: Unknown."""
@@ -2818,6 +2827,7 @@ _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
 _register(["filter"], ["builtins"], h_filter_truthy)
 _register(["hash"], ["builtins"], h_hash)
+_register(["device_count", "local_device_count", "process_count"], ["jax"], h_device_count)
 _register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
 _register(["vars"], ["builtins"], h_vars)
 _register(["int"], ["builtins"], h_int)
