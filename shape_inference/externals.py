@@ -2307,15 +2307,25 @@ def h_dict_view(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 
 # str methods evaluated on constants (pure, and cheap for short strings)
+# str methods that give an int: an int of unknown value where the string or the argument
+# is not known (probe 84a: `[RESTYPES.index(a) for a in seq]`, a protein's residue ids)
+_STR_INT_METHODS = ("index", "rindex", "find", "rfind", "count")
 _STR_METHODS = frozenset(
     {"split", "rsplit", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "partition",
-     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format", "encode", "splitlines"}
+     "rpartition", "removeprefix", "removesuffix", "isdigit", "join", "format", "encode", "splitlines", *_STR_INT_METHODS}
 )
 
 
 def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """"B/16".split("/") and the like, on constant strings: configs that name their
     variant in one string ("B/16", "llama-7b") and take sizes from its parts."""
+    found = _str_method(interp, args, kwargs, q)
+    if found is UNKNOWN and q.rsplit(".", 1)[-1] in _STR_INT_METHODS:
+        return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))
+    return found
+
+
+def _str_method(interp: Interpreter, args: Args, kwargs: Kwargs, q: str) -> Value:
     consts: list[object] = []
     for value in args:
         ok, py = const_value(value)
@@ -2348,6 +2358,8 @@ def h_str_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
         parts = [part for part in items if isinstance(part, str)]
         if len(parts) == len(items) <= 64:
             return TupleV(tuple(ConstV(part, why) for part in parts), isinstance(result, list))
+    if isinstance(result, int):
+        return make_int(result, why)
     return UNKNOWN
 
 
