@@ -2018,6 +2018,34 @@ def h_hash(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return IntV(D.unknown((interp.step(fr, node, A.src(node)),)))
 
 
+def h_copy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`copy.deepcopy(CONFIG)` / `copy.copy(cfg)` of constants, tuples, lists and dicts: a
+    new object with the same contents, so that changing the copy leaves the original as
+    it was (probe 84a: a crop size read from a deep copy of a nested config dict).
+    Instances and whatever else: Unknown, as before."""
+    if len(args) != 1 or kwargs:
+        return UNKNOWN
+    return _copied(args[0], q.endswith("deepcopy"), 0)
+
+
+def _copied(value: Value, deep: bool, depth: int) -> Value:
+    if value.changed_in_place or depth > 8:
+        return UNKNOWN
+    if isinstance(value, (IntV, ConstV, FloatV, DTypeV, SliceV, ArrayV, ExternalV, FunctionV, ClassV)):
+        return value  # immutable here (an array's contents are not followed), or copied as itself
+    if isinstance(value, TupleV) and (value.is_list or deep):
+        items = tuple(_copied(item, deep, depth + 1) for item in value.items) if deep else value.items
+        return TupleV(items, value.is_list, value.why, value.diff)
+    if isinstance(value, DictV):
+        pairs = tuple((key, _copied(item, deep, depth + 1)) for key, item in value.items) if deep else value.items
+        return DictV(pairs, value.why, value.diff)
+    if isinstance(value, SetV):
+        return SetV(value.items, value.why)
+    if isinstance(value, TupleV):
+        return value  # a tuple, copied shallowly: itself
+    return UNKNOWN
+
+
 def h_device_count(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.device_count()` and its kin: the host's number, unknown here, but one number
     throughout a run, so arithmetic keeps what it decides (probe 84c: `8 *
@@ -2839,6 +2867,7 @@ _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
 _register(["filter"], ["builtins"], h_filter_truthy)
 _register(["hash"], ["builtins"], h_hash)
+_register(["copy", "deepcopy"], ["copy"], h_copy)
 _register(["device_count", "local_device_count", "process_count"], ["jax"], h_device_count)
 _register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
 _register(["vars"], ["builtins"], h_vars)
