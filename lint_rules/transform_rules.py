@@ -439,7 +439,7 @@ _ARRAY_LIBRARIES = frozenset({"jnp", "np", "jax", "numpy", "lax", "math"})
 # the axes they take as arguments.  Not einsum, matmul, dot or indexing: a dot_general's
 # batch dimensions come first, a gather's axis is its own.
 _KEEP_AXIS_0 = frozenset({
-    "stack", "concatenate", "hstack", "vstack", "pad", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "tile",
+    "stack", "concatenate", "hstack", "vstack", "pad", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "tile", "broadcast_to",
     "where", "clip", "maximum", "minimum", "tanh", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "abs", "square", "negative",
     "sigmoid", "gelu", "relu", "silu", "swish", "softmax", "log_softmax", "softplus", "elu", "leaky_relu", "mean", "sum", "cumsum",
 })
