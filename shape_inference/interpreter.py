@@ -3974,7 +3974,8 @@ class Interpreter:
             # finding.  A plain function's (`def grad_of(f, q, *rest)`) cost nothing, and
             # so does a constructor's (`Sequential(*layers)`, `TimestepEmbedSequential(*blocks)`)
             # and a method's that reads its *args without handing them on (a precision
-            # policy's `cast_to_compute(self, *xs)`: probe 72c)
+            # policy's `cast_to_compute(self, *xs)`: probe 72c) or hands them to a function
+            # it names (`return attention(*args)`: probe 84d)
             opaque = generic and (entry or (func.owner is not None and getattr(func.node, "name", "") != "__init__" and func.module.facts.forwards_varargs(func.node)))
             state[a.vararg.arg] = UNKNOWN if opaque else TupleV(tuple(args[len(positional) :]))
         elif len(args) > len(positional):

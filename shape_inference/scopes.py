@@ -212,13 +212,17 @@ class ScopeFacts:
         return found
 
     def forwards_varargs(self, func: FunctionNode) -> bool:
-        """Whether a function hands its `*args` on whole to another call (`self.call(*args,
-        **kwargs)`: a dispatch), rather than only reading them."""
+        """Whether a function hands its `*args` on whole to a method (`self.call(*args,
+        **kwargs)`, `super().__call__(*args)`: a dispatch), rather than only reading them
+        or handing them to a function it names (`attention(*args)`: probe 84d)."""
         found = self._forwards_varargs.get(func)
         if found is None:
             vararg = func.args.vararg
             found = vararg is not None and any(
-                isinstance(inner, ast.Starred) and isinstance(inner.value, ast.Name) and inner.value.id == vararg.arg for inner in ast.walk(func)
+                isinstance(inner, ast.Call)
+                and not isinstance(inner.func, ast.Name)
+                and any(isinstance(given, ast.Starred) and isinstance(given.value, ast.Name) and given.value.id == vararg.arg for given in inner.args)
+                for inner in ast.walk(func)
             )
             self._forwards_varargs[func] = found
         return found
