@@ -2531,6 +2531,8 @@ class Interpreter:
         subpattern with the part it matches (a star or `**rest` with a list or dict of the
         rest); False where the subject certainly does not match (length, a missing key, not
         a sequence or mapping); None where it may or may not."""
+        if isinstance(subject, InstanceV) and not (subject.cls.external_bases() - {"builtins.object"}):
+            return False  # a class of the code's own on no library base: no sequence or mapping (probe 84d)
         if type(pattern).__name__ == "MatchSequence":
             if isinstance(subject, (DictV, ConstV, IntV, FloatV, ArrayV)) or getattr(subject, "not_sequence", False):
                 return False  # (a str, an array, a generator and a dict view are no sequences to a pattern)
