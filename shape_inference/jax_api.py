@@ -226,9 +226,12 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
             result = _arith(op, a, b, ())
             if result is not None:
                 source = interp.source_text(node)
-                # (the arithmetic where it computes a number; a symbolic result is its own formula)
-                worked = f"{result.render()} = {a.render()} {text} {b.render()}" if result.value is not None else result.render()
-                step = interp.step(fr, node, worked + (f" ({source})" if source else ""))
+                # (the arithmetic where it computes a number; a symbolic result is its own
+                # formula, which the source says: a message renders the result beside it)
+                if result.value is not None:
+                    step = interp.step(fr, node, f"{result.render()} = {a.render()} {text} {b.render()}" + (f" ({source})" if source else ""))
+                else:
+                    step = interp.step(fr, node, source or result.render())
                 return IntV(result.with_why(step))
     if isinstance(left, IntV) and isinstance(right, IntV) and isinstance(op, ast.Div):
         a_int, b_int = left.dim.value, right.dim.value
