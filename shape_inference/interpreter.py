@@ -2051,11 +2051,58 @@ class Interpreter:
             self._unrolled(stmt, items, fr)
             return
         element = self.api.iter_element(self, iterable, stmt, fr)
+        appending = self._appending_loop(stmt, iterable, fr)
 
         def bind(frame: Frame) -> None:
             self.assign(stmt.target, element, frame, stmt)
 
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
+        if appending is not None and fr.state is not None:
+            self._appended(stmt, *appending, fr)
+
+    def _appending_loop(self, stmt: ast.For | ast.AsyncFor, iterable: Value, fr: Frame) -> tuple[str, TupleV, int] | None:
+        """`for i in range(127): ids.append(f(i))` over more items than are run one by one:
+        a body that appends one item to a list each pass, whatever else it does, and
+        leaves the loop no other way.  (The list's name, the list before, the passes.)"""
+        if not isinstance(stmt, ast.For) or stmt.orelse or fr.state is None:
+            return None
+        count = self.api.known_length(iterable)
+        if count is None or not 0 < count <= _MAX_WIDENED_ITEMS:
+            return None
+        appends = [
+            s for s in stmt.body
+            if isinstance(s, ast.Expr) and isinstance(call := s.value, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)
+        ]
+        if len(appends) != 1:
+            return None
+        name = cast(ast.Name, cast(ast.Attribute, cast(ast.Call, cast(ast.Expr, appends[0]).value).func).value).id
+        held = fr.state.get(name)
+        if not (isinstance(held, TupleV) and held.is_list) or len(held.items) + count > _MAX_WIDENED_ITEMS:
+            return None
+        receiver = cast(ast.Attribute, cast(ast.Call, cast(ast.Expr, appends[0]).value).func)
+        for node in (n for s in stmt.body for n in ast.walk(s)):
+            if isinstance(node, _LEAVES_A_PASS) or isinstance(node, ast.Name) and node.id == name and node is not receiver.value:
+                return None  # (a jump, a handler, or the list used another way: a call given it)
+            if isinstance(node, ast.Attribute) and node.attr in _LENGTH_CHANGERS and node is not receiver:
+                return None  # (another list changed: it may be this one under another name)
+        return name, held, count
+
+    def _appended(self, stmt: ast.For, name: str, before: TupleV, count: int, fr: Frame) -> None:
+        """After an appending loop: the list with `count` more items, each what the appended
+        expression gives in the loop's widened state (Unknown where it calls code of ours
+        or names a mutable object: one object would stand for many)."""
+        call = cast(ast.Call, cast(ast.Expr, next(s for s in stmt.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "append")).value)
+        item: Value = UNKNOWN
+        if all(_pure_library_call(node) for node in ast.walk(call.args[0]) if isinstance(node, ast.Call)) and not any(isinstance(node, _NOT_REEVALUATED) for node in ast.walk(call.args[0])):
+            mark = len(self.events)
+            inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+            inner.branch_depth = 1
+            found = self.ev(call.args[0], inner)
+            del self.events[mark:]
+            item = found if _immutable(found) else UNKNOWN.tainted(found.diff)
+        why = (self.step(fr, stmt, f"{count} passes appending to {name}"),)
+        self.assign_name(name, TupleV((*before.items, *(item,) * count), True, merge_why(before.why, why)), fr)
 
     def _numpy_arange_as_range(self, call: ast.Call, fr: Frame) -> Value | None:
         """`for start in np.arange(0, n, 1024)` over ints: NumPy's ints, iterated as a
@@ -4533,6 +4580,27 @@ def _runs_as_a_program(info: ModuleInfo) -> bool:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             return True
     return False
+
+
+# what ends a pass of a loop early, or runs in it under a handler: an appending loop
+# whose body holds one of these is not summed up (Interpreter._appending_loop)
+_LEAVES_A_PASS = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Try, ast.With, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Delete)
+_LENGTH_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__iadd__", "__delitem__"})
+# nothing evaluated a second time may bind or define
+_NOT_REEVALUATED = (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield, ast.YieldFrom)
+_LIBRARY_ROOTS = frozenset({"jnp", "np", "jax", "numpy", "lax", "math", "einops"})
+
+
+def _pure_library_call(call: ast.Call) -> bool:
+    """`jnp.zeros(...)`, `np.asarray(...)`, `len(...)`, `int(...)`: a call that changes
+    nothing, by the name it is conventionally reached under."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in ("len", "int", "float", "min", "max", "abs", "round", "tuple")
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(func, ast.Attribute) and isinstance(root, ast.Name) and root.id in _LIBRARY_ROOTS
 
 
 def _immutable(value: Value, depth: int = 0) -> bool:

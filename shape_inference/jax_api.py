@@ -195,7 +195,10 @@ def _arith(op: ast.operator, a: Dim, b: Dim, why: D.Why) -> Dim | None:
     return None
 
 
-_OP_TEXT: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.Div: "/", ast.MatMult: "@"}
+_OP_TEXT: dict[type, str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.Div: "/", ast.MatMult: "@",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}
 
 
 def as_dim(value: Value) -> Dim | None:
@@ -1621,6 +1624,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV(f"{base.qualname}.{name}"), base)
     if isinstance(base, DictV):
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
+    if isinstance(base, IntV) and name in ("bit_length", "bit_count", "item"):
+        return BoundMethodV(ExternalV(f"builtins.int.{name}"), base)  # (item: a NumPy int's, np.lcm's)
     if isinstance(base, ConstV) and isinstance(base.value, str):
         return BoundMethodV(ExternalV(f"builtins.str.{name}"), base)
     if isinstance(base, TupleV):
