@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import filter_specs, jacobian_rows, mixed_tangents, sharding
 from jax_cudnn_lint.shape_inference.context import UNKNOWN_ARGNUMS, Ctx, VmapInfo
@@ -26,6 +27,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ClassV,
     ConstV,
     DictV,
+    DTypeV,
     ExternalV,
     FloatV,
     ExtObjectV,
@@ -1019,6 +1021,9 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         # flax's TrainState: its fields mapped (probe 58b)
         rows = [dict(t.kwargs) for t in trees if isinstance(t, ExtObjectV)]
         return A.map_train_state(first, lambda name, _: _tree_map(interp, func, [row[name] for row in rows], node, fr, budget))
+    if isinstance(first, ExtObjectV) and first.qualname.startswith("equinox.nn.") and len(trees) == 1 and budget[0] > 0:
+        budget[0] -= 1
+        return _mapped_layer(interp, func, first, node, fr)
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
     if isinstance(first, UnknownV) and isinstance(func, FunctionV) and budget[0] > 0:
         # a tree whose leaves are not known: the function run once on a leaf not known
@@ -1031,6 +1036,24 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         return UnknownV(diff)
     budget[0] -= 1
     return interp.call(func, list(trees), {}, False, node, fr)
+
+
+def _mapped_layer(interp: Interpreter, func: Value, layer: ExtObjectV, node: ast.AST, fr: Frame) -> Value:
+    """An equinox layer's weights mapped (`jax.tree.map(lambda a: a.astype(jnp.bfloat16),
+    model)`, a mixed-precision cast: probe 85b): the function run on a weight of
+    unknown sizes; where it keeps the shape, the layer with the weights' new dtype (unknown
+    where not known) and tangents; anything else, Unknown."""
+    given = layer.kwarg("dtype")
+    before = A.dtype_name(given) if given is not None else "float32"
+    probe = ArrayV((D.symbol("_weight_rows"), D.symbol("_weight_cols")), before, layer.diff)
+    out = interp.call(func, [probe], {}, False, node, fr)
+    if not (isinstance(out, ArrayV) and out.shape is not None and len(out.shape) == 2 and all(a.same_as(b) for a, b in zip(out.shape, probe.shape))):
+        return UnknownV(layer.diff)
+    if out.dtype == before:
+        return layer if out.diff == layer.diff else ExtObjectV(layer.qualname, layer.args, layer.kwargs, layer.why, out.diff)
+    dtype: Value = DTypeV(out.dtype) if out.dtype is not None else UnknownV(False)
+    kwargs = (*((k, v) for k, v in layer.kwargs if k != "dtype"), ("dtype", dtype))
+    return ExtObjectV(layer.qualname, layer.args, kwargs, layer.why, out.diff)
 
 
 # -- stacked modules and their parts --------------------------------------------------------------
