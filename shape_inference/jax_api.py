@@ -857,6 +857,7 @@ _TRANSPARENT_DECORATORS = frozenset(
     {
         "flax.linen.compact",
         "flax.linen.nowrap",
+        "haiku.transparent",  # (names the parameters in the caller's scope; haiku's MultiHeadAttention: probe 85b)
         "flax.nnx.split_rngs",
         "functools.cache",
         "functools.lru_cache",
