@@ -2224,6 +2224,9 @@ def is_instance(value: Value, classes_value: Value) -> bool | None:
             verdicts.append(_is_instance_of_class(value, cls))
         elif isinstance(cls, ExternalV) and cls.qualname in _PYTHON_TYPES:
             kind = _python_type(value)
+            if kind is None and isinstance(value, InstanceV) and not (value.cls.external_bases() - {"builtins.object"}):
+                verdicts.append(False)  # a class of the code's own on no library base (probe 85a: `case int(n):`)
+                continue
             verdicts.append(None if kind is None else issubclass(kind, _PYTHON_TYPES[cls.qualname]))
         else:
             verdicts.append(None)
@@ -3887,7 +3890,7 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     outside any branch: the name is rebound to the updated dict (False: not that case)."""
     if fr.branch_depth or fr.state is None or not args or not isinstance(args[0], DictV):
         return False
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Name, ast.Subscript))):
         return False
     changes: list[tuple[object, Value]] = []
     for other in args[1:]:
@@ -3898,8 +3901,7 @@ def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     items = args[0].items
     for key, value in changes:
         items = with_key(items, key, value)
-    interp.assign_name(node.func.value.id, DictV(items, args[0].why), fr)
-    return True
+    return interp.rebind_path(node.func.value, DictV(items, args[0].why), fr)  # (`cfg["model"].update(...)` too)
 
 
 def _dict_setdefault(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:

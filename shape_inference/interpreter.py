@@ -1673,7 +1673,9 @@ class Interpreter:
             # item assignment on a dict or list: every holder of it sees the change; the
             # name it was stored through is rebound to what it now holds
             mark_changed_in_place(container_v)
-            if isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
+            if isinstance(target.value, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(container_v, DictV):
+                self.rebind_path(target.value, DictV(with_key(container_v.items, target.slice.value, value), container_v.why), fr)
+            elif isinstance(target.value, ast.Name) and fr.state is not None and target.value.id in fr.state:
                 container = fr.state[target.value.id]
                 if isinstance(container, (DictV, TupleV)):
                     key_v = self.ev(target.slice, fr)
@@ -1695,6 +1697,35 @@ class Interpreter:
                     fr.ctx = fr.ctx.reach_unknown()
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, fr, node)
+
+    def rebind_path(self, expr: ast.expr, value: Value, fr: Frame) -> bool:
+        """Rebind `expr`, a name or a chain of literal keys from a name holding dicts
+        (`cfg["model"]`), to `value`: the name gets dicts holding it, one level at a time
+        (probe 85a: `cfg["model"]["seq_len"] = 63`, `cfg["model"].update(...)` on a deep
+        copy).  The dicts changed in place were marked so before: their other holders (a
+        shallow copy's original) read them as unknown.  False: not such a path."""
+        keys: list[object] = []
+        while isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and len(keys) < 5:
+            keys.append(expr.slice.value)
+            expr = expr.value
+        if not isinstance(expr, ast.Name) or fr.state is None or expr.id not in fr.state or fr.branch_depth:
+            return False
+        if not keys:
+            fr.state[expr.id] = value
+            return True
+        keys.reverse()  # outermost first
+        chain: list[DictV] = []
+        held: Value | None = fr.state[expr.id]
+        for key in keys:
+            if not isinstance(held, DictV):
+                return False
+            chain.append(held)
+            held = held.get(key)
+        rebuilt = value
+        for outer, key in zip(reversed(chain), reversed(keys)):
+            rebuilt = DictV(with_key(outer.items, key, rebuilt), outer.why)
+        fr.state[expr.id] = rebuilt
+        return True
 
     def _register(self, registry: DictV, target: ast.Subscript, value: Value, fr: Frame) -> None:
         """`_MODELS[name] = cls` in a function, into a module's registry (ScopeFacts.

@@ -1689,6 +1689,22 @@ def _from_one_on(interp: Interpreter, node: ast.Subscript, fr: Frame) -> bool:
     return start is not None and start >= 1
 
 
+def _text_item(interp: Interpreter, base: ConstV, node: ast.Subscript, fr: Frame) -> Value:
+    """`SEQ[:21]`, `name[0]`, `prompt[::-1]` of a known string (or bytes: an item is an
+    int) with known ints (probe 85a: a protein's sequence cut to a crop)."""
+    text = cast("str | bytes", base.value)
+    index = node.slice
+    parts = (index.lower, index.upper, index.step) if isinstance(index, ast.Slice) else (index,)
+    ints = [None if part is None else int_value(interp.ev(part, fr)) for part in parts]
+    if any(i is None and part is not None for i, part in zip(ints, parts)):
+        return UNKNOWN
+    try:
+        found = text[slice(*ints)] if isinstance(index, ast.Slice) else text[cast(int, ints[0])]
+    except (IndexError, ValueError):
+        return UNKNOWN  # (raises where it runs: `s[::0]`, an index past the end)
+    return make_int(found, base.why) if isinstance(found, int) else ConstV(found, base.why)
+
+
 def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) -> Value:
     if isinstance(base, ExternalV) and canonical(base.qualname) == "jax.lax.Precision":
         ok, member = const_value(interp.ev(node.slice, fr))  # `lax.Precision["DEFAULT"]`: an enum member by name
@@ -1745,8 +1761,8 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
     if isinstance(base, S.SymShapeV):
         idx = int_value(interp.ev(index_node, fr)) if not isinstance(index_node, ast.Slice) else None
         return base.item(idx) if idx is not None else UNKNOWN
-    if isinstance(base, ConstV) and isinstance(base.value, str):
-        return UNKNOWN
+    if isinstance(base, ConstV) and isinstance(base.value, (str, bytes)):
+        return _text_item(interp, base, node, fr)
     if isinstance(base, IterV) and base.is_list:
         # a list of unknown length: any item it has is described by the element
         if isinstance(index_node, ast.Slice) and _first_device(base, index_node):
