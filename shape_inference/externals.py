@@ -1687,7 +1687,7 @@ def _const_ints(values: Sequence[Value]) -> list[int] | None:
 _INT_FUNCTIONS: dict[str, Callable[..., object]] = {
     "builtins.divmod": divmod, "builtins.pow": pow, "math.isqrt": math.isqrt, "math.gcd": math.gcd, "math.lcm": math.lcm,
     # NumPy's, of two ints (a third argument is its `out`): a NumPy int (probe 85e)
-    "numpy.gcd": lambda a, b: math.gcd(a, b), "numpy.lcm": lambda a, b: math.lcm(a, b),
+    "numpy.gcd": math.gcd, "numpy.lcm": math.lcm,
     "builtins.int.bit_length": int.bit_length, "builtins.int.bit_count": int.bit_count, "builtins.int.item": int,
 }
 
@@ -1695,7 +1695,7 @@ _INT_FUNCTIONS: dict[str, Callable[..., object]] = {
 def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """divmod, pow, math.isqrt, math.gcd, math.lcm of known ints (a patch grid's side,
     `divmod(n, patch)`): known ints, or a (quotient, remainder) pair."""
-    ints = _const_ints(args) if not kwargs else None
+    ints = _const_ints(args) if not kwargs and not (q.startswith("numpy.") and len(args) != 2) else None
     if ints is None or (q == "builtins.pow" and (len(ints) < 2 or not 0 <= ints[1] <= 64 or abs(ints[0]) > 2**32)):
         return UNKNOWN  # a negative power is a float; a large one, too large to keep
     try:

@@ -2091,39 +2091,36 @@ class Interpreter:
         if appending is not None and fr.state is not None:
             self._appended(stmt, *appending, fr)
 
-    def _appending_loop(self, stmt: ast.For | ast.AsyncFor, iterable: Value, fr: Frame) -> tuple[str, TupleV, int] | None:
+    def _appending_loop(self, stmt: ast.For | ast.AsyncFor, iterable: Value, fr: Frame) -> tuple[ast.Call, str, TupleV, int] | None:
         """`for i in range(127): ids.append(f(i))` over more items than are run one by one:
         a body that appends one item to a list each pass, whatever else it does, and
-        leaves the loop no other way.  (The list's name, the list before, the passes.)"""
+        leaves the loop no other way.  (The append, the list's name, the list before, the
+        passes.)"""
         if not isinstance(stmt, ast.For) or stmt.orelse or fr.state is None:
             return None
         count = self.api.known_length(iterable)
         if count is None or not 0 < count <= _MAX_WIDENED_ITEMS:
             return None
-        appends = [
-            s for s in stmt.body
-            if isinstance(s, ast.Expr) and isinstance(call := s.value, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)
-        ]
+        appends = [call for s in stmt.body if isinstance(s, ast.Expr) and (call := _one_append(s.value)) is not None]
         if len(appends) != 1:
             return None
-        name = cast(ast.Name, cast(ast.Attribute, cast(ast.Call, cast(ast.Expr, appends[0]).value).func).value).id
+        call = appends[0]
+        receiver = cast(ast.Attribute, call.func)
+        name = cast(ast.Name, receiver.value).id
         held = fr.state.get(name)
         if not (isinstance(held, TupleV) and held.is_list) or len(held.items) + count > _MAX_WIDENED_ITEMS:
             return None
-        receiver = cast(ast.Attribute, cast(ast.Call, cast(ast.Expr, appends[0]).value).func)
         for node in (n for s in stmt.body for n in ast.walk(s)):
             if isinstance(node, _LEAVES_A_PASS) or isinstance(node, ast.Name) and node.id == name and node is not receiver.value:
                 return None  # (a jump, a handler, or the list used another way: a call given it)
             if isinstance(node, ast.Attribute) and node.attr in _LENGTH_CHANGERS and node is not receiver:
                 return None  # (another list changed: it may be this one under another name)
-        return name, held, count
+        return call, name, held, count
 
-    def _appended(self, stmt: ast.For, name: str, before: TupleV, count: int, fr: Frame) -> None:
+    def _appended(self, stmt: ast.For | ast.AsyncFor, call: ast.Call, name: str, before: TupleV, count: int, fr: Frame) -> None:
         """After an appending loop: the list with `count` more items, each what the appended
         expression gives in the loop's widened state (Unknown where it calls code of ours
         or names a mutable object: one object would stand for many)."""
-        call = cast(ast.Call, cast(ast.Expr, next(s for s in stmt.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "append")).value)
         item: Value = UNKNOWN
         if all(_pure_library_call(node) for node in ast.walk(call.args[0]) if isinstance(node, ast.Call)) and not any(isinstance(node, _NOT_REEVALUATED) for node in ast.walk(call.args[0])):
             mark = len(self.events)
@@ -4620,6 +4617,14 @@ _LENGTH_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
 # nothing evaluated a second time may bind or define
 _NOT_REEVALUATED = (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield, ast.YieldFrom)
 _LIBRARY_ROOTS = frozenset({"jnp", "np", "jax", "numpy", "lax", "math", "einops"})
+
+
+def _one_append(expr: ast.expr) -> ast.Call | None:
+    """`name.append(item)`: the call, else None."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "append" and isinstance(expr.func.value, ast.Name):
+        if len(expr.args) == 1 and not expr.keywords and not isinstance(expr.args[0], ast.Starred):
+            return expr
+    return None
 
 
 def _pure_library_call(call: ast.Call) -> bool:

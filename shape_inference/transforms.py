@@ -1045,9 +1045,9 @@ def _mapped_layer(interp: Interpreter, func: Value, layer: ExtObjectV, node: ast
     where not known) and tangents; anything else, Unknown."""
     given = layer.kwarg("dtype")
     before = A.dtype_name(given) if given is not None else "float32"
-    probe = ArrayV((D.symbol("_weight_rows"), D.symbol("_weight_cols")), before, layer.diff)
-    out = interp.call(func, [probe], {}, False, node, fr)
-    if not (isinstance(out, ArrayV) and out.shape is not None and len(out.shape) == 2 and all(a.same_as(b) for a, b in zip(out.shape, probe.shape))):
+    sizes = (D.symbol("_weight_rows"), D.symbol("_weight_cols"))
+    out = interp.call(func, [ArrayV(sizes, before, layer.diff)], {}, False, node, fr)
+    if not (isinstance(out, ArrayV) and out.shape is not None and len(out.shape) == 2 and all(a.same_as(b) for a, b in zip(out.shape, sizes))):
         return UnknownV(layer.diff)
     if out.dtype == before:
         return layer if out.diff == layer.diff else ExtObjectV(layer.qualname, layer.args, layer.kwargs, layer.why, out.diff)
