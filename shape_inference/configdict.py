@@ -93,13 +93,26 @@ def _new_ref(interp: Interpreter, attrs: dict[str, Value], node: ast.AST, fr: Fr
 def field_reference(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`FieldReference(default)`: a cell holding default; with a field_type, an op or
     required (casts, ops we do not model): Unknown."""
-    if len(args) != 1 or kwargs:
+    if len(args) != 1 or kwargs and not _field_type_of(args[0], kwargs):
         interp.escape(args, kwargs)
         return UNKNOWN
     default = args[0]
     if (isinstance(default, ConstV) and default.value is None) or not isinstance(default, (IntV, ConstV, FloatV)):
         return UNKNOWN  # None: ValueError without a field_type; a dict or a config: converted, not modelled
     return _new_ref(interp, {"_value": default}, node, fr)
+
+
+def _field_type_of(default: Value, kwargs: dict[str, Value]) -> bool:
+    """`FieldReference(63, field_type=int)`: a field_type that the default already has,
+    so nothing is cast (probe 86c)."""
+    given = kwargs.get("field_type")
+    if set(kwargs) != {"field_type"} or not isinstance(given, ExternalV):
+        return False
+    if isinstance(default, IntV):
+        return given.qualname == "builtins.int"
+    if isinstance(default, FloatV):
+        return given.qualname == "builtins.float"
+    return isinstance(default, ConstV) and type(default.value).__name__ == given.qualname.removeprefix("builtins.") and type(default.value) in (str, bool, float)
 
 
 def deref(interp: Interpreter, v: Value, node: ast.AST, fr: Frame, depth: int = 0) -> Value:
@@ -214,13 +227,24 @@ def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
     elif others:
         inst.forget()
         return UNKNOWN
-    if not all(isinstance(key, str) and not isinstance(value, (DictV, InstanceV)) for key, value in items):
+    if not all(isinstance(key, str) and not isinstance(value, InstanceV) and not (isinstance(value, DictV) and not _merges_into(inst, key)) for key, value in items):
         inst.forget()
         return UNKNOWN
     inst.touch()
     for key, value in items:
-        set_field(interp, inst, str(key), value, node, fr)
+        if isinstance(value, DictV):
+            # merged into the ConfigDict the field holds, as ml_collections does (probe 86c:
+            # `cfg.update({"data": {"seq_len": 1023}})`)
+            update(interp, [inst.attrs[str(key)], value], {}, node, fr)
+        else:
+            set_field(interp, inst, str(key), value, node, fr)
     return ConstV(None)
+
+
+def _merges_into(inst: InstanceV, key: object) -> bool:
+    """Does `inst` hold a ConfigDict at `key`, into which an update's dict is merged?"""
+    held = inst.attrs.get(key) if isinstance(key, str) else None
+    return isinstance(held, InstanceV) and held.cls.qualname == inst.cls.qualname
 
 
 def get_ref(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
