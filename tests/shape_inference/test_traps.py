@@ -359,9 +359,12 @@ def test_configdict_update_sets_what_it_names_and_no_more() -> None:
         "from somewhere import unknown\ncfg = ml_collections.ConfigDict({'a': 127, 'b': 3, 'c': {'d': 1}})\n"
         "cfg.update(b=unknown())\nreveal_type(cfg.a)\nreveal_type(cfg.b)\n"
         "cfg.update({'a': 255})\nreveal_type(cfg.a)\n"
-        "cfg.update(c={'d': 2})\nreveal_type(cfg.a)\n"  # a nested dict merges: not followed
+        # a nested dict merges into the ConfigDict the field holds (probe 86c); into a
+        # field that holds no ConfigDict it is not followed
+        "cfg.update(c={'d': 2})\nreveal_type(cfg.a)\nreveal_type(cfg.c.d)\n"
+        "cfg.update(a={'d': 2})\nreveal_type(cfg.c.d)\n"
     )
-    assert [r.int for r in reveal(src)] == [127, None, 255, None]
+    assert [r.int for r in reveal(src)] == [127, None, 255, 255, 2, None]
 
 
 def test_a_write_to_one_item_of_a_list_known_by_its_element_is_not_every_items() -> None:
