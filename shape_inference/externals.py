@@ -3915,6 +3915,9 @@ def _dict_setdefault(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.
     ok, key = const_value(args[1])
     if not ok:
         return None
+    if not interp.held_once([args[0]], fr):
+        interp.forget_holders(args[0], fr)
+        return None
     held = args[0].get(key)
     if held is not None:
         interp.assign_name(node.func.value.id, DictV(args[0].items, args[0].why), fr)  # as it was
@@ -3936,8 +3939,8 @@ def _dict_pop(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if not ok or not isinstance(key, (str, int)):
         return None
     found = [v for k, v in args[0].items if same_key(k, key)]
-    if not found and len(args) < 3:
-        return None  # KeyError
+    if not found and len(args) < 3 or not interp.held_once([args[0]], fr):
+        return None  # KeyError; or another name holds it too (Unknown)
     interp.assign_name(node.func.value.id, DictV(without_key(args[0].items, key), args[0].why), fr)
     return found[-1] if found else args[2]
 
@@ -3957,6 +3960,9 @@ def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, n
     entry = isinstance(receiver, ast.Subscript) and isinstance(receiver.value, ast.Name) and isinstance(receiver.slice, ast.Constant)
     if not (isinstance(receiver, ast.Name) or (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)) or entry):
         return False
+    if isinstance(receiver, ast.Name) and not interp.held_once([args[0]], fr):
+        interp.forget_holders(args[0], fr)  # (another name holds it too: probe 86a)
+        return True
     items = list(args[0].items)
     if method == "append" and len(args) == 2:
         items.append(args[1])

@@ -1680,7 +1680,9 @@ class Interpreter:
                 if isinstance(container, (DictV, TupleV)):
                     key_v = self.ev(target.slice, fr)
                     ok, key = const_value(key_v)
-                    if ok and isinstance(container, DictV) and not fr.branch_depth:
+                    if not self.held_once([container], fr):
+                        self.forget_holders(container, fr)
+                    elif ok and isinstance(container, DictV) and not fr.branch_depth:
                         fr.state[target.value.id] = DictV(with_key(container.items, key, value), container.why)
                     elif ok and isinstance(container, TupleV) and container.is_list and type(key) is int and -len(container.items) <= key < len(container.items) and not fr.branch_depth:
                         # `widths[1] = (0, pad)` on a list built just before (`[(0, 0)] * x.ndim`)
@@ -1698,6 +1700,52 @@ class Interpreter:
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, fr, node)
 
+    def held_once(self, objects: Sequence[Value], fr: Frame) -> bool:
+        """Is each of `objects` (a list or dict changed in place, and the dicts holding it
+        down a path) held once in sight: by one name of the frame, or by the one dict
+        above it?  A second name (`b = a`; two calls a memo answered with one object), a
+        container or an object holding it too, or a module global seen from a function,
+        and a change made through one name must not be told to the others as a new
+        object (probe 86a: an alias appended to after the loop; a section of a config
+        changed through its alias, then through the config).  Past _MAX_HOLDER_SCAN
+        values looked at: not known, so not once.  (A closure's name is not in the frame:
+        held there once, as far as the frame can tell.)"""
+        wanted = {id(obj): 0 for obj in objects}
+        seen: set[int] = set()
+        budget = [_MAX_HOLDER_SCAN]
+
+        def visit(value: Value, depth: int) -> bool:
+            if id(value) in wanted:
+                wanted[id(value)] += 1
+            if id(value) in seen or depth > 4:
+                return True
+            seen.add(id(value))
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if isinstance(value, (TupleV, SetV)):
+                return all(visit(item, depth + 1) for item in value.items)
+            if isinstance(value, DictV):
+                return all(visit(item, depth + 1) for _, item in value.items)
+            if isinstance(value, InstanceV):
+                return all(visit(item, depth + 1) for item in list(value.attrs.values()))
+            return True
+
+        scopes = [fr.state or {}]
+        if fr.func is not None and fr.module.namespace is not fr.state:
+            scopes.append(fr.module.namespace)
+        for scope in scopes:
+            for held in list(scope.values()):
+                if not visit(held, 0):
+                    return False
+        return all(count <= 1 for count in wanted.values())  # (0: reached through a closure's name)
+
+    def forget_holders(self, obj: Value, fr: Frame) -> None:
+        """After a change in place not followed: the frame's names for `obj` are Unknown."""
+        for name, held in list((fr.state or {}).items()):
+            if held is obj:
+                fr.state[name] = UNKNOWN.tainted(obj.diff)  # type: ignore[index]
+
     def rebind_path(self, expr: ast.expr, value: Value, fr: Frame) -> bool:
         """Rebind `expr`, a name or a chain of literal keys from a name holding dicts
         (`cfg["model"]`), to `value`: the name gets dicts holding it, one level at a time
@@ -1710,17 +1758,21 @@ class Interpreter:
             expr = expr.value
         if not isinstance(expr, ast.Name) or fr.state is None or expr.id not in fr.state or fr.branch_depth:
             return False
-        if not keys:
-            fr.state[expr.id] = value
-            return True
+        root = fr.state[expr.id]
         keys.reverse()  # outermost first
         chain: list[DictV] = []
-        held: Value | None = fr.state[expr.id]
+        held: Value | None = root
         for key in keys:
             if not isinstance(held, DictV):
                 return False
             chain.append(held)
             held = held.get(key)
+        if not self.held_once([root, *chain[1:], *([held] if held is not None and keys else [])], fr):
+            self.forget_holders(root, fr)
+            return True  # (changed, not followed: the names for it are Unknown)
+        if not keys:
+            fr.state[expr.id] = value
+            return True
         rebuilt = value
         for outer, key in zip(reversed(chain), reversed(keys)):
             rebuilt = DictV(with_key(outer.items, key, rebuilt), outer.why)
@@ -1866,13 +1918,14 @@ class Interpreter:
             return
         value = self.api.binop(self, stmt.op, current, operand, stmt, fr)
         if value is not current and (isinstance(current, (DictV, SetV)) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
-            # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  The
-            # frame's other names for it (`b` after `a = b = [511]`) hold the result too,
-            # still one object; other holders (attributes, callers) see it change
+            # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  Held by
+            # another name too (`b` after `a = b = [511]`, or two calls a memo answered with
+            # one object: which, not known), every name for it is Unknown; other holders
+            # (attributes, callers) see it change
             self.mutations += 1
-            for name, held in list(fr.state.items()):
-                if held is current:
-                    fr.state[name] = value
+            if not self.held_once([current], fr):
+                self.forget_holders(current, fr)
+                value = UNKNOWN.tainted(value.diff)
             mark_changed_in_place(current)
         self.assign(stmt.target, value, fr, stmt)
 
@@ -2108,7 +2161,7 @@ class Interpreter:
         receiver = cast(ast.Attribute, call.func)
         name = cast(ast.Name, receiver.value).id
         held = fr.state.get(name)
-        if not (isinstance(held, TupleV) and held.is_list) or len(held.items) + count > _MAX_WIDENED_ITEMS:
+        if not (isinstance(held, TupleV) and held.is_list) or len(held.items) + count > _MAX_WIDENED_ITEMS or not self.held_once([held], fr):
             return None
         for node in (n for s in stmt.body for n in ast.walk(s)):
             if isinstance(node, _LEAVES_A_PASS) or isinstance(node, ast.Name) and node.id == name and node is not receiver.value:
@@ -4613,6 +4666,7 @@ def _runs_as_a_program(info: ModuleInfo) -> bool:
 # what ends a pass of a loop early, or runs in it under a handler: an appending loop
 # whose body holds one of these is not summed up (Interpreter._appending_loop)
 _LEAVES_A_PASS = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Try, ast.With, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Delete)
+_MAX_HOLDER_SCAN = 4000  # values looked at for other holders of a list or dict changed in place (Interpreter.held_once)
 _LENGTH_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__iadd__", "__delitem__"})
 # nothing evaluated a second time may bind or define
 _NOT_REEVALUATED = (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield, ast.YieldFrom)

@@ -81,7 +81,7 @@ def _out_dtype(obj: ExtObjectV, x: ArrayV) -> str | None:
 
 
 # equinox layers whose weights are made when they are built (float32 unless `dtype=`)
-_EQUINOX_WEIGHTED = ("equinox.nn.Linear", "equinox.nn.MLP")
+_EQUINOX_WEIGHTED = ("equinox.nn.Linear", "equinox.nn.MLP", "equinox.nn.GRUCell", "equinox.nn.LSTMCell")
 
 
 def _embedding_dtype(obj: ExtObjectV) -> str | None:
@@ -197,6 +197,17 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         if x.shape is None or feats is None:
             return ArrayV(None, _out_dtype(obj, x), diff)
         return ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats), _out_dtype(obj, x), diff, x.why)
+    if short in ("GRUCell", "LSTMCell") and q.startswith("equinox"):
+        # one step of the cell: the new hidden state (LSTM: with the cell state), of
+        # `hidden_size`, for the input's leading axes (probe 86d: a GRU scanned over 43 steps)
+        hidden = args[1] if len(args) > 1 else kwargs.get("hidden")
+        parts = [hidden] if short == "GRUCell" else list(hidden.items) if isinstance(hidden, TupleV) else []
+        diff = diff or any(part.diff for part in parts)
+        dtypes = {_out_dtype(obj, x), *(part.dtype if isinstance(part, ArrayV) else None for part in parts)}
+        feats = _features(_get(obj, 1, "hidden_size"), one=True)
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        state = ArrayV(x.shape[:-1] + tuple(f.with_why(step) for f in feats) if x.shape is not None and feats is not None else None, dtype, diff, x.why)
+        return state if short == "GRUCell" else TupleV((state, state))
     if short in ("LoRA", "LoRALinear") and q.startswith("flax.nnx"):
         return _lora(obj, x, step, diff)
     if short in ("DenseGeneral", "LinearGeneral"):
