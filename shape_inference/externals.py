@@ -3179,7 +3179,7 @@ _register(
 )
 _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
-_register(["Linear", "MLP", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential",
+_register(["Linear", "MLP", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential", "GRUCell", "LSTMCell",
            "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            *(f"{kind}Pool{n}d" for kind in ("Max", "Avg", "AdaptiveMax", "AdaptiveAvg") for n in (1, 2, 3))], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "BatchNorm", "GroupNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D", "Sequential"], ["haiku"], h_layer)

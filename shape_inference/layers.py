@@ -201,7 +201,7 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         # one step of the cell: the new hidden state (LSTM: with the cell state), of
         # `hidden_size`, for the input's leading axes (probe 86d: a GRU scanned over 43 steps)
         hidden = args[1] if len(args) > 1 else kwargs.get("hidden")
-        parts = [hidden] if short == "GRUCell" else list(hidden.items) if isinstance(hidden, TupleV) else []
+        parts = [hidden] if short == "GRUCell" and hidden is not None else list(hidden.items) if isinstance(hidden, TupleV) else []
         diff = diff or any(part.diff for part in parts)
         dtypes = {_out_dtype(obj, x), *(part.dtype if isinstance(part, ArrayV) else None for part in parts)}
         feats = _features(_get(obj, 1, "hidden_size"), one=True)
