@@ -2142,7 +2142,7 @@ class Interpreter:
 
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
         if appending is not None and fr.state is not None:
-            self._appended(stmt, *appending, fr)
+            self._appended(stmt, element, *appending, fr)
 
     def _appending_loop(self, stmt: ast.For | ast.AsyncFor, iterable: Value, fr: Frame) -> tuple[ast.Call, str, TupleV, int] | None:
         """`for i in range(127): ids.append(f(i))` over more items than are run one by one:
@@ -2170,15 +2170,17 @@ class Interpreter:
                 return None  # (another list changed: it may be this one under another name)
         return call, name, held, count
 
-    def _appended(self, stmt: ast.For | ast.AsyncFor, call: ast.Call, name: str, before: TupleV, count: int, fr: Frame) -> None:
+    def _appended(self, stmt: ast.For | ast.AsyncFor, element: Value, call: ast.Call, name: str, before: TupleV, count: int, fr: Frame) -> None:
         """After an appending loop: the list with `count` more items, each what the appended
-        expression gives in the loop's widened state (Unknown where it calls code of ours
-        or names a mutable object: one object would stand for many)."""
+        expression gives in the loop's widened state with the loop's target bound to what
+        describes every item it iterates over (Unknown where it calls code of ours or
+        names a mutable object: one object would stand for many)."""
         item: Value = UNKNOWN
         if all(_pure_library_call(node) for node in ast.walk(call.args[0]) if isinstance(node, ast.Call)) and not any(isinstance(node, _NOT_REEVALUATED) for node in ast.walk(call.args[0])):
             mark = len(self.events)
             inner = Frame(fr.module, dict(fr.state or {}), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
             inner.branch_depth = 1
+            self.assign(stmt.target, element, inner, stmt)
             found = self.ev(call.args[0], inner)
             del self.events[mark:]
             item = found if _immutable(found) else UNKNOWN.tainted(found.diff)
@@ -2722,7 +2724,10 @@ class Interpreter:
         if kind != "MatchClass":
             return {}
         positional = getattr(pattern, "patterns", [])
-        names = self._match_args(self.ev(getattr(pattern, "cls"), fr)) if positional else []
+        cls = self.ev(getattr(pattern, "cls"), fr)
+        if _self_matching(cls) and len(positional) == 1 and not getattr(pattern, "kwd_patterns", []):
+            return self._captured(positional[0], subject, fr)  # (probe 86a: `case int(n): return n`)
+        names = self._match_args(cls) if positional else []
         if names is None or len(positional) > len(names):
             return {}
         found: dict[str, Value] = {}
@@ -2740,6 +2745,8 @@ class Interpreter:
         cls = self.ev(getattr(pattern, "cls"), fr)
         verdict = is_instance(subject, cls)
         positional = getattr(pattern, "patterns", [])
+        if verdict is True and _self_matching(cls) and len(positional) == 1 and not getattr(pattern, "kwd_patterns", []):
+            return self._pattern_matches(positional[0], subject, fr)  # `case int(n):` matches n against the subject itself
         names = self._match_args(cls) if positional and verdict is True else []
         if verdict is not True or names is None or len(positional) > len(names):
             return False if verdict is False else None
@@ -4671,6 +4678,14 @@ _LENGTH_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
 # nothing evaluated a second time may bind or define
 _NOT_REEVALUATED = (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield, ast.YieldFrom)
 _LIBRARY_ROOTS = frozenset({"jnp", "np", "jax", "numpy", "lax", "math", "einops"})
+
+
+# builtin classes whose one positional class subpattern matches the subject itself
+_SELF_MATCHING = frozenset(f"builtins.{name}" for name in ("bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"))
+
+
+def _self_matching(cls: Value) -> bool:
+    return isinstance(cls, ExternalV) and cls.qualname in _SELF_MATCHING
 
 
 def _one_append(expr: ast.expr) -> ast.Call | None:
