@@ -3856,6 +3856,7 @@ _PURE_LIBRARIES = ("optax.",)
 
 _MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse", "__setitem__",
+     "__delitem__", "__iadd__", "__imul__", "__ior__",  # (spelled out: `ids.__iadd__([0])`, probe 87a)
      "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
 )
 
@@ -3972,8 +3973,8 @@ def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, n
     entry = isinstance(receiver, ast.Subscript) and isinstance(receiver.value, ast.Name) and isinstance(receiver.slice, ast.Constant)
     if not (isinstance(receiver, ast.Name) or (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)) or entry):
         return False
-    if isinstance(receiver, ast.Name) and not interp.held_once([args[0]], fr):
-        interp.forget_holders(args[0], fr)  # (another name holds it too: probe 86a)
+    if isinstance(receiver, ast.Name) and (not interp.held_once([args[0]], fr) or interp.named_by_nested_code(receiver.id, fr)):
+        interp.forget_holders(args[0], fr)  # (another name holds it too, or a closure may change it: probes 86a, 87a)
         return True
     items = list(args[0].items)
     if method == "append" and len(args) == 2:

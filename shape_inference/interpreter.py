@@ -299,6 +299,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
+        self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
         self.custom_rules: dict[int, tuple[Value, ...]] = {}  # a custom_vjp's / custom_jvp's function (its def's id) -> (fwd, bwd) / (jvp,)
         # functions stored in a container (`REGISTRY[name] = fn` in a decorator, `.append(fn)`):
@@ -1729,6 +1730,8 @@ class Interpreter:
                 return all(visit(item, depth + 1) for _, item in value.items)
             if isinstance(value, InstanceV):
                 return all(visit(item, depth + 1) for item in list(value.attrs.values()))
+            if isinstance(value, BoundMethodV):
+                return visit(value.self_value, depth + 1)  # `push = ids.append` (probe 87a)
             return True
 
         scopes = [fr.state or {}]
@@ -2163,12 +2166,30 @@ class Interpreter:
         held = fr.state.get(name)
         if not (isinstance(held, TupleV) and held.is_list) or len(held.items) + count > _MAX_WIDENED_ITEMS or not self.held_once([held], fr):
             return None
+        if self.named_by_nested_code(name, fr):
+            return None  # (a closure made before the loop may change it after: probe 87a)
         for node in (n for s in stmt.body for n in ast.walk(s)):
             if isinstance(node, _LEAVES_A_PASS) or isinstance(node, ast.Name) and node.id == name and node is not receiver.value:
                 return None  # (a jump, a handler, or the list used another way: a call given it)
             if isinstance(node, ast.Attribute) and node.attr in _LENGTH_CHANGERS and node is not receiver:
                 return None  # (another list changed: it may be this one under another name)
         return call, name, held, count
+
+    def named_by_nested_code(self, name: str, fr: Frame) -> bool:
+        """Does a function or lambda inside the running function (at module level: any
+        function of the module) name `name`?  It may change the object the name holds at
+        a time the frame does not see."""
+        scope: ast.AST | None = fr.func.node if fr.func is not None else fr.module.tree
+        if scope is None:
+            return True
+        key = (id(scope), name)
+        found = self.named_by_nested.get(key)
+        if found is None:
+            nested = (n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, LazyDef)) and n is not scope)
+            found = self.named_by_nested[key] = any(
+                name in n.text if isinstance(n, LazyDef) else any(isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(n)) for n in nested
+            )
+        return found
 
     def _appended(self, stmt: ast.For | ast.AsyncFor, element: Value, call: ast.Call, name: str, before: TupleV, count: int, fr: Frame) -> None:
         """After an appending loop: the list with `count` more items, each what the appended
