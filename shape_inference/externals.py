@@ -964,7 +964,7 @@ def h_repeat(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         repeats = make_int(1)
         out = S.repeat(interp, arr, repeats, int_value(axis_v) if axis_v is not None else None, node, fr)
         axis = int_value(axis_v) if axis_v is not None else 0
-        if out.shape is None or not -len(out.shape) <= axis < len(out.shape):
+        if out.shape is None or axis is None or not -len(out.shape) <= axis < len(out.shape):
             return ArrayV(None, arr.dtype, arr.diff)
         shape = list(out.shape)
         shape[axis] = total.dim.with_why(interp.step(fr, node, f"total_repeat_length of {A.src(node)}"))

@@ -2179,9 +2179,7 @@ class Interpreter:
         """Does a function or lambda inside the running function (at module level: any
         function of the module) name `name`?  It may change the object the name holds at
         a time the frame does not see."""
-        scope: ast.AST | None = fr.func.node if fr.func is not None else fr.module.tree
-        if scope is None:
-            return True
+        scope: ast.AST = fr.func.node if fr.func is not None else fr.module.tree
         key = (id(scope), name)
         found = self.named_by_nested.get(key)
         if found is None:
