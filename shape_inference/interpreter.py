@@ -3515,6 +3515,8 @@ class Interpreter:
         them; `{n: f(k) for n, k in zip("qkv", keys)}` gives a dict when every key is a
         constant, and `{f.name for f in fields}` a set of constants.  None: not that case
         (the caller evaluates the comprehension once, with the target unknown)."""
+        if len(node.generators) == 2 and isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self._flattened(node, iterable, fr)
         if len(node.generators) != 1 or node.generators[0].is_async:
             return None
         gen = node.generators[0]
@@ -3563,6 +3565,40 @@ class Interpreter:
             return self._set_of(out, node, fr)
         items = TupleV(tuple(out), isinstance(node, ast.ListComp), (self.step(fr, node, "a comprehension"),))
         return not_a_sequence(items) if isinstance(node, ast.GeneratorExp) else items
+
+    def _flattened(self, node: ast.ListComp | ast.GeneratorExp, iterable: Value, fr: Frame) -> Value | None:
+        """`[t for ids in token_lists for t in ids]` with no condition, over known outer
+        items whose inner iterables have known lengths: a list as long as their sum, each
+        item what the element is with both targets unknown (an immutable value, else
+        Unknown), as a long comprehension's are (probe 87b: texts grouped into blocks
+        after flattening).
+        None: not that case."""
+        outer, inner_gen = node.generators
+        if outer.ifs or inner_gen.ifs or outer.is_async or inner_gen.is_async:
+            return None
+        items = self.api.unpack(self, iterable, None, False, outer, fr)
+        if items is None or len(items) > _MAX_UNROLLED:
+            return None
+        mark = len(self.events)
+        total = 0
+        for item in items:
+            scope = Frame(fr.module, _comprehension_state(fr), fr.ctx, fr.func, fr.local_names, fr.closure, fr.generic)
+            scope.branch_depth = 1
+            self.assign(outer.target, item, scope, outer)
+            count = self.api.known_length(self.ev(inner_gen.iter, scope))
+            if count is None:
+                del self.events[mark:]
+                return None
+            total += count
+            if total > _MAX_WIDENED_ITEMS:
+                del self.events[mark:]
+                return None
+        del self.events[mark:]
+        widened = self.widened_element(node, iterable, fr)
+        if not _immutable(widened):
+            widened = UNKNOWN.tainted(widened.diff)  # (one object must not stand for many)
+        found = TupleV((widened,) * total, isinstance(node, ast.ListComp), (self.step(fr, node, f"a comprehension of {total} items"),))
+        return not_a_sequence(found) if isinstance(node, ast.GeneratorExp) else found
 
     def e_joinedstr(self, node: ast.JoinedStr, fr: Frame) -> Value:
         """An f-string of known parts (`PRESETS[f"{modality}_{size}"]`), else Unknown."""
