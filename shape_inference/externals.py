@@ -1867,11 +1867,23 @@ def h_dataclass_fields(interp: Interpreter, args: Args, kwargs: Kwargs, node: as
     if not isinstance(cls, ClassV) or not A.is_dataclass_like(cls) or A.is_linen_class(cls) or A.is_nnx_class(cls):
         return UNKNOWN
     step = interp.step(fr, node, A.src(node))
-    def described(name: str, default: Value | None) -> dict[str, Value]:
-        plain = isinstance(default, (IntV, FloatV)) or isinstance(default, ConstV) and isinstance(default.value, (int, float, str, bool, type(None)))
-        return {"name": ConstV(name), "default": default} if plain and default is not None else {"name": ConstV(name)}
+    postponed = _postponed_annotations(cls.module.tree)
 
-    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], described(name, default), node, fr) for name, default, _ in cls.all_fields()), False, (step,))
+    def described(name: str, default: Value | None, annotation: ast.expr | None) -> dict[str, Value]:
+        plain = isinstance(default, (IntV, FloatV)) or isinstance(default, ConstV) and isinstance(default.value, (int, float, str, bool, type(None)))
+        found: dict[str, Value] = {"name": ConstV(name), "default": default} if plain and default is not None else {"name": ConstV(name)}
+        if isinstance(annotation, ast.Name) and annotation.id in ("int", "float", "str", "bool"):
+            # `type=f.type` (probe 87b: an HfArgumentParser done by hand): the class, or
+            # its name where annotations are postponed (`from __future__ import annotations`)
+            found["type"] = ConstV(annotation.id) if postponed else ExternalV(f"builtins.{annotation.id}")
+        return found
+
+    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], described(name, default, annotation), node, fr) for name, default, annotation in cls.all_fields()), False, (step,))
+
+
+def _postponed_annotations(tree: ast.Module) -> bool:
+    """`from __future__ import annotations`: a field's `type` is the annotation's text."""
+    return any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and any(alias.name == "annotations" for alias in stmt.names) for stmt in tree.body)
 
 
 def _as_dict(value: Value, depth: int) -> Value:

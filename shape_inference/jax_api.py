@@ -494,6 +494,16 @@ def same_object(a: Value, b: Value) -> bool | None:
     return _compare_one(ast.Is(), a, b)
 
 
+def _builtin_types(a: Value, b: Value) -> tuple[str, frozenset[str]] | None:
+    """(a's name, b's names) where `a` is a builtin class and `b` one or a tuple of them."""
+    if not (isinstance(a, ExternalV) and a.qualname.startswith("builtins.")):
+        return None
+    items = b.items if isinstance(b, TupleV) else (b,)
+    if not items or not all(isinstance(item, ExternalV) and item.qualname.startswith("builtins.") for item in items):
+        return None
+    return a.qualname, frozenset(cast(ExternalV, item).qualname for item in items)
+
+
 def _module_level(func: FunctionV) -> bool:
     """A def of a module's top level, bound once as the module runs (a nested def makes a
     new function object at each run of its enclosing one)."""
@@ -503,6 +513,12 @@ def _module_level(func: FunctionV) -> bool:
 def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
     if isinstance(b, SetV):
         return _in_set(op, a, b)
+    builtin_types = _builtin_types(a, b) if isinstance(op, (ast.In, ast.NotIn)) == isinstance(b, TupleV) else None
+    if builtin_types is not None and not isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        # `f.type in (int, float, str, bool)`, `kind is int`: Python's own classes, one
+        # object each (probe 87b: a dataclass field's type picking argparse's `type=`)
+        same = builtin_types[0] in builtin_types[1]
+        return same if isinstance(op, (ast.In, ast.Eq, ast.Is)) else not same
     if isinstance(a, ExternalV) and _dtype_operand(a) is not None:
         scalar = _compare_scalar_types(op, a, b)
         if scalar is not None:
