@@ -6,6 +6,7 @@ the flax / equinox / haiku layers we model (which become `ExtObjectV`s).
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 import json
 import sys
@@ -2075,6 +2076,47 @@ def _copied(value: Value, deep: bool, depth: int) -> Value:
     return UNKNOWN
 
 
+# A pattern run on the analysed code's own literals: short, and with no group repeated
+# (`(a+)+` backtracks for ever: the linter must not hang on what it reads)
+_SAFE_PATTERN = re.compile(r"[^()]*(?:\((?:\?:|\?P<\w+>)?[^()]*\)(?![*+?{])[^()]*)*")
+_MAX_PATTERN, _MAX_SUBJECT, _MAX_QUANTIFIERS = 100, 200, 3  # (n ** 3 steps at worst: `\d*\d*\d*x`)
+
+
+def h_re_match(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`re.search(r"window(\\d+)", "swin_tiny_patch4_window7_224")` on literal strings: the
+    match (its groups, read by `.group(n)` / `.groups()`) or None (probe 88b: a window
+    size parsed from a model's name).  Only short patterns whose groups are not repeated
+    run; anything else is Unknown."""
+    ok_p, pattern = const_value(args[0]) if len(args) == 2 and not kwargs else (False, None)
+    ok_s, subject = const_value(args[1]) if len(args) == 2 and not kwargs else (False, None)
+    if not (ok_p and ok_s and isinstance(pattern, str) and isinstance(subject, str)):
+        return UNKNOWN
+    quantifiers = sum(pattern.count(c) for c in "*+{") + pattern.replace("(?", "").count("?")
+    if len(pattern) > _MAX_PATTERN or len(subject) > _MAX_SUBJECT or quantifiers > _MAX_QUANTIFIERS or "\\" in pattern.replace("\\d", "").replace("\\w", "").replace("\\s", "").replace("\\.", "") or not _SAFE_PATTERN.fullmatch(pattern):
+        return UNKNOWN
+    try:
+        found = getattr(re, q.rsplit(".", 1)[-1])(pattern, subject)
+    except re.error:
+        return UNKNOWN
+    why = merge_why(args[0].why, args[1].why, (interp.step(fr, node, A.src(node)),))
+    if found is None:
+        return ConstV(None, why)
+    groups = (found.group(0), *found.groups())
+    return ExtObjectV("re.Match", (), (("_groups", TupleV(tuple(ConstV(g, why) for g in groups))),), why)
+
+
+def h_re_group(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`m.group(n)` / `m.groups()` of a match made from literals (h_re_match)."""
+    match = args[0] if args else None
+    held = match.kwarg("_groups") if isinstance(match, ExtObjectV) and match.qualname == "re.Match" else None
+    if not isinstance(held, TupleV) or kwargs:
+        return UNKNOWN
+    if q.endswith(".groups"):
+        return TupleV(held.items[1:]) if len(args) == 1 else UNKNOWN
+    index = int_value(args[1]) if len(args) == 2 else 0 if len(args) == 1 else None
+    return held.items[index] if index is not None and 0 <= index < len(held.items) else UNKNOWN
+
+
 def h_device_count(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.device_count()` and its kin: the host's number, unknown here, but one number
     throughout a run, so arithmetic keeps what it decides (probe 84c: `8 *
@@ -2899,6 +2941,8 @@ _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
 _register(["filter"], ["builtins"], h_filter_truthy)
 _register(["hash"], ["builtins"], h_hash)
+_register(["search", "match", "fullmatch"], ["re"], h_re_match)
+_register(["group", "groups"], ["re.Match"], h_re_group)
 _register(["copy", "deepcopy"], ["copy"], h_copy)
 _register(["device_count", "local_device_count", "process_count"], ["jax"], h_device_count)
 _register(["bisect_left", "bisect_right", "bisect"], ["bisect"], h_bisect)
@@ -3908,8 +3952,37 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
             # (what a recording library is given keeps what is known of it, an object's
             # attributes included: `log.info("%s", args)`, probe 62c)
             interp.escape(args, kwargs, unseen=root not in NOT_PROJECT_MODULES)
+            _changed_by_library(interp, name, args, kwargs, fr)
         return UNKNOWN
     return handler(interp, args, kwargs, node, fr, name)
+
+
+# library functions that change a list or dict they are given, in place: the first
+# argument (heapq, bisect, random), or every dict given (a ChainMap writes into its first)
+_CHANGES_FIRST_ARGUMENT = frozenset(
+    {"heapq.heappush", "heapq.heappop", "heapq.heappushpop", "heapq.heapreplace", "heapq.heapify", "bisect.insort", "bisect.insort_left",
+     "bisect.insort_right", "random.shuffle", "numpy.random.shuffle"}
+)
+
+
+def _changed_by_library(interp: Interpreter, name: str, args: Args, kwargs: Kwargs, fr: Frame) -> None:
+    """A list or dict a library function changes in place (`heapq.heappush(ids, 0)`), or
+    whose changing method it is handed (`itertools.starmap(ids.append, pairs)`), or that
+    a `collections.ChainMap` writes into: every name for it is Unknown (probe 88a: three
+    false JCD201s kept the length from before)."""
+    changed: list[Value] = []
+    if name in _CHANGES_FIRST_ARGUMENT and args:
+        changed.append(args[0])
+    if name == "collections.ChainMap":
+        changed.extend(args)
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, BoundMethodV) and isinstance(value.func, ExternalV) and value.func.qualname.rsplit(".", 1)[-1] in _MUTATORS:
+            changed.append(value.self_value)
+    for value in changed:
+        if isinstance(value, (DictV, SetV)) or isinstance(value, TupleV) and value.is_list:
+            interp.mutations += 1
+            mark_changed_in_place(value)
+            interp.forget_holders(value, fr)
 
 
 def _dict_update(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
