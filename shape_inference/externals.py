@@ -2078,41 +2078,63 @@ def _copied(value: Value, deep: bool, depth: int) -> Value:
 
 # A pattern run on the analysed code's own literals: short, and with no group repeated
 # (`(a+)+` backtracks for ever: the linter must not hang on what it reads)
-_SAFE_PATTERN = re.compile(r"[^()]*(?:\((?:\?:|\?P<\w+>)?[^()]*\)(?![*+?{])[^()]*)*")
+_SAFE_PATTERN = re.compile(r"[^()]*(?:\((?:\?:|\?P<\w+>)?[^()]*\)(?![*+{])[^()]*)*")
 _MAX_PATTERN, _MAX_SUBJECT, _MAX_QUANTIFIERS = 100, 200, 3  # (n ** 3 steps at worst: `\d*\d*\d*x`)
 
 
 def h_re_match(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`re.search(r"window(\\d+)", "swin_tiny_patch4_window7_224")` on literal strings: the
-    match (its groups, read by `.group(n)` / `.groups()`) or None (probe 88b: a window
-    size parsed from a model's name).  Only short patterns whose groups are not repeated
-    run; anything else is Unknown."""
+    match (its groups, read by `.group(n)` / `.group("name")` / `.groups()`) or None
+    (probe 88b: a window size parsed from a model's name); `re.findall`'s list; a
+    `re.compile(...)` pattern whose methods do the same (probe 89b).  Only short
+    patterns whose groups are not repeated run; anything else is Unknown."""
+    if q == "re.compile":
+        ok, pattern = const_value(args[0]) if len(args) == 1 and not kwargs else (False, None)
+        return ExtObjectV("re.Pattern", (args[0],), (), args[0].why) if ok and isinstance(pattern, str) and _safe_pattern(pattern) else UNKNOWN
+    if q.startswith("re.Pattern.") and args and isinstance(args[0], ExtObjectV) and args[0].args:
+        args, q = [args[0].args[0], *args[1:]], "re." + q.rsplit(".", 1)[-1]  # `PATTERN.match(name)`
     ok_p, pattern = const_value(args[0]) if len(args) == 2 and not kwargs else (False, None)
     ok_s, subject = const_value(args[1]) if len(args) == 2 and not kwargs else (False, None)
-    if not (ok_p and ok_s and isinstance(pattern, str) and isinstance(subject, str)):
+    if not (ok_p and ok_s and isinstance(pattern, str) and isinstance(subject, str)) or len(subject) > _MAX_SUBJECT or not _safe_pattern(pattern):
         return UNKNOWN
-    quantifiers = sum(pattern.count(c) for c in "*+{") + pattern.replace("(?", "").count("?")
-    if len(pattern) > _MAX_PATTERN or len(subject) > _MAX_SUBJECT or quantifiers > _MAX_QUANTIFIERS or "\\" in pattern.replace("\\d", "").replace("\\w", "").replace("\\s", "").replace("\\.", "") or not _SAFE_PATTERN.fullmatch(pattern):
-        return UNKNOWN
+    why = merge_why(args[0].why, args[1].why, (interp.step(fr, node, A.src(node)),))
     try:
+        if q == "re.findall":
+            found_all = cast("list[object]", re.findall(pattern, subject))
+            if len(found_all) > 64 or not all(isinstance(item, str) for item in found_all):
+                return UNKNOWN  # (groups make tuples: not followed)
+            return TupleV(tuple(ConstV(item, why) for item in found_all), True, why)
         found = getattr(re, q.rsplit(".", 1)[-1])(pattern, subject)
     except re.error:
         return UNKNOWN
-    why = merge_why(args[0].why, args[1].why, (interp.step(fr, node, A.src(node)),))
     if found is None:
         return ConstV(None, why)
     groups = (found.group(0), *found.groups())
-    return ExtObjectV("re.Match", (), (("_groups", TupleV(tuple(ConstV(g, why) for g in groups))),), why)
+    named = tuple((name, ConstV(value, why)) for name, value in found.groupdict().items())
+    return ExtObjectV("re.Match", (), (("_groups", TupleV(tuple(ConstV(g, why) for g in groups))), ("_named", DictV(named, why))), why)
+
+
+def _safe_pattern(pattern: str) -> bool:
+    """Short, no group repeated, at most _MAX_QUANTIFIERS quantifiers (a lazy `+?`
+    counts once), no escape but \\d \\w \\s \\. (no back-reference)."""
+    plain = pattern.replace("+?", "+").replace("*?", "*").replace("(?", "(")
+    quantifiers = sum(plain.count(c) for c in "*+{")  # (an optional part, `?`, at most doubles the tries: four of them)
+    escapes = pattern.replace("\\d", "").replace("\\w", "").replace("\\s", "").replace("\\.", "")
+    return len(pattern) <= _MAX_PATTERN and quantifiers <= _MAX_QUANTIFIERS and plain.count("?") <= 4 and "\\" not in escapes and bool(_SAFE_PATTERN.fullmatch(pattern))
 
 
 def h_re_group(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`m.group(n)` / `m.groups()` of a match made from literals (h_re_match)."""
+    """`m.group(n)`, `m.group("name")`, `m.groups()` of a match made from literals (h_re_match)."""
     match = args[0] if args else None
     held = match.kwarg("_groups") if isinstance(match, ExtObjectV) and match.qualname == "re.Match" else None
+    named = match.kwarg("_named") if isinstance(match, ExtObjectV) else None
     if not isinstance(held, TupleV) or kwargs:
         return UNKNOWN
     if q.endswith(".groups"):
         return TupleV(held.items[1:]) if len(args) == 1 else UNKNOWN
+    if len(args) == 2 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+        found = named.get(args[1].value) if isinstance(named, DictV) else None
+        return found if found is not None else UNKNOWN
     index = int_value(args[1]) if len(args) == 2 else 0 if len(args) == 1 else None
     return held.items[index] if index is not None and 0 <= index < len(held.items) else UNKNOWN
 
@@ -2941,7 +2963,8 @@ _register(["iter"], ["builtins"], h_iter)
 _register(["next"], ["builtins"], h_next)
 _register(["filter"], ["builtins"], h_filter_truthy)
 _register(["hash"], ["builtins"], h_hash)
-_register(["search", "match", "fullmatch"], ["re"], h_re_match)
+_register(["search", "match", "fullmatch", "findall", "compile"], ["re"], h_re_match)
+_register(["search", "match", "fullmatch", "findall"], ["re.Pattern"], h_re_match)
 _register(["group", "groups"], ["re.Match"], h_re_group)
 _register(["copy", "deepcopy"], ["copy"], h_copy)
 _register(["device_count", "local_device_count", "process_count"], ["jax"], h_device_count)

@@ -187,6 +187,10 @@ _MATH_CONSTANTS = {
     for module in ("math", "numpy", "jax.numpy")
     for name, value in (("pi", math.pi), ("e", math.e), ("tau", math.tau))
     if not (module != "math" and name == "tau")
+} | {
+    # the target is a Linux GPU host: its path separators (probe 89b: a length read from a
+    # checkpoint's path split on os.sep)
+    "os.sep": "/", "os.path.sep": "/", "os.pathsep": ":", "os.linesep": "\n", "os.extsep": ".",
 }
 _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 # statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)

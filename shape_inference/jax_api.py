@@ -157,6 +157,8 @@ def truth(value: Value) -> bool | None:
             return True
     if isinstance(value, (FunctionV, ClassV, ModuleV, PartialV)):
         return True
+    if isinstance(value, ExtObjectV) and value.qualname in ("re.Match", "re.Pattern"):
+        return True  # (`if m:` after a search that found: externals.h_re_match)
     if isinstance(value, (SetV, TupleV, DictV)):
         return bool(value.items)  # a literal's items as they are here (`image or {}`: probe 32a)
     if isinstance(value, InstanceV) and not value.cls.external_bases() and value.cls.lookup("__bool__") is None and value.cls.lookup("__len__") is None:
