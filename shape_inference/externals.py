@@ -3037,6 +3037,7 @@ _register(list(_SCALAR_TYPES), _NP, h_scalar_type)
 _register(["partial"], ["functools"], h_partial)
 HANDLERS["jax.tree_util.Partial"] = h_partial  # a partial that is a pytree: called the same way
 _register(["wraps", "lru_cache"], ["functools"], h_decorator_factory)
+_register(["named_scope"], ["jax"], h_decorator_factory)  # (a context manager that decorates too: probe 89e)
 _register(["parametrize", "skipif", "xfail", "skip", "filterwarnings", "slow", "gpu"], ["pytest.mark"], h_decorator_factory)
 _register(["given", "settings", "example"], ["hypothesis"], h_decorator_factory)
 _register(["parameters", "named_parameters", "product"], ["absl.testing.parameterized"], h_decorator_factory)

@@ -3733,6 +3733,9 @@ class Interpreter:
             return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
+        if isinstance(callee, self.api.ExtCallDecoratorV) and len(args) == 1 and not kwargs and not star_unknown and isinstance(args[0], (FunctionV, BoundMethodV, PartialV, TransformV)):
+            # `jax.named_scope("mhsa")(f)`: the decorator applied by hand (probe 89e)
+            return cast(Any, callee).apply(self, args[0], cast(ast.expr, node), fr)  # (jax_api's class, typed loosely as self.api is)
         self.escape(args, kwargs, unseen=True)
         # a method of a differentiated value not known (`params.items()` of the params a
         # grad differentiates) gives what carries its tangents (probe 61a)
