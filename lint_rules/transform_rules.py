@@ -345,9 +345,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
             return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
         known, axis = _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1)
         if known and axis is not None:
-            # astype keeps the batch axis where it is (axis 1 too: probe 40b); reshape's
-            # batching rule moves it to the front
-            return (True, axis) if expr.func.attr == "astype" else (True, 0)
+            # astype keeps the batch axis where it is (axis 1 too: probe 40b), and so does a
+            # reshape to the operand's own shape (`q.reshape(q.shape)`: JAX returns the
+            # operand, probes 83b, 90c); any other reshape's batching rule moves it to the front
+            return (True, axis) if expr.func.attr == "astype" or _reshaped_to_itself(expr) else (True, 0)
         parts = parts[:1]
     elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
@@ -376,6 +377,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _reshaped_to_itself(call: ast.Call) -> bool:
+    """`x.reshape(x.shape)` / `x.reshape(*x.shape)`: the same name's own shape."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "reshape" or len(call.args) != 1 or call.keywords:
+        return False
+    receiver = call.func.value
+    if not isinstance(receiver, ast.Name):
+        return False
+    shape = call.args[0].value if isinstance(call.args[0], ast.Starred) else call.args[0]
+    return isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name) and shape.value.id == receiver.id
 
 
 def _gathered(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> tuple[ast.expr, ast.expr] | None:

@@ -226,7 +226,9 @@ class TupleV(FrozenValue):
         _set(self, "diff", diff)
 
     def key(self) -> object:
-        return ("tuple", tuple(i.key() for i in self.items), self.diff)
+        # (a list changed in place is stale: a memoised call must not answer it with what
+        # its old contents gave, probe 90a)
+        return ("tuple", tuple(i.key() for i in self.items), self.diff, self.changed_in_place)
 
     def tainted(self, diff: bool) -> Value:
         return TupleV(tuple(i.tainted(diff) for i in self.items), self.is_list, self.why, diff)
@@ -245,7 +247,7 @@ class SetV(FrozenValue):
         _set(self, "why", why)
 
     def key(self) -> object:
-        return ("set", tuple(i.key() for i in self.items))
+        return ("set", tuple(i.key() for i in self.items), self.changed_in_place)
 
 
 def same_key(a: object, b: object) -> bool:
@@ -298,7 +300,7 @@ class DictV(FrozenValue):
         return None
 
     def key(self) -> object:
-        return ("dict", tuple((repr(k), v.key()) for k, v in self.items), self.diff)
+        return ("dict", tuple((repr(k), v.key()) for k, v in self.items), self.diff, self.changed_in_place)
 
     def tainted(self, diff: bool) -> Value:
         return DictV(tuple((k, v.tainted(diff)) for k, v in self.items), self.why, diff)
