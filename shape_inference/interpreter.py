@@ -3704,7 +3704,14 @@ class Interpreter:
             if star_unknown:
                 self.escape(args, kwargs)
                 return UNKNOWN
-            return self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
+            result = self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
+            if callee.decorators and _cached(callee) and (isinstance(result, (DictV, SetV)) or isinstance(result, TupleV) and result.is_list):
+                # `@functools.lru_cache`: every call with these arguments gets the one list or
+                # dict the first made, which a caller may have changed in place, and which
+                # the analysis makes anew for each call (probe 91a; an object of ours is
+                # one object already: the memo answers with it)
+                return UNKNOWN.tainted(result.diff)
+            return result
         if isinstance(callee, BoundMethodV):
             return self.call(callee.func, [callee.self_value, *args], kwargs, star_unknown, node, fr, via)
         if isinstance(callee, PartialV):
@@ -4748,6 +4755,11 @@ _SELF_MATCHING = frozenset(f"builtins.{name}" for name in ("bool", "bytearray", 
 
 def _self_matching(cls: Value) -> bool:
     return isinstance(cls, ExternalV) and cls.qualname in _SELF_MATCHING
+
+
+def _cached(func: FunctionV) -> bool:
+    """Decorated with `functools.cache` / `lru_cache` (bare or called)?"""
+    return any(getattr(deco, "qualname", None) in ("functools.cache", "functools.lru_cache") for deco in func.decorators)
 
 
 def _one_append(expr: ast.expr) -> ast.Call | None:
