@@ -181,8 +181,9 @@ class Frame:
 
 # what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
 _ALL_OLDER = sys.maxsize
-# the float constants of math, numpy and jax.numpy
-_MATH_CONSTANTS = {
+# the constants of libraries that a program reads as plain values: math's, numpy's and
+# jax.numpy's floats, and os's separators
+_LIBRARY_CONSTANTS = {
     f"{module}.{name}": value
     for module in ("math", "numpy", "jax.numpy")
     for name, value in (("pi", math.pi), ("e", math.e), ("tau", math.tau))
@@ -1774,7 +1775,9 @@ class Interpreter:
                 return False
             chain.append(held)
             held = held.get(key)
-        if not self.held_once([root, *chain[1:], *([held] if held is not None and keys else [])], fr):
+        # the dicts down the path (the root's name holds the first) and what they lead to
+        path = [*chain, held] if keys else [root]
+        if not self.held_once([obj for obj in path if obj is not None], fr):
             self.forget_holders(root, fr)
             return True  # (changed, not followed: the names for it are Unknown)
         if not keys:
@@ -2906,7 +2909,7 @@ class Interpreter:
         if qualname in _TYPE_CHECKING_NAMES:
             return ConstV(False)
         canonical = self.api.canonical(qualname)
-        constant = _MATH_CONSTANTS.get(canonical)
+        constant = _LIBRARY_CONSTANTS.get(canonical)
         if constant is not None:
             return ConstV(constant)  # `q * jnp.pi` keeps q's shape
         if canonical in _NEWAXIS:
