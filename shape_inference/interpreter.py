@@ -88,6 +88,7 @@ _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widene
 _MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
 _MAX_WHILE_PASSES = 64  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens: probe 75c)
 MAX_DEPTH = 10
+_MAX_CACHE_HELD = 256  # objects of `functools.cache`d functions whose writes key the memo (Interpreter.cache_held)
 # calls of one `__init__` open at once (Interpreter._may_reenter); the innermost is unknown
 MAX_REENTRY = 5
 MAX_PARAM_ROWS = 16
@@ -298,6 +299,10 @@ class Interpreter:
         # so that none is freed while its key lives and no id is recycled into a false hit.
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], tuple[FunctionV, list[Value], dict[str, Value]]]] = {}
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
+        # the objects `functools.cache`d functions returned: a cache hands each caller the
+        # one object, so a write to it is seen by any helper that reads it through the
+        # cache (their writes are part of every memo key but the cached functions')
+        self.cache_held: dict[int, InstanceV] = {}
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
@@ -3708,6 +3713,8 @@ class Interpreter:
                 self.escape(args, kwargs)
                 return UNKNOWN
             result = self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
+            if callee.decorators and isinstance(result, InstanceV) and _cached(callee) and len(self.cache_held) < _MAX_CACHE_HELD:
+                self.cache_held[id(result)] = result
             if callee.decorators and _cached(callee) and (isinstance(result, (DictV, SetV)) or isinstance(result, TupleV) and result.is_list):
                 # `@functools.lru_cache`: every call with these arguments gets the one list or
                 # dict the first made, which a caller may have changed in place, and which
@@ -3978,7 +3985,7 @@ class Interpreter:
                     mark_changed_in_place(given)
             result = _reattributed(result, [*first_args, *first_kwargs.values()], [*args, *kwargs.values()])
             made = self.made_by_call.get(memo_key)
-            if made is not None and not _is_cached(func):
+            if made is not None and not _cached(func):
                 result = fresh_copies(result, *made)  # each call makes its own objects
             if memo_key in self.config_effects:
                 self._config_set_by_call(caller, self.config_effects[memo_key])
@@ -4033,7 +4040,7 @@ class Interpreter:
             if memo_key in self.config_effects:
                 self.config_effects[own] = self.config_effects.pop(memo_key)
             memo_key = own
-        if made[1] > made[0] and not _is_cached(func):
+        if made[1] > made[0] and not _cached(func):
             # the objects as the call returns them: later calls get copies of these, not
             # of what the first caller went on to change (`config.seq_len = 127`)
             self.made_by_call[memo_key] = made
@@ -4070,7 +4077,10 @@ class Interpreter:
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
         # (a call run aside by mixed_tangents does not mark the differentiations inside it:
         # its events serve aside runs only)
-        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site)
+        # a cached function is run once per arguments, whatever was written since (the
+        # cache's one object); any other may read a cached object and see the writes
+        cache_writes = sum(held.writes[0] for held in self.cache_held.values()) if self.cache_held and not (func.decorators and _cached(func)) else 0
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site, cache_writes)
 
     def _closure_key(self, func: FunctionV) -> object:
         """What a nested function reads from its enclosing scopes now: those scopes change
@@ -4565,16 +4575,6 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
     return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
 
 
-def _is_cached(func: FunctionV) -> bool:
-    """`@functools.cache` / `@functools.lru_cache(...)`: every call with the same arguments
-    returns the very object the first one made (a singleton config factory)."""
-    for deco in func.decorators:
-        name = getattr(deco, "qualname", None)
-        if name in ("functools.cache", "functools.lru_cache"):
-            return True
-    return False
-
-
 # what code out of sight may call to run a model: a function, a model object
 _MAY_RUN_A_MODEL = (FunctionV, BoundMethodV, PartialV, TransformV, InstanceV, ExtObjectV)
 
@@ -4761,7 +4761,9 @@ def _self_matching(cls: Value) -> bool:
 
 
 def _cached(func: FunctionV) -> bool:
-    """Decorated with `functools.cache` / `lru_cache` (bare or called)?"""
+    """`@functools.cache` / `@functools.lru_cache(...)` (bare or called): every call with
+    the same arguments returns the very object the first one made (a singleton config
+    factory)."""
     return any(getattr(deco, "qualname", None) in ("functools.cache", "functools.lru_cache") for deco in func.decorators)
 
 
