@@ -2572,7 +2572,7 @@ def h_type(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     """type(obj) of an instance of an analysed class: its class (`type(self).seq = 256`
     changes the class, `type(self)(cfg)` makes another instance)."""
     if len(args) == 1 and not kwargs and isinstance(args[0], InstanceV):
-        return args[0].cls
+        return interp.generic_class_view(args[0].cls) if args[0].recipe is not None else args[0].cls
     if len(args) == 1 and not kwargs:
         # of a known constant, its builtin type: `type=type(default)` in an argparse loop
         # over a defaults dict, `type(getattr(cfg, key))(value)` (probes 71a, 76c)

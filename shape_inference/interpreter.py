@@ -307,6 +307,7 @@ class Interpreter:
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
+        self._generic_class_views: dict[tuple[int, int, int], ClassV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
         self.static_fields: dict[tuple[int, str], bool] = {}
         self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
@@ -724,7 +725,7 @@ class Interpreter:
             if func is None or attr == "setup" or (wanted is not None and f"{cls.node.name}.{attr}" not in wanted):
                 continue
             if self.api.is_classmethod(func):
-                self.generic_call(func, cls)
+                self.generic_call(func, self.generic_class_view(cls))
                 continue
             inst = self.generic_instance(cls)
             if attr.startswith("test"):
@@ -768,6 +769,23 @@ class Interpreter:
             self._generic_templates[key] = inst
             return InstanceV(cls, dict(inst.attrs), False, inst.why, recipe=inst.recipe)
         return inst
+
+    def generic_class_view(self, cls: ClassV) -> ClassV:
+        """The `cls` of a classmethod analysed as any caller's, or `type(self)` of a generic
+        `self`: the class or any subclass, so what a subclass binds again is Opaque
+        (`cls.seq_len` of a base whose subclass sets 128: probe 92a).  The class itself
+        where no subclass rebinds a name it has."""
+        overridden = [name for name in self.subclass_overrides(cls) if cls.lookup(name) is not None]
+        if not overridden:
+            return cls
+        key = (id(cls.node), len(self.project.parsed), len(self.project.roots))
+        view = self._generic_class_views.get(key)
+        if view is None:
+            attrs = dict(cls.attrs)
+            for name in overridden:
+                attrs[name] = OpaqueV(f"{cls.node.name}.{name}")
+            view = self._generic_class_views[key] = dataclasses.replace(cls, attrs=attrs, linearised=None)
+        return view
 
     def _new_generic_instance(self, cls: ClassV) -> InstanceV:
         inst = InstanceV(cls, {}, False, (Step(cls.module.path, cls.node.lineno, f"an instance of {cls.node.name}"),))
@@ -3281,7 +3299,7 @@ class Interpreter:
             if member is not None:
                 return self.api.bind_member(self, member, base, node, fr)
             if name == "__class__":
-                return base.cls
+                return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, SuperV):
             order = base.self_value.cls.mro() if isinstance(base.self_value, InstanceV) else None

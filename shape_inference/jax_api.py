@@ -1531,7 +1531,7 @@ def bind_member(interp: Interpreter, member: Value, inst: InstanceV, node: ast.A
         if _is_static(member):
             return member
         if is_classmethod(member):
-            return BoundMethodV(member, inst.cls)
+            return BoundMethodV(member, interp.generic_class_view(inst.cls) if inst.recipe is not None else inst.cls)
         return BoundMethodV(member, inst)
     if isinstance(member, TransformV):
         return BoundMethodV(member, inst)
