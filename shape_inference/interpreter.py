@@ -1878,17 +1878,29 @@ class Interpreter:
         was taken, where the program meets a KeyError)?"""
         if module.imported:
             return True
-        for info in self.project.parsed:
-            if info.state == "new" or id(info) in self._imports_indexed:
+        pending = [info for info in self.project.parsed if info.state != "new" and id(info) not in self._imports_indexed]
+        while pending:
+            info = pending.pop()
+            if id(info) in self._imports_indexed:
                 continue
             self._imports_indexed.add(id(info))  # (each module's imports read once: probe cost)
-            self._imported_by_run.update(id(found) for found in self._modules_imported(info) if found is not info)
+            ran = info.state != "new"
+            for found in self._modules_imported(info, not ran):
+                if found is not info and id(found) not in self._imported_by_run:
+                    self._imported_by_run.add(id(found))
+                    if found.state == "new" and id(found) not in self._imports_indexed:
+                        # not run by the analysis, but by Python at that import, with its
+                        # own top-level imports (`import pkg`, whose __init__ imports the
+                        # registering module: probe 92d)
+                        self.project.load(found)
+                        pending.append(found)
         return id(module) in self._imported_by_run
 
-    def _modules_imported(self, info: ModuleInfo) -> Iterator[ModuleInfo]:
+    def _modules_imported(self, info: ModuleInfo, top_level: bool = False) -> Iterator[ModuleInfo]:
         """The project modules the import statements of `info` name (a `from pkg import
-        sub`'s package and submodule both)."""
-        for stmt in info.facts.imports():
+        sub`'s package and submodule both); with `top_level`, those that run when the
+        module is imported (not a function's)."""
+        for stmt in _top_level_imports(info.tree) if top_level else info.facts.imports():
             if isinstance(stmt, ast.ImportFrom):
                 base = self.project.from_base(info, stmt)
                 named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
@@ -4776,6 +4788,24 @@ _SELF_MATCHING = frozenset(f"builtins.{name}" for name in ("bool", "bytearray", 
 
 def _self_matching(cls: Value) -> bool:
     return isinstance(cls, ExternalV) and cls.qualname in _SELF_MATCHING
+
+
+def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements a module runs as it is imported: its top level, with the
+    arms of `if` / `try` / `with` there (not a function's or class's body)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending = list(tree.body) if isinstance(tree, ast.Module) else []
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            found.append(stmt)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            pending.extend(stmt.body)
+            pending.extend(getattr(stmt, "orelse", ()))
+            pending.extend(getattr(stmt, "finalbody", ()))
+            for handler in getattr(stmt, "handlers", ()):
+                pending.extend(handler.body)
+    return found
 
 
 def _cached(func: FunctionV) -> bool:
