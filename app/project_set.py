@@ -426,8 +426,20 @@ def _drivers(
     trains = {importer for target, scanned in by_path.items() if scanned.differentiates for importer, taken in importers.get(target, ()) if taken.module_as is not None or not taken.pairs or any(name in scanned.functions for name, _ in taken.pairs)}
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
-            if importer in trains and importer not in found and script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
+            if importer not in trains or importer in found or _names_taken(taken, by_path[target], names) == frozenset():
+                continue
+            if script(importer):
                 found.add(importer)
+            elif not by_path[target].differentiates and _joins_for_callers(importer, entries, by_path):
+                # an experiment module (`main()` calling `trainer.fit(models.Transformer,
+                # cfg)`) run by a launcher or a smoke test that imports it: they drive it
+                # (probe 93d)
+                for outer, outer_taken in importers.get(importer, ()):
+                    takes_code = not outer_taken.pairs or any(name in by_path[importer].functions for name, _ in outer_taken.pairs)
+                    # (not a library's own tests beside it: keras' ops tests import ops
+                    # modules that take a backend and a layer, +10 drivers on the corpus)
+                    if takes_code and outer not in found and script(outer) and _package_root(outer) != _package_root(importer):
+                        found.add(outer)
     # a program beside the code that only runs the model forward (an eval or generate
     # script, with a `__main__` guard or its code at the top level: nothing imports it):
     # a float32 input, a float mask, a head dim fail without any grad (JCD203, JCD204,
@@ -474,6 +486,21 @@ def _relays(
         and not is_test_path(path)
         and not _in_package(path)
     )
+
+
+def _joins_for_callers(path: str, entries: set[str], by_path: dict[str, ScannedFile]) -> bool:
+    """A module that takes a model and a training step and that other files run (not an
+    entry, a package __init__, a conftest or a test): the scripts importing it drive the
+    training with its values."""
+    return path not in entries and not _is_init(path) and os.path.basename(path) != "conftest.py" and not is_test_path(path) and bool(by_path[path].functions)
+
+
+def _package_root(path: str) -> str | None:
+    """The folder of the outermost package holding `path` (None outside any package)."""
+    folder, found = os.path.dirname(os.path.abspath(path)), None
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        found, folder = folder, os.path.dirname(folder)
+    return found
 
 
 def _in_package(path: str) -> bool:

@@ -432,6 +432,29 @@ def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path)
     assert rel(chosen.drivers) == ["eval.py", "run.py", "tests/test_engine.py", "train.py"]
 
 
+def test_programs_running_a_module_that_joins_a_model_and_a_training_step_are_drivers(tmp_path: Path) -> None:
+    """experiments/lm.py's `main()` passes the model and its length to trainer.fit; a
+    launcher and a smoke test import it and run it (probe 93d): they drive the training.
+    A test inside the joining module's own package is a library's test (keras' ops
+    tests beside ops modules that take a backend and a layer): not one."""
+    engine = "import jax\n\ndef fit(model, n):\n    return jax.grad(lambda p: model(p, n))(1.0)\n"
+    experiment = "import engine\nimport model\n\n\ndef main():\n    return engine.fit(model.attend, 257)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "model.py": ATTENTION,
+            "engine.py": engine,
+            "experiments/__init__.py": "",
+            "experiments/lm.py": experiment,
+            "experiments/lm_test.py": "from experiments import lm\n\n\ndef test_lm():\n    lm.main()\n",  # beside it: not one
+            "run.py": "from experiments import lm\n\nif __name__ == '__main__':\n    lm.main()\n",
+            "tests/__init__.py": "",
+            "tests/test_smoke.py": "from experiments import lm\n\n\ndef test_lm_smoke():\n    lm.main()\n",
+        },
+    )
+    assert rel(chosen.drivers) == ["run.py", "tests/test_smoke.py"]
+
+
 def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path) -> None:
     """cli.py -> launch.py -> trainer.train: launch.py is imported, so not a program; the
     one that calls its functions is (probe 31a).  Not through a package's modules."""
