@@ -545,14 +545,18 @@ class ClassV(Value):
         return None
 
     def all_fields(self, seen: frozenset[int] = frozenset()) -> list[tuple[str, Value | None, ast.expr | None]]:
-        out: list[tuple[str, Value | None, ast.expr | None]] = []
-        for base in self.bases:
+        """The dataclass fields in the order `__init__` takes them: the bases' (the last
+        base's first, as dataclasses walks the MRO backwards), then the class's own; a
+        field declared again keeps its first place with its new default (`B(1, 64)` of
+        a subclass that writes `t` before `h` still binds h=1: probe 93b)."""
+        out: dict[str, tuple[str, Value | None, ast.expr | None]] = {}
+        for base in reversed(self.bases):
             if isinstance(base, ClassV) and id(base) not in seen:
-                out.extend(base.all_fields(seen | {id(self)}))
-        names = {f[0] for f in self.fields}
-        out = [f for f in out if f[0] not in names]
-        out.extend(self.fields)
-        return out
+                for inherited in base.all_fields(seen | {id(self)}):
+                    out[inherited[0]] = inherited
+        for own in self.fields:
+            out[own[0]] = own
+        return list(out.values())
 
     def declared_frozen(self) -> bool:
         """A NamedTuple, flax struct or frozen dataclass: instances equal by value (so
