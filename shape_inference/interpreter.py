@@ -303,6 +303,7 @@ class Interpreter:
         # one object, so a write to it is seen by any helper that reads it through the
         # cache (their writes are part of every memo key but the cached functions')
         self.cache_held: dict[int, InstanceV] = {}
+        self.cache_clears: dict[object, int] = {}  # `f.cache_clear()` calls, by function: part of its memo key
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
@@ -371,6 +372,8 @@ class Interpreter:
         self.changes_arguments: set[object] = set()  # memo keys of calls that change a dict or list argument in place
         self._imports_indexed: set[int] = set()  # modules that ran whose imports are in _imported_by_run
         self._imported_by_run: set[int] = set()  # modules an import statement of a module that ran names
+        self._top_imports_indexed: set[int] = set()  # modules not run whose top-level imports are in _imported_by_run
+        self._imported_not_indexed: list[ModuleInfo] = []  # modules a conditional import that ran names (note_import_run)
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
@@ -1878,17 +1881,21 @@ class Interpreter:
         was taken, where the program meets a KeyError)?"""
         if module.imported:
             return True
+        # each module's imports are read once (probe cost): all of them once it has run,
+        # its top-level ones while it has not
         pending = [info for info in self.project.parsed if info.state != "new" and id(info) not in self._imports_indexed]
+        pending += self._imported_not_indexed
+        self._imported_not_indexed = []
         while pending:
             info = pending.pop()
-            if id(info) in self._imports_indexed:
-                continue
-            self._imports_indexed.add(id(info))  # (each module's imports read once: probe cost)
             ran = info.state != "new"
+            if id(info) in (self._imports_indexed if ran else self._top_imports_indexed):
+                continue
+            (self._imports_indexed if ran else self._top_imports_indexed).add(id(info))
             for found in self._modules_imported(info, not ran):
                 if found is not info and id(found) not in self._imported_by_run:
                     self._imported_by_run.add(id(found))
-                    if found.state == "new" and id(found) not in self._imports_indexed:
+                    if found.state == "new":
                         # not run by the analysis, but by Python at that import, with its
                         # own top-level imports (`import pkg`, whose __init__ imports the
                         # registering module: probe 92d)
@@ -1898,18 +1905,37 @@ class Interpreter:
 
     def _modules_imported(self, info: ModuleInfo, top_level: bool = False) -> Iterator[ModuleInfo]:
         """The project modules the import statements of `info` name (a `from pkg import
-        sub`'s package and submodule both); with `top_level`, those that run when the
-        module is imported (not a function's)."""
-        for stmt in _top_level_imports(info.tree) if top_level else info.facts.imports():
-            if isinstance(stmt, ast.ImportFrom):
-                base = self.project.from_base(info, stmt)
-                named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
-            else:
-                named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
-            for name in named:
-                found = self.project.find(name)
-                if found is not None:
-                    yield found
+        sub`'s package and submodule both): with `top_level`, those it certainly runs when
+        it is imported; else those of functions too, but not those under a module-level
+        `if` that its run did not take (`if TYPE_CHECKING:`, a flag that is False: probe
+        93a; an import statement run reports itself: note_import_run)."""
+        if top_level:
+            statements = _top_level_imports(info.tree)
+        else:
+            conditional = _conditional_imports(info.tree)
+            statements = [stmt for stmt in info.facts.imports() if stmt not in conditional] if conditional else info.facts.imports()
+        for stmt in statements:
+            yield from self._modules_named(info, stmt)
+
+    def _modules_named(self, info: ModuleInfo, stmt: ast.Import | ast.ImportFrom) -> Iterator[ModuleInfo]:
+        if isinstance(stmt, ast.ImportFrom):
+            base = self.project.from_base(info, stmt)
+            named = [base, *(f"{base}.{alias.name}" if base else alias.name for alias in stmt.names)]
+        else:
+            named = [self.project.absolute_import(info, alias.name) for alias in stmt.names]
+        for name in named:
+            found = self.project.find(name)
+            if found is not None:
+                yield found
+
+    def note_import_run(self, stmt: ast.Import | ast.ImportFrom, fr: Frame) -> None:
+        """An import under a module-level `if` that the analysis runs: the modules it
+        names count as imported by a module that ran (_modules_imported leaves it out)."""
+        if fr.func is None and stmt in _conditional_imports(fr.module.tree):
+            for found in self._modules_named(fr.module, stmt):
+                if found is not fr.module and id(found) not in self._imported_by_run:
+                    self._imported_by_run.add(id(found))
+                    self._imported_not_indexed.append(found)
 
     def _parsed_importers(self, module: ModuleInfo) -> list[ModuleInfo]:
         """The parsed modules whose imports name `module` (where no project scan said who
@@ -2841,6 +2867,7 @@ class Interpreter:
         return None
 
     def s_import(self, stmt: ast.Import, fr: Frame) -> None:
+        self.note_import_run(stmt, fr)
         for alias in stmt.names:
             if alias.asname:
                 self.assign_name(alias.asname, self.import_module_value(self.project.absolute_import(fr.module, alias.name)), fr)
@@ -2849,6 +2876,7 @@ class Interpreter:
                 self.assign_name(top, self.import_module_value(self.project.absolute_import(fr.module, top)), fr)
 
     def s_importfrom(self, stmt: ast.ImportFrom, fr: Frame) -> None:
+        self.note_import_run(stmt, fr)
         base = self.project.from_base(fr.module, stmt)
         for alias in stmt.names:
             if alias.name == "*":
@@ -3689,6 +3717,12 @@ class Interpreter:
             if len(node.args) == 2 and isinstance(owner := self.ev(node.args[0], fr), ClassV) and isinstance(bound := self.ev(node.args[1], fr), InstanceV):
                 return SuperV(owner, bound)  # `super(Sub, self)`, the old spelling (probe 36a)
         callee = self.ev(node.func, fr)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "cache_clear" and not node.args:
+            owner = self.ev(node.func.value, fr)
+            if isinstance(owner, FunctionV) and owner.decorators and _cached(owner):
+                # `load_cfg.cache_clear()`: the next call makes a new object (probe 93a)
+                self.cache_clears[owner.key()] = self.cache_clears.get(owner.key(), 0) + 1
+                return ConstV(None)
         if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_WRITES and (view := dict_of(node.func.value)) is not None:
             self._stores_unspelled(view, node, fr)  # `self.__dict__.update(kw)`
         args: list[Value] = []
@@ -4107,10 +4141,16 @@ class Interpreter:
         # `caller is None`: an entry binds `*args`/`**kwargs` to unknown, a call to what it passes
         # (a call run aside by mixed_tangents does not mark the differentiations inside it:
         # its events serve aside runs only)
-        # a cached function is run once per arguments, whatever was written since (the
-        # cache's one object); any other may read a cached object and see the writes
-        cache_writes = sum(held.writes[0] for held in self.cache_held.values()) if self.cache_held and not (func.decorators and _cached(func)) else 0
-        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site, cache_writes)
+        # a cached function is run once per arguments until its cache_clear(), whatever
+        # was written since (the cache's one object); any other may read a cached object
+        # and see the writes
+        if func.decorators and _cached(func):
+            cache_state: object = self.cache_clears.get(func.key(), 0) if self.cache_clears else 0
+        elif self.cache_held or self.cache_clears:
+            cache_state = (sum(held.writes[0] for held in self.cache_held.values()), sum(self.cache_clears.values()))
+        else:
+            cache_state = 0
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site, cache_state)
 
     def _closure_key(self, func: FunctionV) -> object:
         """What a nested function reads from its enclosing scopes now: those scopes change
@@ -4790,21 +4830,42 @@ def _self_matching(cls: Value) -> bool:
     return isinstance(cls, ExternalV) and cls.qualname in _SELF_MATCHING
 
 
+_CONDITIONAL_IMPORTS: weakref.WeakKeyDictionary[ast.AST, frozenset[ast.stmt]] = weakref.WeakKeyDictionary()
+
+
+def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
+    """The import statements under a module-level `if` (through `try` / `with` there),
+    at any depth below it (cached per tree)."""
+    found = _CONDITIONAL_IMPORTS.get(tree)
+    if found is None:
+        under: set[ast.stmt] = set()
+        pending = list(tree.body) if isinstance(tree, ast.Module) else []
+        while pending:
+            stmt = pending.pop()
+            if isinstance(stmt, ast.If):
+                under.update(node for node in ast.walk(stmt) if isinstance(node, (ast.Import, ast.ImportFrom)))
+            elif isinstance(stmt, ast.With):
+                pending.extend(stmt.body)
+            elif isinstance(stmt, ast.Try):
+                pending.extend((*stmt.body, *stmt.orelse, *stmt.finalbody, *(s for handler in stmt.handlers for s in handler.body)))
+        found = _CONDITIONAL_IMPORTS[tree] = frozenset(under)
+    return found
+
+
 def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
-    """The import statements a module runs as it is imported: its top level, with the
-    arms of `if` / `try` / `with` there (not a function's or class's body)."""
+    """The import statements a module certainly runs as it is imported: its top level,
+    with the bodies of `try` (not its handlers) and `with` there; not an `if` arm (`if
+    TYPE_CHECKING:`, a flag that is False: probe 93a), a function's or a class's body."""
     found: list[ast.Import | ast.ImportFrom] = []
     pending = list(tree.body) if isinstance(tree, ast.Module) else []
     while pending:
         stmt = pending.pop()
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             found.append(stmt)
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+        elif isinstance(stmt, ast.With):
             pending.extend(stmt.body)
-            pending.extend(getattr(stmt, "orelse", ()))
-            pending.extend(getattr(stmt, "finalbody", ()))
-            for handler in getattr(stmt, "handlers", ()):
-                pending.extend(handler.body)
+        elif isinstance(stmt, ast.Try):
+            pending.extend((*stmt.body, *stmt.orelse, *stmt.finalbody))
     return found
 
 

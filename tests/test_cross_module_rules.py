@@ -718,31 +718,47 @@ def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_i
     assert len(lines) == 1 and lines[0].startswith("models/layers.py:7:12: JCD201") and "T = S = 197" in lines[0]
 
 
-@pytest.mark.parametrize("imports_the_package", [True, False])
-def test_a_function_registered_by_a_module_only_the_imported_packages_init_imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports_the_package: bool) -> None:
+@pytest.mark.parametrize(
+    ("init", "script_imports", "registered"),
+    [
+        ("from . import attn  # noqa: F401 (fills the registry)\n", "import pkg  # noqa: F401\nfrom pkg.reg import REGISTRY\n", True),
+        ("from . import attn  # noqa: F401\n", "from pkg.reg import REGISTRY\n", False),
+        ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from . import attn  # noqa: F401\n", "import pkg  # noqa: F401\nfrom pkg.reg import REGISTRY\n", False),
+        # the __init__ runs (the script takes REGISTRY from it): its `if` as it is decided
+        ("from .reg import REGISTRY  # noqa: F401\n\nFUSED = False\n\nif FUSED:\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
+        ("from .reg import REGISTRY  # noqa: F401\n\nFUSED = True\n\nif FUSED:\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
+        ("from .reg import REGISTRY  # noqa: F401\n\n\ndef enable():\n    from . import attn  # noqa: F401\n\n\nenable()\n", "from pkg import REGISTRY\n", True),
+    ],
+)
+def test_a_function_registered_by_a_module_only_the_imported_packages_init_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, init: str, script_imports: str, registered: bool
+) -> None:
     """Probe 92d: `import pkg` runs pkg/__init__.py, whose `from . import attn` registers
     the cuDNN attention; the script reads the registry from pkg.reg and never names attn.
     The analysis does not run pkg/__init__ (nothing of it is used), so the registration
-    counted only where a module it ran imported attn.  Without `import pkg`, Python never
-    runs attn and the lookup is a KeyError: nothing to report."""
+    counted only where a module it ran imported attn.  Without `import pkg`, or with the
+    import under an `if` that is not taken (probe 93a), Python never runs attn and the
+    lookup is a KeyError: nothing to report; an import in a function the __init__ calls
+    registers (probe 93a).  Where the analysis never runs the __init__, only the imports it
+    certainly runs count (not one under an `if`, taken or not: a miss left)."""
     write(
         tmp_path,
         {
-            "pkg/__init__.py": "from . import attn  # noqa: F401 (fills the registry)\n",
+            "pkg/__init__.py": init,
             "pkg/reg.py": "REGISTRY = {}\n\n\ndef register(name):\n    def deco(fn):\n        REGISTRY[name] = fn\n        return fn\n    return deco\n",
             "pkg/attn.py": (
                 "import jax\n\nfrom .reg import register\n\n\n@register('cudnn')\ndef mha(q, k, v):\n"
                 "    return jax.nn.dot_product_attention(q, k, v, implementation='cudnn')\n"
             ),
             "train.py": (
-                "import jax\nimport jax.numpy as jnp\n\n" + ("import pkg  # noqa: F401\n" if imports_the_package else "") + "from pkg.reg import REGISTRY\n\n\n"
+                "import jax\nimport jax.numpy as jnp\n\n" + script_imports + "\n\n"
                 "def loss(q):\n    return REGISTRY['cudnn'](q, q, q).astype(jnp.float32).sum()\n\n\n"
                 "if __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros((1, 255, 2, 64), jnp.bfloat16))\n"
             ),
         },
     )
     lines = project_lines(tmp_path, monkeypatch, capsys)
-    if imports_the_package:
+    if registered:
         assert len(lines) == 1 and lines[0].startswith("pkg/attn.py:8:12: JCD201") and "T = S = 255" in lines[0]
     else:
         assert lines == []
