@@ -3342,6 +3342,8 @@ class Interpreter:
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, SuperV):
+            if isinstance(base.self_value, ClassV):
+                return self._super_classmethod(base.owner, base.self_value, name)
             order = base.self_value.cls.mro() if isinstance(base.self_value, InstanceV) else None
             if order is not None and any(current is base.owner for current in order):
                 # past the method's class in the instance's own order: in a diamond,
@@ -3823,13 +3825,29 @@ class Interpreter:
         return UNKNOWN.tainted(callee.diff)
 
     def _super(self, fr: Frame) -> Value:
-        """`super()` in a method of an analysed class (its first parameter is the instance)."""
+        """`super()` in a method of an analysed class (its first parameter is the instance,
+        or the class in a classmethod)."""
         func = fr.func
         if func is None or func.owner is None or isinstance(func.node, ast.Lambda) or fr.state is None:
             return UNKNOWN
         params = [*func.node.args.posonlyargs, *func.node.args.args]
         self_value = fr.state.get(params[0].arg) if params else None
+        if isinstance(self_value, ClassV) and self.api.is_classmethod(func):
+            return SuperV(func.owner, self_value)
         return SuperV(func.owner, self_value) if isinstance(self_value, InstanceV) else UNKNOWN
+
+    def _super_classmethod(self, owner: ClassV, cls: ClassV, name: str) -> Value:
+        """`super().run()` in a classmethod: the next classmethod of that name past `owner`
+        in `cls`'s order, bound to `cls` (`BosTrainer.run` calling Trainer.run with cls
+        BosTrainer: probe 93a); anything else through it is Unknown."""
+        order = cls.mro()
+        if order is None or not any(current.node is owner.node for current in order):
+            return UNKNOWN
+        after = order[[current.node for current in order].index(owner.node) + 1:]
+        found = next((current.attrs[name] for current in after if name in current.attrs), None)
+        if isinstance(found, FunctionV) and self.api.is_classmethod(found):
+            return BoundMethodV(found, cls)
+        return UNKNOWN
 
     def _stores_unspelled(self, obj: ast.expr, call: ast.Call | None, fr: Frame) -> None:
         """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change,
