@@ -28,6 +28,7 @@ large one in shards (SHARD_CHARS).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 from dataclasses import dataclass, field, replace
@@ -424,6 +425,16 @@ def _drivers(
     # engine.py): it joins the two, so the values it passes are what the training runs with
     # (`import engine` takes the module whole too: no pairs, no module_as)
     trains = {importer for target, scanned in by_path.items() if scanned.differentiates for importer, taken in importers.get(target, ()) if taken.module_as is not None or not taken.pairs or any(name in scanned.functions for name, _ in taken.pairs)}
+    # ... or takes the training function from a package that re-exports it (`import tinylm`,
+    # then `tinylm.make_train_step(model, opt)` in examples/: probe 94d), from outside that
+    # package's tree (keras' own tests import `keras.src.backend`: +41 drivers on the
+    # corpus for nothing)
+    for package, exported in _training_exports(by_path, importers).items():
+        for importer, taken in importers.get(package, ()):
+            if importer in trains or _is_init(importer) or _package_root(importer) == _package_root(package):
+                continue
+            if any(name in exported for name, _ in taken.pairs) or not taken.pairs and _calls_an_attribute(importer, exported):
+                trains.add(importer)
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
             if importer not in trains or importer in found or _names_taken(taken, by_path[target], names) == frozenset():
@@ -535,10 +546,48 @@ def _scripts_taking(
                     if names or class_names:
                         further.append((outer, (names, class_names)))
                 elif (names or (class_names and not is_test_path(outer))) and script(outer):
-                    found.add(outer)  # a script takes them by name (taking a package whole costs
-                    # the analysis of every script that imports one, for no value it passes)
+                    found.add(outer)  # a script takes them by name
+                elif not taken.pairs and _package_root(outer) != _package_root(current) and script(outer) and _calls_an_attribute(outer, functions if is_test_path(outer) else functions | classes):
+                    # the package whole (`import tinylm`, then `tinylm.train(seq_len=255)` in
+                    # examples/: probe 94d): only a script outside the package's tree whose
+                    # text calls one of them, as every script importing a package would
+                    # otherwise be analysed for no value it passes (keras' own tests: +41
+                    # drivers on the corpus)
+                    found.add(outer)
         frontier = further
     return found
+
+
+def _training_exports(by_path: dict[str, ScannedFile], importers: dict[str, list[tuple[str, Taken]]]) -> dict[str, set[str]]:
+    """The package `__init__`s that re-export functions of modules that differentiate
+    (`from .training.trainer import make_train_step`, or `*`), through up to three
+    packages: the names they bind them to."""
+    found: dict[str, set[str]] = {}
+    frontier = [(path, set(scanned.functions)) for path, scanned in by_path.items() if scanned.differentiates and scanned.functions]
+    for _ in range(3):
+        further: list[tuple[str, set[str]]] = []
+        for current, functions in frontier:
+            for outer, taken in importers.get(current, ()):
+                if not _is_init(outer) or taken.module_as is not None:
+                    continue
+                names = functions if not taken.pairs else {bound for name, bound in taken.pairs if name in functions}
+                new = names - found.setdefault(outer, set())
+                if new:
+                    found[outer] |= new
+                    further.append((outer, new))
+        frontier = further
+    return {path: names for path, names in found.items() if names}
+
+
+def _calls_an_attribute(path: str, names: set[str]) -> bool:
+    """Does the file's text call `<x>.name(` for one of `names`?"""
+    if not names:
+        return False
+    try:
+        text, _ = read_source(path)
+    except SourceError:
+        return False
+    return re.search(r"\.\s*(?:" + "|".join(sorted(map(re.escape, names))) + r")\s*\(", text) is not None
 
 
 class _UnionFind:

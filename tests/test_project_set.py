@@ -372,7 +372,8 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "tools/__init__.py": "from trainer import train, Trainer\n",  # a package init: runs on import
             "run_tools.py": "from tools import train\ntrain(255)\n",  # through the package: a driver
             "other_tools.py": "import tools\ntools.train(3)\n",  # the package whole, but it runs code over its folder: a program
-            "other_tools2.py": "import tools\n\ndef go():\n    tools.train(3)\n",  # the package whole: not followed
+            "other_tools2.py": "import tools\n\ndef go():\n    tools.train(3)\n",  # the package whole, a function of it called: a driver (probe 94d)
+            "other_tools3.py": "import tools\n\ndef go():\n    return tools\n",  # the package whole, nothing of it called: not one
             "deep/__init__.py": "from deep.sub import train\n",  # two packages, the inner by `*`
             "deep/sub/__init__.py": "from trainer import *\n",
             "run_deep.py": "from deep import train\ntrain(255)\n",
@@ -381,8 +382,8 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "run_stars.py": "from stars import train\ntrain(255)\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
 
 
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
@@ -453,6 +454,26 @@ def test_programs_running_a_module_that_joins_a_model_and_a_training_step_are_dr
         },
     )
     assert rel(chosen.drivers) == ["run.py", "tests/test_smoke.py"]
+
+
+def test_scripts_taking_a_library_package_whole_are_drivers_where_they_call_its_functions(tmp_path: Path) -> None:
+    """examples/train.py: `import tinylm`, then `tinylm.train(seq_len=255)`, or the model
+    and `tinylm.make_train_step(...)` from a package that re-exports both (probe 94d).
+    Not a script that only imports it, nor the package's own tests beside its modules."""
+    trainer = "import jax\n\n\ndef make_train_step(model):\n    return jax.grad(model)\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "src/tinylm/__init__.py": "from .attention import attend, train\nfrom .trainer import make_train_step\n",
+            "src/tinylm/attention.py": ATTENTION + "\n\ndef train(seq_len):\n    return jax.grad(attend)(seq_len)\n",
+            "src/tinylm/trainer.py": trainer,
+            "src/tinylm/attention_test.py": "import tinylm\n\n\ndef test_train():\n    tinylm.train(seq_len=3)\n",  # the package's own: not one
+            "examples/train.py": "import tinylm\n\nif __name__ == '__main__':\n    tinylm.train(seq_len=255)\n",
+            "examples/joined.py": "import tinylm\n\nif __name__ == '__main__':\n    tinylm.make_train_step(tinylm.attend)(1)\n",
+            "examples/version.py": "import tinylm\n\nif __name__ == '__main__':\n    print(tinylm)\n",  # calls nothing of it
+        },
+    )
+    assert rel(chosen.drivers) == ["examples/joined.py", "examples/train.py"]
 
 
 def test_programs_running_a_launcher_of_the_training_are_drivers(tmp_path: Path) -> None:
