@@ -267,6 +267,8 @@ def precision_problem(event: CallEvent, bound: Bound) -> tuple[str, Why, str | l
         return None
     ambient = event.ctx.precision
     how = "inside `with jax.default_matmul_precision({value!r})`"
+    if isinstance(ambient, ConstV) and any(step.text.startswith("jax.config.update(") for step in ambient.why):
+        how = "with jax_default_matmul_precision={value!r}"  # an update restored in a finally (probe 94e)
     if ambient is None:
         # set earlier on this path by `jax.config.update`, else by the module body
         ambient = event.ctx.config_precision

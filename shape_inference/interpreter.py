@@ -943,6 +943,7 @@ class Interpreter:
         if common is None or len(common) != 1:
             return ctx  # (two contexts around every call: which one is inner is not told here)
         facts, expr = contexts[common.pop()]
+        from_update = expr in _SETTINGS_AS_CONTEXTS
         if facts is not func.module.facts:
             # another file's context, read as JAX's own with its arguments as they are
             # spelled (that file's top level is not run for it: a script's is its program)
@@ -952,7 +953,13 @@ class Interpreter:
             frame = Frame(func.module, {"jax": self.external("jax")}, Ctx())
         else:
             frame = Frame(func.module, func.module.namespace, Ctx())
-        return self.api.enter_context(self, self.ev(expr, frame), ctx, ast.withitem(expr), frame)
+        entered = self.api.enter_context(self, self.ev(expr, frame), ctx, ast.withitem(expr), frame)
+        if from_update and isinstance(entered.precision, ConstV):
+            # a message says how it was set: by the update, not a `with` (probe 94e)
+            where = next((info.path for info in self.project.parsed if info.facts is facts), func.module.path)
+            update_step = Step(where, expr.lineno, f"jax.config.update('jax_default_matmul_precision', {entered.precision.value!r}) restored in a finally")
+            entered = dataclasses.replace(entered, precision=ConstV(entered.precision.value, (update_step,)))
+        return entered
 
     def _context_spans_of(self, facts: ScopeFacts) -> list[tuple[int, int, list[ast.expr]]]:
         """Each `with` body of a module (as its facts' tree holds it) by its lines, with the
@@ -5445,6 +5452,10 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
+# the contexts _config_setting makes from updates (a finding says the update set it)
+_SETTINGS_AS_CONTEXTS: weakref.WeakSet[ast.expr] = weakref.WeakSet()
+
+
 def _config_setting(stmt: ast.stmt) -> ast.expr | None:
     """`jax.config.update("jax_default_matmul_precision", v)` (or "jax_enable_x64") as the
     context that sets the same: `jax.default_matmul_precision(v)`, `jax.enable_x64(v)`."""
@@ -5452,7 +5463,9 @@ def _config_setting(stmt: ast.stmt) -> ast.expr | None:
     maker = {"jax_default_matmul_precision": "default_matmul_precision", "jax_enable_x64": "enable_x64"}.get(update[0]) if update is not None else None
     if update is None or maker is None:
         return None
-    return ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), maker, ast.Load()), [update[1]], []), stmt))
+    made = ast.fix_missing_locations(ast.copy_location(ast.Call(ast.Attribute(ast.Name("jax", ast.Load()), maker, ast.Load()), [update[1]], []), stmt))
+    _SETTINGS_AS_CONTEXTS.add(made)
+    return made
 
 
 def _calls_here(callee: ast.expr) -> bool:

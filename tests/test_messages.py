@@ -219,3 +219,30 @@ def test_a_jvp_inside_a_grad_is_reported_as_the_second_order_failure() -> None:
     # compiled jvp raises); the trace of the program raises the NotImplementedError
     [finding] = [f for f in lint_source(JVP_IN_GRAD, "snippet.py", BASE) if f.code == "JCD208"]
     assert finding.message.startswith("cuDNN attention is differentiated twice, by jvp at line 12 inside grad at line 17")
+
+
+SET_AND_RESTORED = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import rnn
+
+
+def encode(w, x, lengths):
+    h0 = jnp.zeros((1, 2, 8))
+    return rnn.lstm(x, h0, h0, w, lengths, 4, 8, 1, 0.0, False)[0]
+
+
+def main():
+    jax.config.update("jax_default_matmul_precision", "bfloat16")
+    try:
+        encode(jnp.zeros((448,)), jnp.zeros((2, 3, 4)), jnp.array([3, 3], jnp.int32))
+    finally:
+        jax.config.update("jax_default_matmul_precision", None)
+'''
+
+
+def test_a_precision_set_by_an_update_restored_in_a_finally_is_not_called_a_with() -> None:
+    # probe 94e: "inside `with jax.default_matmul_precision('bfloat16')`" for an update
+    [finding] = [f for f in lint_source(SET_AND_RESTORED, "snippet.py", BASE) if f.code == "JCD103"]
+    assert "with jax_default_matmul_precision='bfloat16'" in finding.message and "inside `with" not in finding.message
+    assert "restored in a finally at line 13" in finding.message
