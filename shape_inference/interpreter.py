@@ -304,6 +304,8 @@ class Interpreter:
         # cache (their writes are part of every memo key but the cached functions')
         self.cache_held: dict[int, InstanceV] = {}
         self.cache_clears: dict[object, int] = {}  # `f.cache_clear()` calls, by function: part of its memo key
+        self.cache_slots: dict[object, list[object]] = {}  # a small lru_cache's arguments, oldest first (_use_cache_slot)
+        self.cache_generations: dict[tuple[object, object], int] = {}  # how often those were pushed out
         self.literals: dict[ast.Constant, Value] = {}  # e_constant's values, by node
         self.source_texts: dict[ast.AST, str] = {}  # source_text's, by node
         self._overrides_by_name: dict[tuple[str, int], frozenset[str]] = {}
@@ -3058,12 +3060,13 @@ class Interpreter:
         body_frame = Frame(fr.module, cls.attrs, fr.ctx, fr.func, frozenset(), fr.closure, fr.generic, is_class=True)
         if fr.func is not None and fr.state is not None:
             body_frame.closure = (fr.state,) + fr.closure
+        makes_fields = not self.api.namedtuple_subclass(cls)
         for item in stmt.body:
             if body_frame.state is None:
                 break
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 default = self.ev(item.value, body_frame) if item.value is not None else None
-                if not _is_classvar(item.annotation):
+                if makes_fields and not _is_classvar(item.annotation):
                     cls.fields.append((item.target.id, default, item.annotation))
                 if default is not None:
                     cls.attrs[item.target.id] = default
@@ -4059,6 +4062,8 @@ class Interpreter:
         generic = generic or (caller is not None and caller.generic)
         if caller is not None:
             self.called_by_code.add(func)
+        if func.decorators and (size := _cache_size(func)):
+            self._use_cache_slot(func, args, kwargs, size)
         shared = [a for a in (*args, *kwargs.values()) if isinstance(a, InstanceV) and a.recipe is not None]
         memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, bool(shared))
         if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
@@ -4138,6 +4143,21 @@ class Interpreter:
             self.memo[memo_key] = (result, _distinct(self.events[mark:]), (func, args, kwargs))
         return result
 
+    def _use_cache_slot(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], size: int) -> None:
+        """`lru_cache(maxsize=k)` with k small: the calls in analysis order, as the cache
+        sees them; arguments pushed out of it get a new generation, so the next call
+        with them makes a new object (probe 94a: `preset("base")` after `preset("large")`
+        under maxsize=1)."""
+        slots = self.cache_slots.setdefault(func.key(), [])
+        key = _cache_args_key(args, kwargs)
+        if key in slots:
+            slots.remove(key)
+        slots.append(key)
+        while len(slots) > size:
+            evicted = slots.pop(0)
+            generation = (func.key(), evicted)
+            self.cache_generations[generation] = self.cache_generations.get(generation, 0) + 1
+
     def _memo_key(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], ctx: Ctx, generic: bool, caller: Frame | None, shared: bool) -> object:
         """What a call's result and events depend on.  With `shared`, a generic
         instance passed as an argument is keyed by how it was built rather than by
@@ -4171,6 +4191,8 @@ class Interpreter:
         # and see the writes
         if func.decorators and _cached(func):
             cache_state: object = self.cache_clears.get(func.key(), 0) if self.cache_clears else 0
+            if self.cache_generations:
+                cache_state = (cache_state, self.cache_generations.get((func.key(), _cache_args_key(args, kwargs)), 0))
         elif self.cache_held or self.cache_clears:
             cache_state = (sum(held.writes[0] for held in self.cache_held.values()), sum(self.cache_clears.values()))
         else:
@@ -4897,8 +4919,25 @@ def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 def _cached(func: FunctionV) -> bool:
     """`@functools.cache` / `@functools.lru_cache(...)` (bare or called): every call with
     the same arguments returns the very object the first one made (a singleton config
-    factory)."""
-    return any(getattr(deco, "qualname", None) in ("functools.cache", "functools.lru_cache") for deco in func.decorators)
+    factory), while the cache keeps it (`maxsize=0` keeps none: probe 94a)."""
+    return any(getattr(deco, "qualname", None) in ("functools.cache", "functools.lru_cache") for deco in func.decorators) and _cache_size(func) != 0
+
+
+def _cache_args_key(args: list[Value], kwargs: dict[str, Value]) -> object:
+    return (tuple(arg.key() for arg in args), tuple(sorted((name, value.key()) for name, value in kwargs.items())))
+
+
+def _cache_size(func: FunctionV) -> int | None:
+    """`lru_cache(maxsize=k)`'s k (also positional), where it is a literal int; None for
+    a cache without a small bound (`functools.cache`, `maxsize=None`, the default 128:
+    evictions from it are not followed)."""
+    for deco in func.decorators:
+        if isinstance(deco, jax_api.ExtCallDecoratorV) and deco.qualname == "functools.lru_cache":
+            given = deco.kwargs.get("maxsize", deco.args[0] if deco.args else None)
+            ok, size = const_value(given) if given is not None else (False, None)
+            if ok and isinstance(size, int) and not isinstance(size, bool) and size < 128:
+                return max(size, 0)
+    return None
 
 
 def _one_append(expr: ast.expr) -> ast.Call | None:

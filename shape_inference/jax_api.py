@@ -1177,6 +1177,13 @@ _DATACLASS_MARKS = frozenset(
 )
 
 
+def namedtuple_subclass(cls: ClassV) -> bool:
+    """A plain subclass of a NamedTuple of ours (`class T(S)`, S a NamedTuple): its
+    annotations make no fields, and a value it binds is a class attribute over the
+    tuple's field (`T(33).n` is T's 64: probe 94a)."""
+    return not any(isinstance(base, ExternalV) and base.qualname == "typing.NamedTuple" for base in cls.bases) and "typing.NamedTuple" in cls.external_bases() and not (_class_marks(cls) & (_DATACLASS_MARKS - {"typing.NamedTuple"}))
+
+
 def is_dataclass_like(cls: ClassV) -> bool:
     if is_linen_class(cls) or is_eqx_class(cls):
         return True
@@ -1301,7 +1308,7 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         return raised
     if _no_generated_init(cls):
         return False  # `@dataclass(init=False)`: object.__init__, no fields set, no __post_init__
-    source = cls if is_dataclass_like(cls) or is_nnx_class(cls) else _dataclass_ancestor(cls)
+    source = cls if (is_dataclass_like(cls) and not namedtuple_subclass(cls)) or is_nnx_class(cls) else _dataclass_ancestor(cls)
     if source is not None:
         fields = source.all_fields()  # a plain subclass runs its dataclass base's __init__ (probe 33a)
         linen = is_linen_class(cls)
@@ -1313,11 +1320,15 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             kw.pop("parent", None)
         validated = _validated_model(cls)
         init_only: list[Value] = []  # InitVar fields: passed to __post_init__, never set
-        for i, (name, default, annotation) in enumerate(fields):
+        keyword_only = _keyword_only_fields(source, fields)
+        positional = [name for name, _, _ in fields if keyword_only is not None and name not in keyword_only]
+        for name, default, annotation in fields:
             if validated or _converted(default):
                 value: Value = UNKNOWN  # a validator or converter decides what is kept
-            elif i < len(args):
-                value = args[i]
+            elif args and keyword_only is None:
+                value = UNKNOWN  # which fields take positional arguments is not known
+            elif name in positional and positional.index(name) < len(args):
+                value = args[positional.index(name)]
             elif name in kw:
                 value = kw.pop(name)
             elif default is not None:
@@ -1336,6 +1347,37 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def _keyword_only_fields(source: ClassV, fields: list[tuple[str, Value | None, ast.expr | None]]) -> set[str] | None:
+    """The fields the generated `__init__` takes by keyword only: those after a `KW_ONLY`
+    marker, `field(kw_only=True)`, and the fields of a class decorated with
+    `kw_only=True` (probe 94a: a base's, where `Child(5, 64)` binds the child's own),
+    as the class that declares a field last says; None where that is not known (a
+    `kw_only=` we cannot read, an order of bases we cannot tell)."""
+    order = source.mro()
+    if order is None:
+        return None
+    status: dict[str, bool] = {}
+    for current in reversed(order):
+        class_flag = False
+        for deco in current.decorators:
+            flag = deco.kwargs.get("kw_only") if isinstance(deco, ExtCallDecoratorV) else None
+            if flag is not None:
+                if not (isinstance(flag, ConstV) and isinstance(flag.value, bool)):
+                    return None
+                class_flag = flag.value
+        marker_seen = False
+        for name, default, annotation in current.fields:
+            if annotation is not None and "KW_ONLY" in ast.unparse(annotation):
+                marker_seen = True
+            options = default.payload if isinstance(default, CallResultV) and default.qualname == "dataclasses.field" else None
+            flag = options.get("kw_only") if isinstance(options, DictV) else None
+            if flag is not None and not (isinstance(flag, ConstV) and isinstance(flag.value, bool)):
+                return None
+            status[name] = flag.value if isinstance(flag, ConstV) and isinstance(flag.value, bool) else class_flag or marker_seen
+    named = {name for name, _, _ in fields}
+    return {name for name, keyword in status.items() if keyword and name in named}
 
 
 def generated_init(interp: Interpreter, owner: Value, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value | None:

@@ -554,9 +554,18 @@ class ClassV(Value):
             if isinstance(base, ClassV) and id(base) not in seen:
                 for inherited in base.all_fields(seen | {id(self)}):
                     out[inherited[0]] = inherited
+        if self.is_attrs_class():
+            # attrs takes a redefined attribute out of the inherited ones: the class's own
+            # come last, in the order it writes them (probe 94a)
+            for own in self.fields:
+                out.pop(own[0], None)
         for own in self.fields:
             out[own[0]] = own
         return list(out.values())
+
+    def is_attrs_class(self) -> bool:
+        """Decorated by attrs (`attrs.define`, `attr.s`, ...)."""
+        return any(str(getattr(deco, "qualname", "")).startswith(("attr.", "attrs.")) for deco in self.decorators)
 
     def declared_frozen(self) -> bool:
         """A NamedTuple, flax struct or frozen dataclass: instances equal by value (so
