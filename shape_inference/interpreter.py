@@ -183,7 +183,7 @@ class Frame:
 # what JAX's checks raise (NotImplementedError, ValueError, TypeError) and a base of them
 _ALL_OLDER = sys.maxsize
 # the constants of libraries that a program reads as plain values: math's, numpy's and
-# jax.numpy's floats, and os's separators
+# jax.numpy's floats, os's separators and sys.platform
 _LIBRARY_CONSTANTS = {
     f"{module}.{name}": value
     for module in ("math", "numpy", "jax.numpy")
@@ -193,6 +193,8 @@ _LIBRARY_CONSTANTS = {
     # the target is a Linux GPU host: its path separators (probe 89b: a length read from a
     # checkpoint's path split on os.sep)
     "os.sep": "/", "os.path.sep": "/", "os.pathsep": ":", "os.linesep": "\n", "os.extsep": ".",
+    # and its platform (a package __init__ importing its CUDA kernels on Linux: probe 94a)
+    "sys.platform": "linux",
 }
 _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 # statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)
@@ -1940,7 +1942,9 @@ class Interpreter:
     def note_import_run(self, stmt: ast.Import | ast.ImportFrom, fr: Frame) -> None:
         """An import under a module-level `if` that the analysis runs: the modules it
         names count as imported by a module that ran (_modules_imported leaves it out)."""
-        if fr.func is None and stmt in _conditional_imports(fr.module.tree):
+        # (an arm the analysis cannot decide, or a module's main arm, which does not run
+        # where the module is imported: probe 94a)
+        if fr.func is None and fr.branch_depth == 0 and not fr.main_arm and stmt in _conditional_imports(fr.module.tree):
             for found in self._modules_named(fr.module, stmt):
                 if found is not fr.module and id(found) not in self._imported_by_run:
                     self._imported_by_run.add(id(found))
@@ -3445,6 +3449,8 @@ class Interpreter:
     def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
         left = self.ev(node.left, fr)
         rights = [self.ev(c, fr) for c in node.comparators]
+        if isinstance(left, ExternalV) and left.qualname == "sys.version_info" and len(rights) == 1:
+            return _version_check(node.ops[0], rights[0])
         return self.api.compare(node, left, rights)
 
     def e_set(self, node: ast.Set, fr: Frame) -> Value:
@@ -4881,8 +4887,9 @@ _CONDITIONAL_IMPORTS: weakref.WeakKeyDictionary[ast.AST, frozenset[ast.stmt]] = 
 
 
 def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
-    """The import statements under a module-level `if` (through `try` / `with` there),
-    at any depth below it (cached per tree)."""
+    """The import statements under a module-level `if`, or in a module-level `try`'s
+    `else` or handlers (through `try` bodies and `with` there), at any depth below it
+    (cached per tree)."""
     found = _CONDITIONAL_IMPORTS.get(tree)
     if found is None:
         under: set[ast.stmt] = set()
@@ -4894,15 +4901,39 @@ def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
             elif isinstance(stmt, ast.With):
                 pending.extend(stmt.body)
             elif isinstance(stmt, ast.Try):
-                pending.extend((*stmt.body, *stmt.orelse, *stmt.finalbody, *(s for handler in stmt.handlers for s in handler.body)))
+                pending.extend((*stmt.body, *stmt.finalbody))
+                for arm in (stmt.orelse, *(handler.body for handler in stmt.handlers)):
+                    under.update(node for inner in arm for node in ast.walk(inner) if isinstance(node, (ast.Import, ast.ImportFrom)))
         found = _CONDITIONAL_IMPORTS[tree] = frozenset(under)
     return found
 
 
+# the oldest Python any JAX the rules judge runs on (0.4.17 needs 3.9)
+_OLDEST_PYTHON = (3, 9)
+
+
+def _version_check(op: ast.cmpop, bound: Value) -> Value:
+    """`sys.version_info >= (3, 8)`: decided where every Python that runs a JAX the
+    rules judge gives the same answer (a package `__init__` that imports its modules
+    under a version test: probe 94a); else Unknown."""
+    ok, given = const_value(bound)
+    if not (ok and isinstance(given, tuple) and given and all(isinstance(part, int) for part in given)):
+        return UNKNOWN
+    below = tuple(given) <= _OLDEST_PYTHON[: len(given)]  # every Python in use is at or past it
+    if not below:
+        return UNKNOWN
+    if isinstance(op, ast.GtE):
+        return ConstV(True)
+    if isinstance(op, ast.Lt):
+        return ConstV(False)
+    return UNKNOWN
+
+
 def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     """The import statements a module certainly runs as it is imported: its top level,
-    with the bodies of `try` (not its handlers) and `with` there; not an `if` arm (`if
-    TYPE_CHECKING:`, a flag that is False: probe 93a), a function's or a class's body."""
+    with the bodies of `try` (not its `else` or handlers: probe 94a) and `with` there;
+    not an `if` arm (`if TYPE_CHECKING:`, a flag that is False: probe 93a), a function's
+    or a class's body."""
     found: list[ast.Import | ast.ImportFrom] = []
     pending = list(tree.body) if isinstance(tree, ast.Module) else []
     while pending:
@@ -4912,7 +4943,7 @@ def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
         elif isinstance(stmt, ast.With):
             pending.extend(stmt.body)
         elif isinstance(stmt, ast.Try):
-            pending.extend((*stmt.body, *stmt.orelse, *stmt.finalbody))
+            pending.extend((*stmt.body, *stmt.finalbody))  # (its `else` runs only if the body did not raise)
     return found
 
 
