@@ -4917,9 +4917,11 @@ def _version_check(op: ast.cmpop, bound: Value) -> Value:
     rules judge gives the same answer (a package `__init__` that imports its modules
     under a version test: probe 94a); else Unknown."""
     ok, given = const_value(bound)
-    if not (ok and isinstance(given, tuple) and given and all(isinstance(part, int) for part in given)):
+    parts: tuple[object, ...] = cast("tuple[object, ...]", given) if ok and isinstance(given, tuple) else ()
+    numbers = [part for part in parts if isinstance(part, int)]
+    if not numbers or len(numbers) != len(parts):
         return UNKNOWN
-    below = tuple(given) <= _OLDEST_PYTHON[: len(given)]  # every Python in use is at or past it
+    below = tuple(numbers) <= _OLDEST_PYTHON[: len(numbers)]  # every Python in use is at or past it
     if not below:
         return UNKNOWN
     if isinstance(op, ast.GtE):
