@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
-from jax_cudnn_lint.lint_rules import attention_dtype_rules, attention_rules, attention_shape_rules, attention_target_rules, rnn_more_rules, rnn_rules, transform_rules
+from jax_cudnn_lint.lint_rules import attention_argument_rules, attention_dtype_rules, attention_rules, attention_shape_rules, attention_target_rules, rnn_more_rules, rnn_rules, transform_rules
 from jax_cudnn_lint.lint_rules.registry import RULES, one_per_place
 from jax_cudnn_lint.lint_rules.targets import watch
 from jax_cudnn_lint.shape_inference import analyse
@@ -21,7 +21,7 @@ from jax_cudnn_lint.shape_inference.context import CallEvent
 
 Check = Callable[[list[CallEvent], Config], list[Finding]]
 
-CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *rnn_more_rules.CHECKS, *attention_rules.CHECKS, *attention_dtype_rules.CHECKS, *attention_shape_rules.CHECKS, *attention_target_rules.CHECKS, *transform_rules.CHECKS)  # type: ignore[has-type]
+CHECKS: tuple[Check, ...] = (*rnn_rules.CHECKS, *rnn_more_rules.CHECKS, *attention_rules.CHECKS, *attention_dtype_rules.CHECKS, *attention_shape_rules.CHECKS, *attention_target_rules.CHECKS, *attention_argument_rules.CHECKS, *transform_rules.CHECKS)  # type: ignore[has-type]
 
 
 def analyse_modules(

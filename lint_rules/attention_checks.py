@@ -340,8 +340,44 @@ def fp8_arguments(call: AttentionCall, config: Config) -> Failure | None:
     return None
 
 
+_LAYOUTS = ("BSNH", "BNSH", "BTNH", "BNTH")
+
+
+def layout_name(call: AttentionCall, config: Config) -> Failure | None:
+    """FA-2: the direct API's `qkv_layout` must name one of four layouts."""
+    if call.api_is_nn or versions.before(config, (0, 4, 27)):
+        return None
+    given = call.arg("qkv_layout")
+    if not (isinstance(given, ConstV) and isinstance(given.value, str)) or given.value.upper() in _LAYOUTS:
+        return None
+    message = f"Unsupported qkv_layout: {given.value}"
+    return Failure("FA-2", "JCD213", "ValueError", message, literal_regex(message))
+
+
+def padding_without_lengths(call: AttentionCall, config: Config) -> Failure | None:
+    """FA-4a: a PADDING / PADDING_CAUSAL mask type of the direct API needs both lengths."""
+    if call.api_is_nn or use_fp8(call) is not False or versions.before(config, (0, 4, 29)):
+        return None
+    if mask_type_name(call.arg("mask_type")) not in ("PADDING", "PADDING_CAUSAL"):
+        return None
+    if not (absent(call.arg("q_seqlen")) or absent(call.arg("kv_seqlen"))):
+        return None
+    message = "Require q_seqlen and kv_seqlen to generate padding mask"
+    return Failure("FA-4a", "JCD213", "ValueError", message, literal_regex(message))
+
+
+def offsets_without_lengths(call: AttentionCall, config: Config) -> Failure | None:
+    """FA-4c: packed segments (`q_offsets`) of the direct API need both lengths."""
+    if call.api_is_nn or use_fp8(call) is not False or versions.before(config, (0, 5, 1)):
+        return None
+    if array(call.arg("q_offsets")) is None or not (absent(call.arg("q_seqlen")) or absent(call.arg("kv_seqlen"))):
+        return None
+    message = "Require q_seqlen and kv_seqlen to use packed layout"
+    return Failure("FA-4c", "JCD213", "ValueError", message, literal_regex(message))
+
+
 def sliding_window(call: AttentionCall, config: Config) -> Failure | None:
-    """FA-4b: the left window must leave a positive sliding window (no rule reports it yet)."""
+    """FA-4b: the left window must leave a positive sliding window."""
     if not call.is_cudnn or versions.before(config, (0, 4, 32)):
         return None
     if call.api_is_nn:
@@ -358,7 +394,7 @@ def sliding_window(call: AttentionCall, config: Config) -> Failure | None:
     if length > 0:
         return None
     message = f"Require sliding_window_length > 0, got {length}"
-    return Failure("FA-4b", None, "ValueError", message, literal_regex(message))
+    return Failure("FA-4b", "JCD213", "ValueError", message, literal_regex(message))
 
 
 def bool_mask_dtype(call: AttentionCall, config: Config) -> Failure | None:
@@ -376,23 +412,23 @@ def bool_mask_dtype(call: AttentionCall, config: Config) -> Failure | None:
 
 
 def fa_layout(call: AttentionCall, config: Config) -> Failure | None:
-    """FA-7 / FA-9 on the direct API (no rule reports them yet)."""
+    """FA-7 / FA-9 on the direct API: Q of rank 4, and Q, K, V that agree."""
     if call.api_is_nn:
         return None
     q, k, v = call.query, call.key, call.value
     if q is not None and q.rank is not None and q.rank != 4:
-        return Failure("FA-7", None, "ValueError", f"Q must have a rank of 4, got {q.rank}", None)
+        return Failure("FA-7", "JCD213", "ValueError", f"Q must have a rank of 4, got {q.rank}", None)
     ops = operands(call)
     if ops is None or q is None or k is None or v is None:
         return None
     if differ(ops.B, ops.Bk) or differ(ops.B, ops.Bv):
-        return Failure("FA-9", None, "ValueError", "QKV batch must be same", None, exact=False)
+        return Failure("FA-9", "JCD213", "ValueError", "QKV batch must be same", None, exact=False)
     if differ(ops.Hq, ops.Hk):
-        return Failure("FA-9", None, "ValueError", f"QK must have same head dim, got {exact(ops.Hq)} vs {exact(ops.Hk)}", None)
+        return Failure("FA-9", "JCD213", "ValueError", f"QK must have same head dim, got {exact(ops.Hq)} vs {exact(ops.Hk)}", None)
     if differ(ops.Nk, ops.Nv):
-        return Failure("FA-9", None, "ValueError", f"KV must have same number of heads, got {exact(ops.Nk)} vs {exact(ops.Nv)}", None)
+        return Failure("FA-9", "JCD213", "ValueError", f"KV must have same number of heads, got {exact(ops.Nk)} vs {exact(ops.Nv)}", None)
     if differ(ops.S, ops.Sv):
-        return Failure("FA-9", None, "ValueError", f"KV must have same seq length, got {exact(ops.S)} vs {exact(ops.Sv)}", None)
+        return Failure("FA-9", "JCD213", "ValueError", f"KV must have same seq length, got {exact(ops.S)} vs {exact(ops.Sv)}", None)
     return None
 
 
@@ -545,8 +581,11 @@ ORDER: tuple[tuple[str, Check], ...] = (
     ("NN-2", nn_generic),
     ("NN-3", gqa_heads),
     ("NN-5", right_window),
+    ("FA-2", layout_name),
     ("FA-3", fp8_arguments),
+    ("FA-4a", padding_without_lengths),
     ("FA-4b", sliding_window),
+    ("FA-4c", offsets_without_lengths),
     ("FA-5", bool_mask_dtype),
     ("FA-7", fa_layout),
     ("FA-8", qkv_dtype),

@@ -1,4 +1,4 @@
-"""The repros of JCD102-JCD212 are proven by JAX itself: every finding of those rules in
+"""The repros of JCD102-JCD213 are proven by JAX itself: every finding of those rules in
 the rule fixtures that carries a repro is confirmed by the trace backend (LSTM repros
 are executed: their checks come before the CUDA-only part), for the fixture's target."""
 
