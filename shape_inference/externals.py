@@ -2615,7 +2615,7 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
             given.setdefault("default", args[0])
         if "factory" in given:
             given["default_factory"] = given.pop("factory")
-        known = tuple((k, v) for k, v in given.items() if k in ("default", "default_factory", "converter") and ("converter" not in given or k == "converter"))
+        known = tuple((k, v) for k, v in given.items() if k in ("default", "default_factory", "converter", "kw_only", "init") and ("converter" not in given or k in ("converter", "kw_only", "init")))
         return A.CallResultV("dataclasses.field", DictV(known))
     if q == "pytest.param":
         marks = kwargs.get("marks")

@@ -4068,8 +4068,8 @@ class Interpreter:
         generic = generic or (caller is not None and caller.generic)
         if caller is not None:
             self.called_by_code.add(func)
-        if func.decorators and (size := _cache_size(func)):
-            self._use_cache_slot(func, args, kwargs, size)
+        if func.decorators and (size := _cache_size(func)) and all(const_value(given)[0] for given in (*args, *kwargs.values())):
+            self._use_cache_slot(func, args, kwargs, size)  # (a run with unknown arguments is no call of the program's)
         shared = [a for a in (*args, *kwargs.values()) if isinstance(a, InstanceV) and a.recipe is not None]
         memo_key = self._memo_key(func, args, kwargs, ctx, generic, caller, bool(shared))
         if shared and memo_key not in self.memo and (own := self._memo_key(func, args, kwargs, ctx, generic, caller, False)) in self.memo:
@@ -4196,9 +4196,11 @@ class Interpreter:
         # was written since (the cache's one object); any other may read a cached object
         # and see the writes
         if func.decorators and _cached(func):
-            cache_state: object = self.cache_clears.get(func.key(), 0) if self.cache_clears else 0
-            if self.cache_generations:
-                cache_state = (cache_state, self.cache_generations.get((func.key(), _cache_args_key(args, kwargs)), 0))
+            # (one form whatever else was cached: a key that changed its shape when another
+            # function's arguments were pushed out missed the object: probe 95a)
+            cleared = self.cache_clears.get(func.key(), 0) if self.cache_clears else 0
+            pushed_out = self.cache_generations.get((func.key(), _cache_args_key(args, kwargs)), 0) if self.cache_generations else 0
+            cache_state: object = (cleared, pushed_out)
         elif self.cache_held or self.cache_clears:
             cache_state = (sum(held.writes[0] for held in self.cache_held.values()), sum(self.cache_clears.values()))
         else:
@@ -4924,9 +4926,9 @@ def _version_check(op: ast.cmpop, bound: Value) -> Value:
     below = tuple(numbers) <= _OLDEST_PYTHON[: len(numbers)]  # every Python in use is at or past it
     if not below:
         return UNKNOWN
-    if isinstance(op, ast.GtE):
-        return ConstV(True)
-    if isinstance(op, ast.Lt):
+    if isinstance(op, (ast.GtE, ast.Gt)):
+        return ConstV(True)  # (3, 9, 0, ...) > (3, 9) too: a longer tuple is greater
+    if isinstance(op, (ast.Lt, ast.LtE)):
         return ConstV(False)
     return UNKNOWN
 

@@ -1321,10 +1321,13 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         validated = _validated_model(cls)
         init_only: list[Value] = []  # InitVar fields: passed to __post_init__, never set
         keyword_only = _keyword_only_fields(source, fields)
-        positional = [name for name, _, _ in fields if keyword_only is not None and name not in keyword_only]
+        outside = {name for name, default, _ in fields if _field_option(default, "init") is False}  # `field(init=False)`: no argument
+        positional = [name for name, _, _ in fields if keyword_only is not None and name not in keyword_only and name not in outside]
         for name, default, annotation in fields:
             if validated or _converted(default):
                 value: Value = UNKNOWN  # a validator or converter decides what is kept
+            elif name in outside:
+                value = _field_default(interp, default, node, fr) if default is not None else UNKNOWN
             elif args and keyword_only is None:
                 value = UNKNOWN  # which fields take positional arguments is not known
             elif name in positional and positional.index(name) < len(args):
@@ -1347,6 +1350,13 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def _field_option(default: Value | None, option: str) -> bool | None:
+    """A `field(...)`'s literal bool option (`init=False`, `kw_only=True`); None if not given."""
+    options = default.payload if isinstance(default, CallResultV) and default.qualname == "dataclasses.field" else None
+    flag = options.get(option) if isinstance(options, DictV) else None
+    return flag.value if isinstance(flag, ConstV) and isinstance(flag.value, bool) else None
 
 
 def _keyword_only_fields(source: ClassV, fields: list[tuple[str, Value | None, ast.expr | None]]) -> set[str] | None:
