@@ -150,6 +150,11 @@ class ModuleIndex:
             found.extend((path, taken) for path in self.by_suffix.get(".".join(base), ()))
         else:
             found.extend((path, Taken(reach_only=True)) for path in self.by_suffix.get(".".join(base), ()) if _is_init(path))
+        if not ref.names and not ref.level:
+            # `import pkg.k` binds `pkg`, whose __init__ Python runs first: `pkg.k.attend`
+            # is read through it (probe 96d), so it is reachable, and leads nowhere
+            for depth in range(1, len(base)):
+                found.extend((path, Taken(reach_only=True)) for path in self.by_suffix.get(".".join(base[:depth]), ()) if _is_init(path))
         return found
 
 

@@ -770,6 +770,28 @@ def test_a_function_registered_by_a_module_only_the_imported_packages_init_impor
         assert lines == []
 
 
+@pytest.mark.parametrize("spelling", ["import pkg.k", "import pkg.k as k", "from pkg import k"])
+def test_a_submodule_imported_by_its_dotted_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, spelling: str) -> None:
+    """Probe 96d: `import pkg.k` binds `pkg` and reads `pkg.k.attend` through the package
+    __init__, which the project set had left out (it only linked pkg/k.py)."""
+    call = "k.attend" if spelling != "import pkg.k" else "pkg.k.attend"
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/k.py": "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+            "main.py": (
+                f"import jax\nimport jax.numpy as jnp\n\n{spelling}\n\n\n"
+                f"def train():\n    q = jax.ShapeDtypeStruct((1, 7, 2, 64), jnp.bfloat16)\n"
+                f"    return jax.eval_shape(jax.grad(lambda q: {call}(q).astype(jnp.float32).sum()), q)\n\n\n"
+                "if __name__ == '__main__':\n    train()\n"
+            ),
+        },
+    )
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert len(lines) == 1 and lines[0].startswith("pkg/k.py:5:12: JCD201") and "T = S = 7" in lines[0]
+
+
 FROZEN_PROBE = """\
 import flax.linen as nn
 import jax
