@@ -294,7 +294,14 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
             refs.append(ImportRef(len(base) - len(module), module, names, bound))
         else:
             refs.extend(ImportRef(0, name) for name in _split_names(match["mods"])[0])
+    if "import_module(" in text:
+        # `importlib.import_module("models.encoder")` with a literal dotted name: a launcher
+        # that loads its model so (probe 96d) imports it as `import models.encoder` would
+        refs.extend(ImportRef(0, name) for name in _IMPORT_MODULE_LITERAL.findall(text) if _NAME_RE.fullmatch(name))
     return tuple(refs)
+
+
+_IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
 
 
 @dataclass(frozen=True)

@@ -1727,13 +1727,26 @@ def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 
 
 def h_sum(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """sum() of a known tuple or list of ints (the tokens of several modalities)."""
-    items = args[0].items if args and isinstance(args[0], TupleV) and len(args) <= 2 else None
-    start = args[1] if len(args) == 2 else kwargs.get("start", make_int(0))
-    ints = _const_ints([*items, start]) if items is not None and set(kwargs) <= {"start"} else None
-    if ints is None:
+    """sum() of a known tuple or list of ints (the tokens of several modalities), or of
+    arrays: `sum(emb[i][codes[:, i]] for i in range(K))`, one embedding per codebook
+    added up (probe 96c), as `start + a + b + ...`."""
+    if not args or len(args) > 2 or not set(kwargs) <= {"start"}:
         return UNKNOWN
-    return make_int(sum(ints), merge_why(*(a.why for a in args), (interp.step(fr, node, f"{sum(ints)} = {A.src(node)}"),)))
+    items = args[0].items if isinstance(args[0], TupleV) else None
+    start = args[1] if len(args) == 2 else kwargs.get("start", make_int(0))
+    ints = _const_ints([*items, start]) if items is not None else None
+    if ints is not None:
+        return make_int(sum(ints), merge_why(*(a.why for a in args), (interp.step(fr, node, f"{sum(ints)} = {A.src(node)}"),)))
+    if items is not None and items and any(isinstance(item, ArrayV) for item in items):
+        total: Value = start
+        for item in items:
+            total = A.binop(interp, ast.Add(), total, item, node, fr)
+        return total
+    if isinstance(args[0], IterV):
+        element = A.iter_element(interp, args[0], node, fr)
+        if isinstance(element, ArrayV):
+            return A.binop(interp, ast.Add(), start, element, node, fr)  # every item is described alike
+    return UNKNOWN.tainted(any(arg.diff for arg in args))
 
 
 # Rounding only: its result is a size (`int(np.ceil(n / patch))`).  NumPy gives a float64

@@ -1177,6 +1177,37 @@ _DATACLASS_MARKS = frozenset(
 )
 
 
+_DATACLASS_FAMILY = frozenset({"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass", "pydantic.dataclasses.dataclass", "flax.struct.PyTreeNode"})
+
+
+def _field_family(cls: ClassV) -> str | None:
+    """Which library makes the class's annotations fields: "attrs", "dataclass" (the
+    dataclasses family, linen and equinox modules), "namedtuple", "pydantic"; None for
+    a plain class, whose annotations are class attributes."""
+    marks = _class_marks(cls)
+    if cls.is_attrs_class():
+        return "attrs"
+    if any(isinstance(base, ExternalV) and base.qualname == "typing.NamedTuple" for base in cls.bases):
+        return "namedtuple"
+    if "pydantic.BaseModel" in marks:
+        return "pydantic"
+    if marks & _DATACLASS_FAMILY or is_linen_class(cls) or is_eqx_class(cls) or is_nnx_class(cls):
+        return "dataclass"
+    return None
+
+
+def init_fields(source: ClassV) -> list[tuple[str, Value | None, ast.expr | None]]:
+    """The fields `source`'s generated `__init__` takes, in order: only the classes of its
+    own library make them (attrs ignores a dataclass base's fields, a dataclass a plain
+    base's annotations: probe 96b).  A class of none (a plain subclass) takes all."""
+    family = _field_family(source)
+    if family is None or family == "pydantic":
+        return source.all_fields()
+    if family == "dataclass":
+        return source.all_fields(makes_fields=lambda current: _field_family(current) == "dataclass" or current.node is source.node)
+    return source.all_fields(makes_fields=lambda current: _field_family(current) == family)
+
+
 def namedtuple_subclass(cls: ClassV) -> bool:
     """A plain subclass of a NamedTuple of ours (`class T(S)`, S a NamedTuple): its
     annotations make no fields, and a value it binds is a class attribute over the
@@ -1310,7 +1341,7 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
         return False  # `@dataclass(init=False)`: object.__init__, no fields set, no __post_init__
     source = cls if (is_dataclass_like(cls) and not namedtuple_subclass(cls)) or is_nnx_class(cls) else _dataclass_ancestor(cls)
     if source is not None:
-        fields = source.all_fields()  # a plain subclass runs its dataclass base's __init__ (probe 33a)
+        fields = init_fields(source)  # a plain subclass runs its dataclass base's __init__ (probe 33a)
         linen = is_linen_class(cls)
         kw = dict(kwargs)
         if linen:

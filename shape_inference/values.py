@@ -544,22 +544,26 @@ class ClassV(Value):
                     return found
         return None
 
-    def all_fields(self, seen: frozenset[int] = frozenset()) -> list[tuple[str, Value | None, ast.expr | None]]:
+    def all_fields(self, seen: frozenset[int] = frozenset(), makes_fields: Callable[[ClassV], bool] | None = None) -> list[tuple[str, Value | None, ast.expr | None]]:
         """The dataclass fields in the order `__init__` takes them: the bases' (the last
         base's first, as dataclasses walks the MRO backwards), then the class's own; a
         field declared again keeps its first place with its new default (`B(1, 64)` of
-        a subclass that writes `t` before `h` still binds h=1: probe 93b)."""
+        a subclass that writes `t` before `h` still binds h=1: probe 93b).  With
+        `makes_fields`, a class's own annotations count only where it says the class
+        makes fields of the kind asked for (a plain base's `seq_len: int = 128` is a class
+        attribute under a dataclass: probe 96b)."""
         out: dict[str, tuple[str, Value | None, ast.expr | None]] = {}
         for base in reversed(self.bases):
             if isinstance(base, ClassV) and id(base) not in seen:
-                for inherited in base.all_fields(seen | {id(self)}):
+                for inherited in base.all_fields(seen | {id(self)}, makes_fields):
                     out[inherited[0]] = inherited
+        own_fields = self.fields if makes_fields is None or makes_fields(self) else []
         if self.is_attrs_class():
             # attrs takes a redefined attribute out of the inherited ones: the class's own
             # come last, in the order it writes them (probe 94a)
-            for own in self.fields:
+            for own in own_fields:
                 out.pop(own[0], None)
-        for own in self.fields:
+        for own in own_fields:
             out[own[0]] = own
         return list(out.values())
 
