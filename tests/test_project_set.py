@@ -539,3 +539,20 @@ def test_a_projects_test_through_a_helper_module_is_a_driver(tmp_path: Path) -> 
         },
     )
     assert rel(chosen.drivers) == ["tests/test_x.py"]
+
+
+def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
+    """`importlib.import_module("models.encoder")` in a launcher that differentiates (probe
+    96d): the launcher imports the model as `import models.encoder` would; a name built at
+    run time is not read."""
+    launcher = "import importlib\nimport jax\n\n\ndef run():\n    mod = importlib.import_module({name})\n    return jax.grad(mod.attend)(1.0)\n"
+    entries, _ = selected(
+        tmp_path,
+        {
+            "models/__init__.py": "",
+            "models/encoder.py": ATTENTION,
+            "launch.py": launcher.format(name='"models.encoder"'),
+            "launch_built.py": launcher.format(name='f"models.{NAME}"'),
+        },
+    )
+    assert entries == ["launch.py", "models/encoder.py"]
