@@ -1737,12 +1737,16 @@ def h_sum(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
     ints = _const_ints([*items, start]) if items is not None else None
     if ints is not None:
         return make_int(sum(ints), merge_why(*(a.why for a in args), (interp.step(fr, node, f"{sum(ints)} = {A.src(node)}"),)))
-    if items is not None and items and any(isinstance(item, ArrayV) for item in items):
-        total: Value = start
+    if items is not None and not items:
+        return start  # `sum([], x)`: nothing added (probe 97a)
+    lists = isinstance(start, TupleV) and start.is_list and items is not None and all(isinstance(item, TupleV) and item.is_list for item in items)
+    if items is not None and (lists or any(isinstance(item, ArrayV) for item in items)):
+        total: Value = start  # (`sum(parts, [])`: the lists joined)
         for item in items:
             total = A.binop(interp, ast.Add(), total, item, node, fr)
         return total
-    if isinstance(args[0], IterV):
+    if isinstance(args[0], (IterV, ArrayV)):
+        # over a generator, every item is described alike; over an array, its rows
         element = A.iter_element(interp, args[0], node, fr)
         if isinstance(element, ArrayV):
             return A.binop(interp, ast.Add(), start, element, node, fr)  # every item is described alike
