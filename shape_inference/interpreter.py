@@ -4910,8 +4910,10 @@ def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
     return found
 
 
-# the oldest Python any JAX the rules judge runs on (0.4.17 needs 3.9)
-_OLDEST_PYTHON = (3, 9)
+# the oldest Python a JAX with cuDNN attention in jax.nn runs on (0.4.31 and later need
+# 3.10; the rules' default JAX, 0.10.2, needs 3.11): a guard `sys.version_info >= (3, 10)`
+# around a package's kernel imports is taken (probe 96d)
+_OLDEST_PYTHON = (3, 10)
 
 
 def _version_check(op: ast.cmpop, bound: Value) -> Value:

@@ -733,7 +733,7 @@ def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_i
         ("try:\n    import fused_kernels_not_installed  # noqa: F401\nexcept ImportError:\n    pass\nelse:\n    from . import attn  # noqa: F401\n", "import pkg  # noqa: F401\nfrom pkg.reg import REGISTRY\n", False),
         ("from .reg import REGISTRY  # noqa: F401\n\ntry:\n    import fused_kernels_not_installed  # noqa: F401\nexcept ImportError:\n    pass\nelse:\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
         ("from .reg import REGISTRY  # noqa: F401\n\nif __name__ == '__main__':\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
-        ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info >= (3, 8) and sys.platform.startswith('linux'):\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
+        ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info >= (3, 10) and sys.platform.startswith('linux'):\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
     ],
 )
 def test_a_function_registered_by_a_module_only_the_imported_packages_init_imports(
