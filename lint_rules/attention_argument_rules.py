@@ -16,7 +16,6 @@ from jax_cudnn_lint.finding import Finding
 from jax_cudnn_lint.lint_rules import attention_checks as C
 from jax_cudnn_lint.lint_rules.attention_call import attention_calls
 from jax_cudnn_lint.lint_rules.attention_dtype_rules import attention_finding
-from jax_cudnn_lint.lint_rules.evidence import evidence_lines
 from jax_cudnn_lint.lint_rules.registry import rule
 from jax_cudnn_lint.shape_inference.context import CallEvent
 
@@ -49,10 +48,8 @@ _FIX = {
 def check_jcd213(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for call in attention_calls(events, config):
-        if not call.is_cudnn:
-            continue
-        failure = next((found for check in _CHECKS if (found := check(call, config)) is not None), None)
-        if failure is None or C.handled(call, config, failure.exception, failure.catalog):
+        failure = C.first_unhandled(call, config, _CHECKS) if call.is_cudnn else None
+        if failure is None:
             continue
         note = C.first_note(call, config, failure.catalog)
         message = (
@@ -60,12 +57,8 @@ def check_jcd213(events: list[CallEvent], config: Config) -> list[Finding]:
             f"while tracing on a cuDNN host (a CPU-only host stops earlier, at 'cuDNN is not detected'){note}; {_FIX[failure.catalog]}"
         )
         evidence = [f"catalog: {failure.catalog}"]
-        ops = C.operands(call)
-        here = call.event.module.path
-        if ops is not None and failure.catalog == "FA-9":
-            for label, dim in (("B", ops.B), ("H (query)", ops.Hq), ("H (key)", ops.Hk), ("S (key)", ops.S), ("S (value)", ops.Sv)):
-                if dim is not None:
-                    evidence += evidence_lines(label, dim.why, here)
+        if failure.catalog == "FA-9":
+            evidence += C.operand_evidence(call, ("B", "H (query)", "H (key)", "S", "S (value)"))
         repro = C.repro_for(call, config, failure, JCD213.code, differentiated=False)
         findings.append(attention_finding(call, JCD213.code, message, evidence, repro))
     return findings

@@ -23,6 +23,7 @@ from typing import cast
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.lint_rules import versions
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
+from jax_cudnn_lint.lint_rules.evidence import evidence_lines
 from jax_cudnn_lint.shape_inference.dims import Dim, const
 from jax_cudnn_lint.shape_inference.externals import module_config_at
 from jax_cudnn_lint.shape_inference.handlers import caught
@@ -612,6 +613,26 @@ def failures(call: AttentionCall, config: Config, before: str) -> list[Failure]:
         if found is not None:
             out.append(found)
     return out
+
+
+def first_unhandled(call: AttentionCall, config: Config, checks: Sequence[Check]) -> Failure | None:
+    """The first of a rule's `checks` that certainly fails, unless a handler around the
+    call catches it (or what JAX raises before it)."""
+    failure = next((found for check in checks if (found := check(call, config)) is not None), None)
+    if failure is None or handled(call, config, failure.exception, failure.catalog):
+        return None
+    return failure
+
+
+def operand_evidence(call: AttentionCall, labels: Sequence[str]) -> list[str]:
+    """Evidence lines for the operands' dims a finding names (`T`, `S`, `B`, `H (query)`,
+    `H (key)`, `H (value)`, `S (value)`), where resolved."""
+    ops = operands(call)
+    if ops is None:
+        return []
+    dims = {"T": ops.T, "S": ops.S, "B": ops.B, "H (query)": ops.Hq, "H (key)": ops.Hk, "H (value)": ops.Hv, "S (value)": ops.Sv}
+    here = call.event.module.path
+    return [line for label in labels if (dim := dims[label]) is not None for line in evidence_lines(label, dim.why, here)]
 
 
 def first_failure(call: AttentionCall, config: Config, before: str) -> Failure | None:

@@ -53,12 +53,8 @@ _FIX_210 = {
 def check_jcd210(events: list[CallEvent], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for call in attention_calls(events, config):
-        failure = None
-        for check in _CHECKS_210:
-            failure = check(call, config)
-            if failure is not None:
-                break
-        if failure is None or C.handled(call, config, failure.exception, failure.catalog):
+        failure = C.first_unhandled(call, config, _CHECKS_210)
+        if failure is None:
             continue
         target = versions.target_phrase(config)
         note = C.first_note(call, config, failure.catalog)
@@ -69,13 +65,7 @@ def check_jcd210(events: list[CallEvent], config: Config) -> list[Finding]:
             f"cuDNN attention for the target {target}: {_WHY_210[failure.catalog]}{training}; "
             f"JAX raises {failure.quoted()}{note}; {_FIX_210[failure.catalog]}"
         )
-        evidence = [f"target: {target}", f"catalog: {failure.catalog}"]
-        ops = C.operands(call)
-        here = call.event.module.path
-        if ops is not None:
-            for label, dim in (("T", ops.T), ("S", ops.S), ("H (query)", ops.Hq), ("H (value)", ops.Hv)):
-                if dim is not None:
-                    evidence += evidence_lines(label, dim.why, here)
+        evidence = [f"target: {target}", f"catalog: {failure.catalog}", *C.operand_evidence(call, ("T", "S", "H (query)", "H (value)"))]
         repro = None
         if failure.catalog != "FA-18" and C.use_fp8(call) is not True:
             repro = C.repro_for(call, config, failure, JCD210.code, differentiated=False)
