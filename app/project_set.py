@@ -454,7 +454,9 @@ def _drivers(
                     takes_code = not outer_taken.pairs or any(name in by_path[importer].functions for name, _ in outer_taken.pairs)
                     # (not a library's own tests beside it: keras' ops tests import ops
                     # modules that take a backend and a layer, +10 drivers on the corpus)
-                    if takes_code and outer not in found and script(outer) and _package_root(outer) != _package_root(importer):
+                    # (and a program only outside any package: maxtext's utils/estimator.py,
+                    # a library's own tool, cost 1.7 s of the corpus for nothing)
+                    if takes_code and outer not in found and script(outer) and _package_root(outer) != _package_root(importer) and (is_test_path(outer) or not _under_package(outer)):
                         found.add(outer)
     # a program beside the code that only runs the model forward (an eval or generate
     # script, with a `__main__` guard or its code at the top level: nothing imports it):
