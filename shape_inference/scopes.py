@@ -614,10 +614,16 @@ class ScopeFacts:
             tree = self.tree
             found = {name for stmt in (tree.body if tree is not None else []) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) for name in _assigned_names(stmt)}
             found = {name for name in found if _fresh_dict_at_top(tree, name)} - self._changed_otherwise - self.global_names()
+            stored: set[str] = set()  # the candidates a function stores into under a key
             for stmt in every_statement(tree.body) if tree is not None and found else ():
                 if isinstance(stmt, LazyDef):  # (a reached module's def, unparsed: by its text)
                     found = {name for name in found if not _changes_otherwise(stmt.text, name)}
-            self._registries = frozenset(found)
+                    stored |= {name for name in found if _item_store(stmt.text, name)}
+                elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    stored |= {target.value.id for node in ast.walk(stmt) if isinstance(node, ast.Assign) for target in node.targets if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in found}
+            # a dict no function stores into is a plain constant (`CFG.get("seq", 63)` reads
+            # the default: probe 94e), not a registry another module may fill
+            self._registries = frozenset(found & stored)
         return self._registries
 
     def written_by_code(self) -> frozenset[str]:
@@ -1199,6 +1205,11 @@ def _fresh_dict_at_top(tree: ast.Module | None, name: str) -> bool:
 
 def _makes_a_dict(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Dict) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args
+
+
+def _item_store(text: str, name: str) -> bool:
+    """Does a def's text store into `name` under a key (`NAME[key] = value`)?"""
+    return re.search(rf"\b{re.escape(name)}\s*\[[^\n]*\]\s*=(?!=)", text) is not None
 
 
 def _changes_otherwise(text: str, name: str) -> bool:
