@@ -12,7 +12,7 @@ import ast
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import jax_api as A
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, IterV, SetV, TupleV, UnknownV, Value, const_value, int_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, InstanceV, IterV, SetV, TupleV, UnknownV, Value, const_value, int_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -96,7 +96,8 @@ def h_islice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if items is not None and all(b is not None or const_value(raw) == (True, None) for b, raw in zip(bounds, args[1:])):
         window = slice(*bounds) if len(bounds) > 1 else slice(bounds[0] if bounds else None)
         return TupleV(tuple(items[window]), True)
-    if isinstance(given, IterV):
+    if isinstance(given, (IterV, InstanceV)):
+        # (an object of ours: what its `__iter__` / `__next__` yields, probe 93e's loader)
         element = A.iter_element(interp, given, node, fr)
         return UNKNOWN if isinstance(element, UnknownV) else IterV(element, False, given.why)
     return UNKNOWN
