@@ -2875,6 +2875,29 @@ def _register(names: Sequence[str], prefixes: Sequence[str], handler: Handler) -
             HANDLERS[f"{prefix}.{name}"] = handler
 
 
+def h_list_search(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`ids.index(IMAGE_TOKEN)`, `ids.count(PAD)` on a list or tuple of constants (probe
+    98e: LLaVA's image placeholder, found by index in the prompt's ids).  A value not in
+    the list makes `index` raise: Unknown."""
+    if len(args) != 2 or kwargs or not isinstance(args[0], TupleV) or len(args[0].items) > _MAX_SEARCHED:
+        return UNKNOWN
+    ok, wanted = const_value(args[1])
+    consts = [const_value(item) for item in args[0].items]
+    if not ok or not all(known for known, _ in consts) or not isinstance(wanted, (int, str, float, bool)) and wanted is not None:
+        return UNKNOWN
+    values = [value for _, value in consts]
+    step = (interp.step(fr, node, A.src(node)),)
+    if q.endswith(".count"):
+        return make_int(values.count(wanted), step)
+    return make_int(values.index(wanted), step) if wanted in values else UNKNOWN
+
+
+_MAX_SEARCHED = 4096  # items of a list `index` / `count` look through
+
+
+_register(["index", "count"], ["builtins.list"], h_list_search)
+
+
 _NP = ["jax.numpy"]
 _register(["zeros", "ones", "empty"], _NP, h_zeros)
 _register(["full"], _NP, h_full)
