@@ -1898,7 +1898,9 @@ def h_dataclass_fields(interp: Interpreter, args: Args, kwargs: Kwargs, node: as
             found["type"] = ConstV(annotation.id) if postponed else ExternalV(f"builtins.{annotation.id}")
         return found
 
-    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], described(name, default, annotation), node, fr) for name, default, annotation in cls.all_fields()), False, (step,))
+    # (`InitVar` pseudo-fields and the `KW_ONLY` marker are no fields: probe 98c)
+    listed = [(name, default, annotation) for name, default, annotation in A.init_fields(cls) if not A.is_init_var(annotation) and not A.is_kw_only_marker(annotation)]
+    return TupleV(tuple(layers.make_namespace(interp, "dataclasses.Field", [], described(name, default, annotation), node, fr) for name, default, annotation in listed), False, (step,))
 
 
 def _postponed_annotations(tree: ast.Module) -> bool:

@@ -1369,7 +1369,7 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 value = _field_default(interp, default, node, fr)
             else:
                 value = UNKNOWN
-            if _is_init_var(annotation):
+            if is_init_var(annotation):
                 init_only.append(value)
             elif source is cls or not _redefined_below(cls, source, name):
                 inst.attrs[name] = value
@@ -1381,6 +1381,14 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if isinstance(post, FunctionV) and interp.call_function(post, [inst, *init_only], {}, False, interp.callee_ctx(fr, node, post), fr) is NEVER:
                 return True
     return False
+
+
+def is_kw_only_marker(annotation: ast.expr | None) -> bool:
+    """`_: KW_ONLY` (or `dataclasses.KW_ONLY`): the marker after which fields are
+    keyword-only, itself no field."""
+    if isinstance(annotation, ast.Constant):
+        return annotation.value in ("KW_ONLY", "dataclasses.KW_ONLY")  # (quoted)
+    return isinstance(annotation, ast.Name) and annotation.id == "KW_ONLY" or isinstance(annotation, ast.Attribute) and annotation.attr == "KW_ONLY"
 
 
 def _field_option(default: Value | None, option: str) -> bool | None:
@@ -1410,7 +1418,7 @@ def _keyword_only_fields(source: ClassV, fields: list[tuple[str, Value | None, a
                 class_flag = flag.value
         marker_seen = False
         for name, default, annotation in current.fields:
-            if annotation is not None and "KW_ONLY" in ast.unparse(annotation):
+            if is_kw_only_marker(annotation):
                 marker_seen = True
             options = default.payload if isinstance(default, CallResultV) and default.qualname == "dataclasses.field" else None
             flag = options.get("kw_only") if isinstance(options, DictV) else None
@@ -1471,7 +1479,7 @@ def _dataclass_ancestor(cls: ClassV) -> ClassV | None:
     return next((base for base in class_chain(cls) if base is not cls and is_dataclass_like(base)), None)
 
 
-def _is_init_var(annotation: ast.expr | None) -> bool:
+def is_init_var(annotation: ast.expr | None) -> bool:
     """`scale: InitVar[int] = 1` (or `dataclasses.InitVar`, quoted or not): a dataclass
     argument that only `__post_init__` receives (probe 31a)."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
