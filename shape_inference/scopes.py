@@ -622,8 +622,9 @@ class ScopeFacts:
                 elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     stored |= {target.value.id for node in ast.walk(stmt) if isinstance(node, ast.Assign) for target in node.targets if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in found}
             # a dict no function stores into is a plain constant (`CFG.get("seq", 63)` reads
-            # the default: probe 94e), not a registry another module may fill
-            self._registries = frozenset(found & stored)
+            # the default: probe 94e), not a registry another module may fill; an empty one
+            # (`CONFIG = {}`) is there to be filled, by code the analysis may not see
+            self._registries = frozenset(name for name in found if name in stored or _empty_dict_at_top(tree, name))
         return self._registries
 
     def written_by_code(self) -> frozenset[str]:
@@ -1201,6 +1202,11 @@ def _fresh_dict_at_top(tree: ast.Module | None, name: str) -> bool:
     """Is `name` bound once at the module's top level, to a dict display or `dict()`?"""
     found = [stmt for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and name in _assigned_names(stmt)] if tree is not None else []
     return len(found) == 1 and not isinstance(found[0], ast.AugAssign) and _makes_a_dict(found[0].value)
+
+
+def _empty_dict_at_top(tree: ast.Module | None, name: str) -> bool:
+    """Is `name` bound at the module's top level to `{}` or `dict()`?"""
+    return any(isinstance(stmt, (ast.Assign, ast.AnnAssign)) and name in _assigned_names(stmt) and (isinstance(stmt.value, ast.Dict) and not stmt.value.keys or isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "dict" and not stmt.value.args and not stmt.value.keywords) for stmt in (tree.body if tree is not None else []))
 
 
 def _makes_a_dict(value: ast.expr | None) -> bool:
