@@ -96,11 +96,26 @@ def h_islice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     if items is not None and all(b is not None or const_value(raw) == (True, None) for b, raw in zip(bounds, args[1:])):
         window = slice(*bounds) if len(bounds) > 1 else slice(bounds[0] if bounds else None)
         return TupleV(tuple(items[window]), True)
+    if isinstance(given, InstanceV) and not _takes_the_first(args[1:]):
+        return UNKNOWN  # (its first item, which describes the object's next, is skipped: probe 99a)
     if isinstance(given, (IterV, InstanceV)):
-        # (an object of ours: what its `__iter__` / `__next__` yields, probe 93e's loader)
+        # (an object of ours: its first item, what `__next__` yields on its state now, is
+        # one the loop certainly sees: probe 93e's loader)
         element = A.iter_element(interp, given, node, fr)
         return UNKNOWN if isinstance(element, UnknownV) else IterV(element, False, given.why)
     return UNKNOWN
+
+
+def _takes_the_first(bounds: Args) -> bool:
+    """`islice(it, stop)` / `islice(it, 0 or None, stop, ...)` with a stop of at least 1
+    or None: the iterator's first item is among those taken."""
+    start = bounds[0] if len(bounds) > 1 else None
+    stop = bounds[1] if len(bounds) > 1 else bounds[0] if bounds else None
+    ok_start, first = const_value(start) if start is not None else (True, None)
+    ok_stop, last = const_value(stop) if stop is not None else (True, None)
+    if not (ok_start and first in (None, 0)) or not ok_stop:
+        return False
+    return last is None or isinstance(last, int) and last >= 1
 
 
 def h_chain(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
