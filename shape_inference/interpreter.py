@@ -88,6 +88,13 @@ _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widene
 _MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
 _MAX_WHILE_PASSES = 64  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens: probe 75c)
 MAX_DEPTH = 10
+def _reread_safely(expr: ast.expr) -> bool:
+    """A name or an attribute chain over one (`cfg`, `self.cfg`, `Trainer.load`)."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
 # dunder methods that, called on an object by name, may change any of its attributes
 _REBUILDING_DUNDERS = frozenset({"__init__", "__setattr__", "__delattr__", "__setstate__"})
 _MAX_CACHE_HELD = 256  # objects of `functools.cache`d functions whose writes key the memo (Interpreter.cache_held)
@@ -3737,7 +3744,9 @@ class Interpreter:
             if len(node.args) == 2 and isinstance(owner := self.ev(node.args[0], fr), ClassV) and isinstance(bound := self.ev(node.args[1], fr), InstanceV):
                 return SuperV(owner, bound)  # `super(Sub, self)`, the old spelling (probe 36a)
         callee = self.ev(node.func, fr)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _REBUILDING_DUNDERS and not isinstance(callee, (BoundMethodV, FunctionV)):
+        # (the receiver is read again: only a name or an attribute chain, which reading twice
+        # changes nothing, unlike a call)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _REBUILDING_DUNDERS and _reread_safely(node.func.value) and not isinstance(callee, (BoundMethodV, FunctionV)):
             # `cfg.__init__(**overrides)` or `cfg.__setattr__(k, v)` through a method the
             # code does not define (a dataclass's generated `__init__`, object's
             # `__setattr__`): any attribute may change (probe 94b)
@@ -3748,7 +3757,7 @@ class Interpreter:
                 self.mutations += 1
                 receiver.forget_all()
                 return ConstV(None)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "cache_clear" and not node.args:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "cache_clear" and not node.args and _reread_safely(node.func.value):
             owner = self.ev(node.func.value, fr)
             if isinstance(owner, FunctionV) and owner.decorators and _cached(owner):
                 # `load_cfg.cache_clear()`: the next call makes a new object (probe 93a)

@@ -1391,10 +1391,16 @@ def is_kw_only_marker(annotation: ast.expr | None) -> bool:
     return isinstance(annotation, ast.Name) and annotation.id == "KW_ONLY" or isinstance(annotation, ast.Attribute) and annotation.attr == "KW_ONLY"
 
 
-def _field_option(default: Value | None, option: str) -> bool | None:
-    """A `field(...)`'s literal bool option (`init=False`, `kw_only=True`); None if not given."""
+def _field_flag(default: Value | None, option: str) -> Value | None:
+    """What a `field(...)` default passes for `option` (`init=`, `kw_only=`); None if not given."""
     options = default.payload if isinstance(default, CallResultV) and default.qualname == "dataclasses.field" else None
-    flag = options.get(option) if isinstance(options, DictV) else None
+    return options.get(option) if isinstance(options, DictV) else None
+
+
+def _field_option(default: Value | None, option: str) -> bool | None:
+    """A `field(...)`'s literal bool option (`init=False`, `kw_only=True`); None if not given
+    or not a literal."""
+    flag = _field_flag(default, option)
     return flag.value if isinstance(flag, ConstV) and isinstance(flag.value, bool) else None
 
 
@@ -1420,11 +1426,10 @@ def _keyword_only_fields(source: ClassV, fields: list[tuple[str, Value | None, a
         for name, default, annotation in current.fields:
             if is_kw_only_marker(annotation):
                 marker_seen = True
-            options = default.payload if isinstance(default, CallResultV) and default.qualname == "dataclasses.field" else None
-            flag = options.get("kw_only") if isinstance(options, DictV) else None
-            if flag is not None and not (isinstance(flag, ConstV) and isinstance(flag.value, bool)):
-                return None
-            status[name] = flag.value if isinstance(flag, ConstV) and isinstance(flag.value, bool) else class_flag or marker_seen
+            keyword = _field_option(default, "kw_only")
+            if keyword is None and _field_flag(default, "kw_only") is not None:
+                return None  # (a `kw_only=` we cannot read)
+            status[name] = keyword if keyword is not None else class_flag or marker_seen
     named = {name for name, _, _ in fields}
     return {name for name, keyword in status.items() if keyword and name in named}
 
