@@ -24,7 +24,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, jax_api, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -3458,8 +3458,13 @@ class Interpreter:
     def e_compare(self, node: ast.Compare, fr: Frame) -> Value:
         left = self.ev(node.left, fr)
         rights = [self.ev(c, fr) for c in node.comparators]
-        if isinstance(left, ExternalV) and left.qualname == "sys.version_info" and len(rights) == 1:
-            return _version_check(node.ops[0], rights[0])
+        if len(rights) == 1 and isinstance(left, ExternalV | jax_api.JaxtypingV):
+            if isinstance(left, ExternalV) and left.qualname == "sys.version_info":
+                return python_version.version_check(node.ops[0], rights[0], None)
+            base = self.ev(node.left.value, fr) if isinstance(node.left, ast.Subscript) and dotted_name(node.left.value) else None
+            parts = python_version.version_parts(node.left, left, base)
+            if parts is not None:
+                return python_version.version_check(node.ops[0], rights[0], parts)
         return self.api.compare(node, left, rights)
 
     def e_set(self, node: ast.Set, fr: Frame) -> Value:
@@ -4930,31 +4935,6 @@ def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
                     under.update(node for inner in arm for node in ast.walk(inner) if isinstance(node, (ast.Import, ast.ImportFrom)))
         found = _CONDITIONAL_IMPORTS[tree] = frozenset(under)
     return found
-
-
-# the oldest Python a JAX with cuDNN attention in jax.nn runs on (0.4.31 and later need
-# 3.10; the rules' default JAX, 0.10.2, needs 3.11): a guard `sys.version_info >= (3, 10)`
-# around a package's kernel imports is taken (probe 96d)
-_OLDEST_PYTHON = (3, 10)
-
-
-def _version_check(op: ast.cmpop, bound: Value) -> Value:
-    """`sys.version_info >= (3, 8)`: decided where every Python that runs a JAX the
-    rules judge gives the same answer (a package `__init__` that imports its modules
-    under a version test: probe 94a); else Unknown."""
-    ok, given = const_value(bound)
-    parts: tuple[object, ...] = cast("tuple[object, ...]", given) if ok and isinstance(given, tuple) else ()
-    numbers = [part for part in parts if isinstance(part, int)]
-    if not numbers or len(numbers) != len(parts):
-        return UNKNOWN
-    below = tuple(numbers) <= _OLDEST_PYTHON[: len(numbers)]  # every Python in use is at or past it
-    if not below:
-        return UNKNOWN
-    if isinstance(op, (ast.GtE, ast.Gt)):
-        return ConstV(True)  # (3, 9, 0, ...) > (3, 9) too: a longer tuple is greater
-    if isinstance(op, (ast.Lt, ast.LtE)):
-        return ConstV(False)
-    return UNKNOWN
 
 
 def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:

@@ -734,6 +734,11 @@ def test_a_model_registered_by_a_decorator_in_a_module_the_package_imports_for_i
         ("from .reg import REGISTRY  # noqa: F401\n\ntry:\n    import fused_kernels_not_installed  # noqa: F401\nexcept ImportError:\n    pass\nelse:\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
         ("from .reg import REGISTRY  # noqa: F401\n\nif __name__ == '__main__':\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
         ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info >= (3, 10) and sys.platform.startswith('linux'):\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
+        # a part of the version: the slice and .minor every Python from 3.10 on passes; a
+        # test 3.10 fails and 3.11 passes is not decided
+        ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info[:2] >= (3, 8):\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
+        ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info.minor >= 9:\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", True),
+        ("import sys\n\nfrom .reg import REGISTRY  # noqa: F401\n\nif sys.version_info[:2] > (3, 10):\n    from . import attn  # noqa: F401\n", "from pkg import REGISTRY\n", False),
     ],
 )
 def test_a_function_registered_by_a_module_only_the_imported_packages_init_imports(
