@@ -3112,6 +3112,7 @@ _register(["gcd", "lcm"], ["numpy"], h_int_function)
 _register(["bit_length", "bit_count", "item"], ["builtins.int"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
 HANDLERS["builtins.sorted"] = iterables.h_sorted
+HANDLERS["builtins.set"] = HANDLERS["builtins.frozenset"] = iterables.h_set
 HANDLERS["builtins.reversed"] = iterables.h_reversed
 HANDLERS["itertools.product"] = iterables.h_product
 HANDLERS["itertools.chain"] = iterables.h_chain

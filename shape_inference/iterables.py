@@ -1,5 +1,6 @@
 """The builtins and itertools that reorder or combine short known sequences: `sorted`,
-`reversed`, `itertools.product`, `itertools.chain` (sets only through `sorted`).
+`reversed`, `itertools.product`, `itertools.chain` (sets only through `sorted`), and
+`set` / `frozenset` of constants (for membership).
 
 A hyper-parameter grid (`for T, H in itertools.product([127, 256], [4, 8]):`) or a
 sweep in order (`for T in sorted(LENGTHS):`) runs each item in turn when the result is
@@ -48,6 +49,30 @@ def h_sorted(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return UNKNOWN  # (numbers, strings and tuples: Python refuses to compare them)
     keyed.sort(key=lambda pair: pair[0], reverse=reverse)  # type: ignore[arg-type,return-value]
     return TupleV(tuple(item for _, item in keyed), True)
+
+
+def h_set(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`frozenset({31, 127})`, `set(("a", "b"))`: a set of constants (SetV), as a set
+    display is, for membership (probe 100b: a frozenset of evaluation-only lengths kept
+    out of the gradient, `if t in frozenset({31})`); Unknown where an item is not a
+    hashable constant."""
+    if kwargs or len(args) > 1:
+        return UNKNOWN
+    given = args[0] if args else TupleV(())
+    items = list(given.items) if isinstance(given, SetV) and len(given.items) <= _MAX_ITEMS else _items(given)
+    if items is None:
+        return UNKNOWN
+    distinct: dict[tuple[type, object], Value] = {}
+    for item in items:
+        ok, py = const_value(item)
+        if not ok:
+            return UNKNOWN
+        try:
+            hash(py)
+        except TypeError:
+            return UNKNOWN  # (a list item: Python raises)
+        distinct.setdefault((type(py), py), item)
+    return SetV(tuple(distinct.values()), (interp.step(fr, node, A.src(node)),))
 
 
 def _number(py: object) -> bool:

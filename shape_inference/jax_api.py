@@ -496,6 +496,16 @@ def same_object(a: Value, b: Value) -> bool | None:
     return _compare_one(ast.Is(), a, b)
 
 
+def _unequal(a: object, b: object) -> bool:
+    """Certainly unequal constants (a NaN is unequal to itself, and may be one object)."""
+    if any(isinstance(x, float) and x != x for x in (a, b)):
+        return False
+    try:
+        return bool(a != b)
+    except Exception:
+        return False
+
+
 def _builtin_types(a: Value, b: Value) -> tuple[str, frozenset[str]] | None:
     """(a's name, b's names) where `a` is a builtin class and `b` one or a tuple of them."""
     if not (isinstance(a, ExternalV) and a.qualname.startswith("builtins.")):
@@ -543,6 +553,10 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
             return same if isinstance(op, ast.Is) else not same
         if oka and okb and type(pa) is bool and type(pb) is bool:
             return (pa is pb) if isinstance(op, ast.Is) else (pa is not pb)
+        if oka and okb and _unequal(pa, pb):
+            # objects of unequal values are two objects (probe 100b: `c is Ctx.CHUNK` with
+            # `c = Ctx.PROMPT`, IntEnum members read as their ints); equal ones may be one
+            return isinstance(op, ast.IsNot)
         if isinstance(a, FunctionV) and isinstance(b, FunctionV) and _module_level(a) and _module_level(b):
             same = a.node is b.node  # one object per module-level def (`if fn is f9: continue`: probe 48a)
             return same if isinstance(op, ast.Is) else not same
