@@ -298,10 +298,17 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
         # `importlib.import_module("models.encoder")` with a literal dotted name: a launcher
         # that loads its model so (probe 96d) imports it as `import models.encoder` would
         refs.extend(ImportRef(0, name) for name in _IMPORT_MODULE_LITERAL.findall(text) if _NAME_RE.fullmatch(name))
+        # `import_module(f"configs.{name}")`, `import_module("configs." + name)`: an
+        # experiment chosen by name at run time, one of the package's modules (probe 100d)
+        built = (match[1] or match[2] for match in _IMPORT_MODULE_BUILT.finditer(text))
+        refs.extend(ImportRef(0, name, (EVERY_SUBMODULE,)) for name in built if _NAME_RE.fullmatch(name))
     return tuple(refs)
 
 
 _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
+_IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
+# the names of an ImportRef for a module of a package chosen at run time (no name is "*")
+EVERY_SUBMODULE = "*"
 
 
 @dataclass(frozen=True)

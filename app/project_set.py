@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
-from jax_cudnn_lint.discovery import ImportRef, ScannedFile, SourceError, decorator_names, read_source
+from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, read_source
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
@@ -139,6 +139,13 @@ class ModuleIndex:
         if not base:
             return []
         found: list[tuple[str, Taken]] = []
+        if ref.names == (EVERY_SUBMODULE,):
+            # `import_module(f"configs.{name}")`: any module of the package, and its
+            # __init__, reachable (the analysis reads the name where it is known)
+            prefix = ".".join(base) + "."
+            children = [paths for dotted, paths in self.by_suffix.items() if dotted.startswith(prefix) and "." not in dotted[len(prefix) :]]
+            found.extend((path, Taken(reach_only=True)) for paths in [*children, self.by_suffix.get(".".join(base), [])] for path in paths)
+            return found
         from_base: list[tuple[str, str]] = []
         for name, bound in zip(ref.names, ref.bound or ref.names):
             submodules = self.by_suffix.get(".".join(base + name.split(".")), ())
@@ -377,9 +384,12 @@ def _drivers(
         calls pass is not what the training code runs with)."""
         if importer in entries and not (entry_ok and not by_path[importer].gated):
             return False
-        if importer not in leads or importers.get(importer) or _is_init(importer) or os.path.basename(importer) == "conftest.py":
-            return False  # (a conftest gives tests their fixtures: reached from them, never run on its own; probe 61b)
         scanned = by_path[importer]
+        # (a program outside any package, a file with a `__main__` guard, is one even
+        # where a test or a harness imports it to reach one of its functions: probe 100d;
+        # not a library's module with a demo under its guard: +8 drivers on the corpus)
+        if importer not in leads or importers.get(importer) and not (scanned.main_guard and not _in_package(importer)) or _is_init(importer) or os.path.basename(importer) == "conftest.py":
+            return False  # (a conftest gives tests their fixtures: reached from them, never run on its own; probe 61b)
         return scanned.main_guard or is_test_path(importer) or not _in_package(importer)
 
     for target in entries:

@@ -797,6 +797,36 @@ def test_a_submodule_imported_by_its_dotted_name(tmp_path: Path, monkeypatch: py
     assert len(lines) == 1 and lines[0].startswith("pkg/k.py:5:12: JCD201") and "T = S = 7" in lines[0]
 
 
+@pytest.mark.parametrize(("experiment", "imported_by", "found"), [("long", "test", "T = S = 129"), ("short", "test", None), ("long", "none", "T = S = 129")])
+def test_an_experiment_config_chosen_by_a_built_module_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, experiment: str, imported_by: str, found: str | None) -> None:
+    """Probe 100d: main.py runs `importlib.import_module(f"configs.{name}")` for the
+    experiment its `__main__` block names; the config module was not in the project set,
+    and a test importing main.py for a helper made main.py no program."""
+    files = {
+        "configs/__init__.py": "",
+        "configs/long.py": "import dataclasses\n\n\n@dataclasses.dataclass\nclass Config:\n    seq_len: int = 129\n\n\ndef get_config():\n    return Config()\n",
+        "configs/short.py": "import dataclasses\n\n\n@dataclasses.dataclass\nclass Config:\n    seq_len: int = 128\n\n\ndef get_config():\n    return Config()\n",
+        "train.py": (
+            "import jax\nimport jax.numpy as jnp\n\n\ndef loss(q):\n"
+            "    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum()\n\n\n"
+            "def train(cfg):\n    q = jax.ShapeDtypeStruct((1, cfg.seq_len, 2, 64), jnp.bfloat16)\n    return jax.eval_shape(jax.grad(loss), q)\n"
+        ),
+        "main.py": (
+            "import importlib\n\nimport train\n\n\ndef describe(cfg):\n    return str(cfg)\n\n\n"
+            "def run(name):\n    cfg = importlib.import_module(f'configs.{name}').get_config()\n    return train.train(cfg)\n\n\n"
+            f"if __name__ == '__main__':\n    run({experiment!r})\n"
+        ),
+    }
+    if imported_by == "test":
+        files["tests/test_main.py"] = "import sys\n\nsys.path.insert(0, '.')\nfrom main import describe  # noqa: E402\n\n\ndef test_describe():\n    assert describe(1) == '1'\n"
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    if found is None:
+        assert lines == []
+    else:
+        assert len(lines) == 1 and lines[0].startswith("train.py:6:") and "JCD201" in lines[0] and found in lines[0]
+
+
 FROZEN_PROBE = """\
 import flax.linen as nn
 import jax

@@ -380,10 +380,16 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             "stars/__init__.py": "from stars.sub import *\n",  # two packages, both by `*`
             "stars/sub/__init__.py": "from trainer import *\n",
             "run_stars.py": "from stars import train\ntrain(255)\n",
+            # a program that a test imports for a helper: still a program (probe 100d)
+            "run_main.py": "from trainer import train\n\ndef helper():\n    pass\n\nif __name__ == '__main__':\n    train(255)\n",
+            "test_run_main.py": "from run_main import helper\nhelper()\n",
+            # a library module with a demo under its guard, imported in its package: not one
+            "lib/demo.py": "from trainer import train\n\ndef helper():\n    pass\n\nif __name__ == '__main__':\n    train(3)\n",
+            "lib/uses_demo.py": "from lib.demo import helper\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py"]
-    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_stars.py", "run_tools.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "trainer.py"]
 
 
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
@@ -556,3 +562,26 @@ def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
         },
     )
     assert entries == ["launch.py", "models/encoder.py"]
+
+
+def test_a_module_of_a_package_chosen_by_a_built_name_is_reachable(tmp_path: Path) -> None:
+    """`importlib.import_module(f"configs.{name}")` in a driver (probe 100d): every module
+    of the package may be the one, so each is reachable for the analysis, which reads the
+    name where it is known; none of them leads anywhere by this import alone."""
+    main = "import importlib\nfrom train import step\n\n\ndef run(name):\n    cfg = importlib.import_module({built}).get_config()\n    return step(cfg)\n\n\nif __name__ == '__main__':\n    run('long')\n"
+    chosen, rel = chosen_set(
+        tmp_path,
+        {
+            "model.py": ATTENTION,
+            "train.py": "import jax\nfrom model import attend\n\n\ndef step(cfg):\n    return jax.grad(attend)(cfg.n)\n",
+            "configs/__init__.py": "",
+            "configs/long.py": "def get_config():\n    pass\n",
+            "configs/short.py": "def get_config():\n    pass\n",
+            "configs/sub/deep.py": "def get_config():\n    pass\n",
+            "other/short.py": "def get_config():\n    pass\n",
+            "main.py": main.format(built='f"configs.{name}"'),
+            "main_plus.py": main.format(built='"configs." + name'),
+        },
+    )
+    assert rel(chosen.drivers) == ["main.py", "main_plus.py"]
+    assert rel(chosen.reachable) == ["configs/__init__.py", "configs/long.py", "configs/short.py"]
