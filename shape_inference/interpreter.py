@@ -2222,6 +2222,11 @@ class Interpreter:
         if self._loop_changes_its_list(stmt, fr):
             iterable = UnknownV(iterable.diff)  # `for s in sizes: sizes.append(...)`: the loop sees what it appends
         items = self._unrolled_items(iterable)
+        if items is None and isinstance(iterable, ArrayV) and iterable.shape and 0 < (iterable.shape[0].value or 0) <= _MAX_UNROLLED_LOOP:
+            # `for k in jax.random.split(key, n_layers):` building a list of layers: one
+            # pass per row, so the list holds them (probe 100d: widened, the appended layers
+            # were forgotten and the model's lengths with them)
+            items = self.api.unpack(self, iterable, None, False, stmt, fr)
         if isinstance(stmt, ast.For) and items is not None:
             # `for seq_len in (128, 255):`, `for stage in range(3):` run each item: one
             # pass per item, in order (a funnel that halves T each stage is exact)
