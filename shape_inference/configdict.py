@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference import attribute_dicts
 from jax_cudnn_lint.shape_inference.values import (
     FIELD_REFERENCE,
     UNKNOWN,
@@ -205,7 +206,8 @@ def set_field(interp: Interpreter, inst: InstanceV, key: str, value: Value, node
         inst.touch()
         set_ref(interp, old, value, fr)
         return
-    if isinstance(value, DictV):
+    if isinstance(value, DictV) and inst.cls.qualname in layers.MAPPING_NAMESPACES:
+        # (a class of the project whose attributes are its items keeps a dict a dict)
         value = layers.make_namespace(interp, inst.cls.qualname, [value], {}, node, fr) if layers.str_keyed(value) else UNKNOWN
     if fr.may_skip(inst):
         value = join(old, value) if old is not None else UNKNOWN
@@ -213,13 +215,14 @@ def set_field(interp: Interpreter, inst: InstanceV, key: str, value: Value, node
 
 
 def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
-    """`cfg.update(max_target_length=127)` / `cfg.update({"k": v})` on a ConfigDict: each
-    field set as `cfg.k = v` would (an unknown value makes that field unknown).  A
+    """`cfg.update(max_target_length=127)` / `cfg.update({"k": v})` on a ConfigDict (or an
+    attribute dict of the project, attribute_dicts.py): each field set as `cfg.k = v` would (an unknown value makes that field unknown).  A
     nested dict or namespace (merged field by field by ml_collections), a key we cannot
     name or positional arguments other than one dict forget the config."""
     inst = args[0] if args else None
     if not isinstance(inst, InstanceV):
         return UNKNOWN
+    plain = attribute_dicts.is_attribute_dict(inst.cls)  # a dict of ours: dict's update, each value as it is
     items: list[tuple[object, Value]] = list(kwargs.items())
     others = args[1:]
     if len(others) == 1 and isinstance(others[0], DictV):
@@ -227,12 +230,12 @@ def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
     elif others:
         inst.forget()
         return UNKNOWN
-    if not all(isinstance(key, str) and not isinstance(value, InstanceV) and not (isinstance(value, DictV) and not _merges_into(inst, key)) for key, value in items):
+    if not all(isinstance(key, str) for key, _ in items) or not plain and any(isinstance(value, InstanceV) or isinstance(value, DictV) and not _merges_into(inst, key) for key, value in items):
         inst.forget()
         return UNKNOWN
     inst.touch()
     for key, value in items:
-        if isinstance(value, DictV):
+        if isinstance(value, DictV) and not plain:
             # merged into the ConfigDict the field holds, as ml_collections does (probe 86c:
             # `cfg.update({"data": {"seq_len": 1023}})`)
             update(interp, [inst.attrs[str(key)], value], {}, node, fr)
@@ -242,9 +245,12 @@ def update(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
 
 
 def _merges_into(inst: InstanceV, key: object) -> bool:
-    """Does `inst` hold a ConfigDict at `key`, into which an update's dict is merged?"""
+    """Does `inst` hold a ConfigDict at `key`, into which an update's dict is merged?
+    (Not a dict of ours: its update replaces, as dict's does.)"""
+    from jax_cudnn_lint.shape_inference import layers
+
     held = inst.attrs.get(key) if isinstance(key, str) else None
-    return isinstance(held, InstanceV) and held.cls.qualname == inst.cls.qualname
+    return isinstance(held, InstanceV) and held.cls.qualname == inst.cls.qualname and inst.cls.qualname in layers.MAPPING_NAMESPACES
 
 
 def get_ref(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -1798,6 +1798,9 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     value = args[2]
     interp.mutations += 1
     obj.touch()
+    if attribute_dicts.stores_attributes_apart(obj.cls):
+        obj.attrs[name.value] = UNKNOWN
+        return ConstV(None)
     if A.is_mapping_namespace(obj):
         configdict.set_field(interp, obj, name.value, value, node, fr)
         return ConstV(None)

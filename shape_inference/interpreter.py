@@ -24,7 +24,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, case_rows, configdict, enums, jax_api, python_version, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -1676,6 +1676,9 @@ class Interpreter:
             elif isinstance(base, InstanceV):
                 self.mutations += 1
                 base.touch()
+                if attribute_dicts.stores_attributes_apart(base.cls):
+                    base.attrs[target.attr] = UNKNOWN
+                    return
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
@@ -3350,7 +3353,7 @@ class Interpreter:
                 base.cls.intercepts = isinstance(base.cls.lookup("__getattribute__"), FunctionV)
             if base.cls.intercepts:
                 return UNKNOWN.tainted(base.diff)  # its own `__getattribute__` answers every read (probe 42b)
-            if name in base.attrs:
+            if name in base.attrs and not attribute_dicts.found_before_the_item(base.cls, name):
                 found = base.attrs[name]
                 if configdict.is_ref(found) and self.api.is_mapping_namespace(base):
                     found = self.configs.deref(self, found, node, fr)  # ConfigDict reads a FieldReference's value

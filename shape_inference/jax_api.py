@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, case_rows, configdict
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -1289,6 +1289,8 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
     layer = _layer_base(cls)
     if layer is not None:
         return _layer_subclass(interp, cls, layer, args, kwargs, node, fr)
+    if attribute_dicts.is_attribute_dict(cls):
+        return attribute_dicts.construct(interp, cls, args, kwargs, node, fr)
     new = cls.lookup("__new__")
     if isinstance(new, FunctionV):
         # `__new__` makes the object; `__init__` runs only on an instance of this class
@@ -1679,7 +1681,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         return configdict.ref_method(interp, inst, name)
     if name == "get_ref" and is_mapping_namespace(inst) and inst.cls.qualname != "omegaconf.DictConfig":
         return BoundMethodV(ExternalV(configdict.GET_REF), inst)
-    if name == "update" and is_mapping_namespace(inst) and inst.cls.qualname.rsplit(".", 1)[-1] == "ConfigDict":
+    if name == "update" and is_mapping_namespace(inst) and inst.cls.qualname.rsplit(".", 1)[-1] == "ConfigDict" or attribute_dicts.is_attribute_dict(inst.cls) and name == "update":
         return BoundMethodV(ExternalV(configdict.UPDATE), inst)  # literal fields are set as assigned
     if name == "get" and is_mapping_namespace(inst):
         return BoundMethodV(ExternalV(configdict.GET), inst)  # `config.get("seq_len", 64)` (probe 32a)
@@ -1933,7 +1935,7 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
 def is_mapping_namespace(inst: InstanceV) -> bool:
     from jax_cudnn_lint.shape_inference import layers
 
-    return inst.cls.qualname in layers.MAPPING_NAMESPACES
+    return inst.cls.qualname in layers.MAPPING_NAMESPACES or attribute_dicts.is_attribute_dict(inst.cls)
 
 
 def jaxtyping_or_generic(base: ExternalV, node: ast.Subscript) -> Value:

@@ -824,7 +824,7 @@ def str_keyed(v: Value) -> bool:
 
 def namespace_item(inst: InstanceV, key: object) -> Value | None:
     """`cfg["seq"]` of a mapping namespace; None: not one."""
-    if inst.cls.qualname not in MAPPING_NAMESPACES or not isinstance(key, str):
+    if not A.is_mapping_namespace(inst) or not isinstance(key, str):
         return None
     return inst.attrs.get(key, UNKNOWN)
 

@@ -515,6 +515,7 @@ class ClassV(Value):
     rewritten: frozenset[str] = frozenset()  # what a metaclass of ours writes onto it as it is made ("*": names it computes)
     meta_reads: bool = False  # its metaclass answers reads on the class itself (a property, `__getattribute__`)
     intercepts: bool | None = field(default=None, repr=False, compare=False)  # defines `__getattribute__` (itself or a base; computed when first read)
+    item_attributes: str | None = field(default=None, repr=False, compare=False)  # attribute_dicts: its attributes are its items ("": not; computed when first asked)
 
     def key(self) -> object:
         return ("class", id(self.node))
