@@ -152,6 +152,13 @@ def module_name_for(path: str, root: str | None) -> tuple[str, bool]:
     return stem, is_package
 
 
+def _under_src_as(info: ModuleInfo, dotted: str) -> bool:
+    """Is the module's file src/<dotted as folders>(.py or /__init__.py)?"""
+    parts = dotted.split(".")
+    tail = os.path.join("src", *parts) + (os.sep + "__init__.py" if info.is_package else ".py")
+    return os.path.normpath(os.path.abspath(info.path)).endswith(os.sep + tail)
+
+
 def _runs_from_its_folder(info: ModuleInfo) -> str:
     """Is the module's folder first on sys.path when it runs: "script" for a script (`if
     __name__ == "__main__":` at its top level), "test" for a test file, whose folder
@@ -301,6 +308,14 @@ class Project:
         matches = [m for m in self.suffix_index.get(dotted, []) if self._importable_as(m, dotted)]
         if len(matches) == 1:
             return matches[0]
+        first, _, rest = dotted.partition(".")
+        if first == "src" and rest and not matches:
+            # `from src.model import attn` run from the repository's root: its src/ folder
+            # is a package there (or a namespace one), though the analysis names src/'s
+            # modules as a src/ layout installs them (probe 101d)
+            inner = self.find(rest)
+            if inner is not None and _under_src_as(inner, rest):
+                return inner
         return None
 
     def _importable_as(self, info: ModuleInfo, dotted: str) -> bool:

@@ -827,6 +827,27 @@ def test_an_experiment_config_chosen_by_a_built_module_name(tmp_path: Path, monk
         assert len(lines) == 1 and lines[0].startswith("train.py:6:") and "JCD201" in lines[0] and found in lines[0]
 
 
+@pytest.mark.parametrize("init", [True, False])
+@pytest.mark.parametrize(("spelling", "call"), [("from src.model import attn", "attn"), ("from src import model", "model.attn"), ("import src.model as m", "m.attn")])
+def test_a_package_named_src_imported_from_the_repository_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, init: bool, spelling: str, call: str) -> None:
+    """Probe 101d: scripts/train.py says `from src.model import attn` (run from the root,
+    src/ is a package, or a namespace one); the analysis names src/'s modules as a src/
+    layout installs them (`model`), so `src.model` found nothing."""
+    files = {
+        "src/model.py": "import jax\n\n\ndef attn(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+        "scripts/train.py": (
+            f"import jax\nimport jax.numpy as jnp\n\n{spelling}\n\n\n"
+            f"def loss(q):\n    return {call}(q).astype(jnp.float32).sum()\n\n\n"
+            "if __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros((1, 127, 2, 16), jnp.bfloat16))\n"
+        ),
+    }
+    if init:
+        files["src/__init__.py"] = ""
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert len(lines) == 1 and lines[0].startswith("src/model.py:5:12: JCD201") and "T = S = 127" in lines[0]
+
+
 FROZEN_PROBE = """\
 import flax.linen as nn
 import jax
