@@ -215,6 +215,7 @@ class Project:
         self.dir_names: dict[str, str] = {}
         self.by_abs_path: dict[str, ModuleInfo] = {}
         self._siblings: dict[tuple[str, str, str], str | None] = {}
+        self._nearest: dict[tuple[str, str], str | None] = {}  # (folder, dotted) -> _nearest_match
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
@@ -394,7 +395,28 @@ class Project:
                         break
             self._siblings[key] = found
         sibling = self._siblings[key]
+        if sibling is None and first not in self.by_name:
+            return self._nearest_match(folder, dotted) or dotted
         return dotted if sibling is None else sibling + dot + rest
+
+    def _nearest_match(self, folder: str, dotted: str) -> str | None:
+        """Where several projects linted at once each have a `settings.py` (a suffix match
+        alone is ambiguous), the one whose import folder holds the importer, the nearest
+        (`a/scripts/train.py` saying `import settings` reads a/settings.py, run from a/ as
+        the project does alone: probe 101d); its registered name, or None."""
+        key = (folder, dotted)
+        if key not in self._nearest:
+            matches = [m for m in self.suffix_index.get(dotted, []) if self._importable_as(m, dotted)]
+            depths: dict[int, list[ModuleInfo]] = {}
+            for module in matches if len(matches) > 1 else ():
+                base = os.path.dirname(os.path.abspath(module.path))
+                for _ in range(len(dotted.split(".")) - (0 if module.is_package else 1)):
+                    base = os.path.dirname(base)
+                if folder == base or folder.startswith(base + os.sep):
+                    depths.setdefault(len(base), []).append(module)
+            nearest = depths[max(depths)] if depths else []
+            self._nearest[key] = nearest[0].name if len(nearest) == 1 else None
+        return self._nearest[key]
 
     def _from_conftest_folders(self, path: str, first: str) -> str | None:
         """pytest (prepend mode) also puts on sys.path the folder of each conftest.py it

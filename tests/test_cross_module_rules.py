@@ -848,6 +848,29 @@ def test_a_package_named_src_imported_from_the_repository_root(tmp_path: Path, m
     assert len(lines) == 1 and lines[0].startswith("src/model.py:5:12: JCD201") and "T = S = 127" in lines[0]
 
 
+@pytest.mark.parametrize("together", [False, True])
+def test_projects_linted_together_each_read_their_own_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, together: bool) -> None:
+    """Probe 101d: a/scripts/train.py says `import settings` (a/settings.py, the project
+    run from a/); linted beside b/, which has a settings.py too, the name matched two
+    files and the finding a/ gives alone was lost."""
+    train = (
+        "import jax\nimport jax.numpy as jnp\n\nimport settings\n\n\n"
+        "def loss(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum()\n\n\n"
+        "if __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros((1, settings.SEQ, 2, 16), jnp.bfloat16))\n"
+    )
+    write(tmp_path, {"a/settings.py": "SEQ = 127\n", "a/scripts/train.py": train, "b/settings.py": "SEQ = 63\n", "b/scripts/train.py": train, "c/settings.py": "SEQ = 64\n"})
+    if not together:
+        monkeypatch.chdir(tmp_path)
+        main(["--no-cache", "--exit-zero", "-j1", "a"])
+        alone = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+        main(["--no-cache", "--exit-zero", "-j1", "b"])
+        lines = alone + [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    else:
+        lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert [(line.split(":")[0], "T = S = 127" in line or "T = S = 63" in line) for line in lines] == [("a/scripts/train.py", True), ("b/scripts/train.py", True)]
+    assert "T = S = 127" in lines[0] and "T = S = 63" in lines[1]
+
+
 FROZEN_PROBE = """\
 import flax.linen as nn
 import jax
