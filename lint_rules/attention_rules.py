@@ -59,9 +59,10 @@ def _other_dtype_fails_first(call: AttentionCall) -> bool:
 
 
 def _shown(dim: Dim | None, name: str) -> str:
-    """A length as JAX's message would print it; its name where its number is not known
-    (JAX prints a number, not `2*obs.shape[1] - 1`: probe 75e)."""
-    return dim.render() if dim is not None and dim.value is not None else name
+    """A length as JAX's message would print it; a placeholder with its name where its
+    number is not known (JAX prints a number, not `2*obs.shape[1] - 1`: probe 75e; nor
+    the letter, which read as JAX's own text: probe 101c)."""
+    return dim.render() if dim is not None and dim.value is not None else f"<{name}>"
 
 
 def _describe(name: str, dim: Dim | None, here: str) -> str:

@@ -49,7 +49,7 @@ jax.grad(loss)(jnp.zeros((2, 1, 4, 64), jnp.bfloat16), jnp.zeros((2, memory_leng
 def test_a_length_not_known_is_named_not_shown_as_a_mark() -> None:
     # probe 63b: "S=?" and JAX's message quoted as "Q 1, KV ?."
     [finding] = [f for f in lint_source(ONE_QUERY, "snippet.py", BASE) if f.code == "JCD201"]
-    assert "S not resolved" in finding.message and "Q 1, KV S." in finding.message and "?" not in finding.message
+    assert "S not resolved" in finding.message and "Q 1, KV <S>." in finding.message and "?" not in finding.message
 
 
 TWICE = '''
@@ -128,7 +128,7 @@ def test_an_odd_length_known_only_as_a_formula_is_not_quoted_as_a_number() -> No
     findings = [f for f in lint_source(SYMBOLIC, "snippet.py", BASE) if f.code in ("JCD201", "JCD202")]
     assert findings
     for finding in findings:
-        assert "Unsupported sequence length Q T, KV S." in finding.message
+        assert "Unsupported sequence length Q <T>, KV <S>." in finding.message
         assert " - 1 = " not in finding.message
 
 
