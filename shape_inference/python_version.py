@@ -63,4 +63,10 @@ def version_check(op: ast.cmpop, bound: Value, oldest_parts: tuple[int, ...] | N
         return ConstV(True)
     if isinstance(op, ast.Lt) and at_least or isinstance(op, ast.LtE) and greater:
         return ConstV(False)
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        # `sys.version_info[0] == 2`, `.minor == 8`: a value below the oldest is no
+        # Python's; `.major == 3` every one's (probe 101a)
+        same = False if greater else True if oldest_parts == OLDEST_PYTHON[:1] == numbers else None
+        if same is not None:
+            return ConstV(same if isinstance(op, ast.Eq) else not same)
     return UNKNOWN

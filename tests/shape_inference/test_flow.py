@@ -1208,3 +1208,30 @@ def test_a_dict_comprehension_of_differentiated_values_is_differentiated() -> No
         "jax.grad(loss)(load_params())\n"
     )
     assert any(r.diff for r in reveal(src))
+
+
+@pytest.mark.parametrize(
+    ("test", "taken"),
+    [
+        # parts of sys.version_info, decided where 3.10 and every later Python agree
+        ("sys.version_info[:2] >= (3, 8)", True),
+        ("sys.version_info.minor >= 9", True),
+        ("sys.version_info[1] < 9", False),
+        ("sys.version_info[0] == 2", False),
+        ("sys.version_info.major == 3", True),
+        ("sys.version_info.minor == 8", False),
+        ("sys.version_info[:2] > (3, 10)", None),
+        ("sys.version_info.minor == 11", None),
+        # identity: unequal constants are two objects; equal small ints one (CPython)
+        ("LEN is 63", False),
+        ("PAD is not 0", False),
+        ("LEN is 64", True),
+        ("BIG is 4096", None),
+        # set() / frozenset() of constants, for membership
+        ("LEN in frozenset({64, 127})", True),
+        ("LEN in set([65, 66])", False),
+    ],
+)
+def test_guards_on_versions_identities_and_sets(test: str, taken: bool | None) -> None:
+    src = P + f"import sys\nLEN, PAD, BIG = 64, 0, 4096\nif {test}:\n    n = 1\nelse:\n    n = 2\nreveal_type(n)\n"
+    assert one(src).int == {True: 1, False: 2, None: None}[taken]
