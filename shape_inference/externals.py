@@ -147,7 +147,30 @@ def h_arange(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return ArrayV((D.const(count, (step_node,)),), dtype, False)
     if len(args) == 2 and isinstance(args[0], IntV) and isinstance(args[1], IntV) and args[0].dim.value == 0:
         return ArrayV((args[1].dim,), dtype, False)
+    floats = _float_range_len(args, kwargs)
+    if floats is not None:
+        # `np.arange(-90.0, 90.25, 0.25)`: a latitude grid of 721 (probe 101e)
+        return ArrayV((D.const(floats, (step_node,)),), A.dtype_or(given, "float64" if q.startswith("numpy.") else "float32"), False)
     return ArrayV(None, A.dtype_or(given, None), False)
+
+
+def _float_range_len(args: Args, kwargs: Kwargs) -> int | None:
+    """The length of `arange(start, stop, step)` with a float among known numbers, as
+    NumPy computes it (`ceil((stop - start) / step)`, in doubles as here); None where
+    a bound is not known or a step is 0."""
+    if not 1 <= len(args) <= 3 or set(kwargs) - {"dtype"}:
+        return None
+    numbers: list[float] = []
+    for value in args:
+        ok, number = const_value(value)
+        if not ok or type(number) not in (int, float) or isinstance(number, float) and not math.isfinite(number):
+            return None
+        numbers.append(cast(float, number))
+    if not any(type(number) is float for number in numbers):
+        return None
+    start, stop, step = (0.0, numbers[0], 1.0) if len(numbers) == 1 else (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1.0)
+    ratio = (stop - start) / step if step else math.inf
+    return max(0, math.ceil(ratio)) if math.isfinite(ratio) else None
 
 
 def h_iota(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

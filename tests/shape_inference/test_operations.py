@@ -76,6 +76,13 @@ def test_slicing(expr: str, shape: str) -> None:
         ("jax.lax.slice_in_dim(x, -255, None, axis=1)", "(?)"),
         ("jax.lax.dynamic_slice_in_dim(x, 0, i, axis=1)", "(?)"),
         ("jnp.linspace(0.0, 1.0, 255, True, True)", "?"),
+        # arange with floats, as NumPy counts it (a latitude grid: probe 101e); an unknown bound or a zero step: not known
+        ("np.arange(-90.0, 90.25, 0.25)", "(721,)"),
+        ("jnp.arange(0.0, 1.0, 0.1)", "(10,)"),
+        ("np.arange(5.5)", "(6,)"),
+        ("np.arange(3, 0.5, -0.5)", "(5,)"),
+        ("np.arange(0.0, 1.0, 0.0)", "(?)"),
+        ("np.arange(0.5, i)", "(?)"),
         # several advanced indices broadcast together (a pooled token `x[jnp.arange(B), eos]`:
         # probe 51a); apart, numpy moves their axes first
         ("x[jnp.arange(2), jnp.zeros((2,), jnp.int32)]", "(2, 64)"),
@@ -88,7 +95,7 @@ def test_slicing(expr: str, shape: str) -> None:
     ],
 )
 def test_lax_slices_updates_and_gathers(expr: str, shape: str) -> None:
-    assert shape_of(expr, "import math\nx = jnp.zeros((2, 512, 64))\ni = unknown()") == shape
+    assert shape_of(expr, "import math\nimport numpy as np\nx = jnp.zeros((2, 512, 64))\ni = unknown()") == shape
 
 
 def test_updates_keep_the_differentiation_of_either_operand() -> None:
