@@ -477,7 +477,7 @@ def _drivers(
     # benchmark corpus for no finding.  Not tests.
     for target, names in leads.items():
         for importer, taken in importers.get(target, ()):
-            folder = os.path.dirname(importer)
+            folder = _program_folder(importer)
             if importer in found or not by_path[importer].main_guard or is_test_path(importer) or _under_package(importer) or not target.startswith(os.path.join(folder, "")):
                 continue
             if script(importer) and _names_taken(taken, by_path[target], names) != frozenset():
@@ -494,6 +494,18 @@ def _drivers(
             if any(name in by_path[target].functions for name, _ in taken.pairs) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
     return found
+
+
+# folders that hold a project's programs, run over the project beside them (`python
+# scripts/sample.py` reading models/decoder.py: probe 101d)
+_PROGRAM_FOLDERS = frozenset({"scripts", "tools", "bin", "examples"})
+
+
+def _program_folder(path: str) -> str:
+    """The folder whose code a program runs forward: its own, or the project's where it
+    sits in a scripts/ folder (or tools/, bin/, examples/)."""
+    folder = os.path.dirname(path)
+    return os.path.dirname(folder) if os.path.basename(folder) in _PROGRAM_FOLDERS else folder
 
 
 def _relays(

@@ -395,7 +395,8 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
     """An eval or generate script that only runs the model forward: a float32 input or a
     float mask fails without a grad.  Only programs over the code in their own folder or
-    below, outside packages (a library's own scripts import it from its root)."""
+    below (the project's, from its scripts/ folder), outside packages (a library's own
+    scripts import it from its root)."""
     run = "from {module} import attend\n\nif __name__ == '__main__':\n    attend(1, 2, 3)\n"
     chosen, rel = chosen_set(
         tmp_path,
@@ -405,7 +406,8 @@ def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> N
             "src/mypkg/__init__.py": "",
             "src/mypkg/attn.py": ATTENTION,
             "src/eval.py": run.format(module="mypkg.attn"),  # over a package below it: a driver
-            "scripts/eval.py": run.format(module="layers"),  # the model is not below it
+            "scripts/eval.py": run.format(module="layers"),  # a project's scripts/ folder: over the project (probe 101d)
+            "other/eval.py": run.format(module="layers"),  # the model is not below it
             "helpers.py": "from layers import attend\n\ndef f():\n    return attend(1, 2, 3)\n",  # no __main__: a module
             "lib/__init__.py": "",
             "lib/tool.py": run.format(module="lib.layers2"),  # a package's own program
@@ -414,7 +416,7 @@ def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> N
             "test_classes.py": "from layers import Attention\n\ndef test_it():\n    Attention()\n",  # a class: not one
         },
     )
-    assert rel(chosen.drivers) == ["generate.py", "src/eval.py", "test_layers.py"]
+    assert rel(chosen.drivers) == ["generate.py", "scripts/eval.py", "src/eval.py", "test_layers.py"]
 
 
 def test_scripts_joining_a_model_and_a_training_step_are_drivers(tmp_path: Path) -> None:
