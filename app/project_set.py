@@ -498,12 +498,12 @@ def _drivers(
 
 # folders that hold a project's programs, run over the project beside them (`python
 # scripts/sample.py` reading models/decoder.py: probe 101d)
-_PROGRAM_FOLDERS = frozenset({"scripts", "tools", "bin", "examples"})
+_PROGRAM_FOLDERS = frozenset({"scripts", "tools", "bin"})
 
 
 def _program_folder(path: str) -> str:
     """The folder whose code a program runs forward: its own, or the project's where it
-    sits in a scripts/ folder (or tools/, bin/, examples/)."""
+    sits in a scripts/ folder (or tools/, bin/)."""
     folder = os.path.dirname(path)
     return os.path.dirname(folder) if os.path.basename(folder) in _PROGRAM_FOLDERS else folder
 
