@@ -4030,7 +4030,7 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
                 return popped
             if name == "builtins.dict.setdefault" and (held := _dict_setdefault(interp, args, kwargs, node, fr)) is not None:
                 return held
-            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr):
+            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr) and not _set_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
             # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)
@@ -4168,6 +4168,43 @@ def _list_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, n
     if len(items) > 1024:
         return False  # (as many as a widened comprehension or loop gives: `ids.extend([0] * 127)`, probe 85e)
     interp.assign(receiver, TupleV(tuple(items), True, args[0].why), fr, node)
+    return True
+
+
+def _set_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> bool:
+    """`eval_only.add(255)`, `.discard(31)`, `.remove(31)`, `.update({...})` of constants
+    on a set of constants one name holds, outside any branch: the name is rebound to the
+    changed set (probe 101a: changed, the set was forgotten and its membership test, a
+    guard keeping odd lengths out of a grad, with it).  False: not that case."""
+    if fr.branch_depth or fr.state is None or kwargs or len(args) < 2 or not isinstance(args[0], SetV):
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+        return False
+    receiver = node.func.value
+    if not interp.held_once([args[0]], fr) or interp.named_by_nested_code(receiver.id, fr):
+        interp.forget_holders(args[0], fr)
+        return True
+    if method in ("add", "discard", "remove") and len(args) == 2:
+        given = [args[1]]
+    elif method == "update" and all(isinstance(a, (SetV, TupleV)) for a in args[1:]):
+        given = [item for a in args[1:] for item in cast("SetV | TupleV", a).items]
+    else:
+        return False
+    held = [(const_value(item)[1], item) for item in args[0].items]
+    for item in given:
+        ok, py = const_value(item)
+        try:
+            hash(py)
+        except TypeError:
+            return False
+        if not ok:
+            return False
+        present = any(same_key(py, old) for old, _ in held)
+        if method in ("discard", "remove"):
+            held = [(old, value) for old, value in held if not same_key(py, old)]
+        elif not present:
+            held.append((py, item))
+    interp.assign(receiver, SetV(tuple(value for _, value in held), args[0].why), fr, node)
     return True
 
 

@@ -10,7 +10,7 @@ import pytest
 from reveal import one, reveal
 
 from jax_cudnn_lint.shape_inference import analyse
-from jax_cudnn_lint.shape_inference.values import ArrayV, IntV
+from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, IntV, UnknownV
 
 P = "import jax, functools\nimport jax.numpy as jnp\nimport flax.linen as nn\nfrom flax import nnx\nimport equinox as eqx\n"
 
@@ -1235,3 +1235,17 @@ def test_a_dict_comprehension_of_differentiated_values_is_differentiated() -> No
 def test_guards_on_versions_identities_and_sets(test: str, taken: bool | None) -> None:
     src = P + f"import sys\nLEN, PAD, BIG = 64, 0, 4096\nif {test}:\n    n = 1\nelse:\n    n = 2\nreveal_type(n)\n"
     assert one(src).int == {True: 1, False: 2, None: None}[taken]
+
+
+def test_a_set_changed_through_its_one_name_is_the_changed_set() -> None:
+    """Probe 101a: `s.add(255)` on a set of constants made the membership test Unknown,
+    so a guard keeping odd lengths out of a grad arm let them in; a second name for the
+    set, or a change in a branch, still forgets it."""
+    body = "    s = set(EVAL)\n    s.add(255)\n    s.discard(31)\n    s.update([7])\n    reveal_type((255 in s, 31 in s, 7 in s, 127 in s))\n"
+    src = P + "EVAL = frozenset({31, 127})\ndef f():\n" + body + "f()\n"
+    found = [r.value for r in reveal(src)][0].items
+    assert [item.value if isinstance(item, ConstV) else None for item in found] == [True, False, True, True]
+    aliased = "    s = set(EVAL)\n    t = s\n    t.add(255)\n    reveal_type(255 in s)\n"
+    branched = "    s = set(EVAL)\n    if unknown():\n        s.add(255)\n    reveal_type(255 in s)\n"
+    for body in (aliased, branched):
+        assert isinstance(one(P + "EVAL = frozenset({31, 127})\ndef f():\n" + body + "f()\n").value, UnknownV)
