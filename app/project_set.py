@@ -131,8 +131,20 @@ class ModuleIndex:
             found = self._absolute.get(ref)
             if found is None:
                 found = self._absolute[ref] = self._edges(importer, ref)
-            return [edge for edge in found if edge[0] != importer]
+            beside = self._beside(importer, ref, found)
+            return [edge for edge in (*found, *beside) if edge[0] != importer]
         return [edge for edge in self._edges(importer, ref) if edge[0] != importer]
+
+    def _beside(self, importer: str, ref: ImportRef, found: list[tuple[str, Taken]]) -> list[tuple[str, Taken]]:
+        """`from model import attn` in src/train.py, run as a script from its folder: the
+        model.py beside it, which a suffix match misses where that folder is a package (a
+        root model.py matched instead: probe 102b)."""
+        if not ref.module or ref.names == (EVERY_SUBMODULE,):
+            return []
+        path = os.path.join(os.path.dirname(importer), *ref.module.split(".")) + ".py"
+        if path not in self.parts or any(target == path for target, _ in found):
+            return []
+        return [(path, Taken(pairs=tuple(zip(ref.names, ref.bound or ref.names))))]
 
     def _edges(self, importer: str, ref: ImportRef) -> list[tuple[str, Taken]]:
         base = self._base(importer, ref)

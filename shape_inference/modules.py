@@ -252,12 +252,31 @@ class Project:
             folder, parts = os.path.dirname(folder), parts[:-1]
         self.by_path[path] = info
         known = self.by_name.get(name)
+        if known is not None and (under_src := [m for m in (known, info) if _under_src_as(m, name)]) and len(under_src) == 1:
+            # src/model.py named as a src/ layout installs it, and a model.py at the root:
+            # the one in src/ is `src.model` too, so that its folder's scripts (`from model
+            # import attn` in src/train.py) read it and not the root's (probe 102b)
+            self._rename(under_src[0], "src." + name)
+            known = self.by_name.get(name)
         if known is None or (is_package and not known.is_package and os.path.dirname(os.path.dirname(abs_path)) == os.path.dirname(os.path.abspath(known.path))):
             self.by_name[name] = info  # `model/__init__.py` beside a leftover `model.py`: Python imports the package
-        parts = name.split(".")
+        parts = info.name.split(".")
         for i in range(len(parts)):
             self.suffix_index.setdefault(".".join(parts[i:]), []).append(info)
         return info
+
+    def _rename(self, info: ModuleInfo, name: str) -> None:
+        """Give a registered module its longer name (and its folder's): by that name, and
+        by its suffixes, as registering it so would."""
+        if self.by_name.get(info.name) is info:
+            del self.by_name[info.name]
+        info.name = name
+        self.by_name.setdefault(name, info)
+        self.suffix_index.setdefault(name, []).append(info)
+        folder, parts = os.path.dirname(os.path.abspath(info.path)), name.split(".")[: None if info.is_package else -1]
+        while parts:
+            self.dir_names[folder] = ".".join(parts)
+            folder, parts = os.path.dirname(folder), parts[:-1]
 
     def conftests(self) -> list[ModuleInfo]:
         """The project's conftest.py modules, parsed."""

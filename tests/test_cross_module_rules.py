@@ -871,6 +871,30 @@ def test_projects_linted_together_each_read_their_own_settings(tmp_path: Path, m
     assert "T = S = 127" in lines[0] and "T = S = 63" in lines[1]
 
 
+@pytest.mark.parametrize("init", [True, False])
+@pytest.mark.parametrize(("root_impl", "src_impl", "found"), [("cudnn", "xla", None), ("xla", "cudnn", "src/model.py:5:12: JCD201")])
+def test_a_script_in_src_reads_the_module_beside_it_not_the_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, init: bool, root_impl: str, src_impl: str, found: str | None) -> None:
+    """Probe 102b: src/train.py, a script, says `from model import attn`: run as `python
+    src/train.py` that is src/model.py; the analysis named it `model` as a src/ layout
+    installs it, as it named the root's model.py, and read the root's."""
+    attn = "import jax\n\n\ndef attn(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='{impl}')\n"
+    files = {
+        "model.py": attn.format(impl=root_impl),
+        "src/model.py": attn.format(impl=src_impl),
+        "src/train.py": (
+            "import jax\nimport jax.numpy as jnp\nfrom model import attn\n\n\n"
+            "def train(seq_len=101):\n    spec = jax.ShapeDtypeStruct((1, seq_len, 4, 64), jnp.bfloat16)\n"
+            "    return jax.eval_shape(jax.grad(lambda q: attn(q).astype(jnp.float32).sum()), spec)\n\n\n"
+            "if __name__ == '__main__':\n    train()\n"
+        ),
+    }
+    if init:
+        files["src/__init__.py"] = ""
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert [line[: len(found)] for line in lines] == ([found] if found else [])
+
+
 FROZEN_PROBE = """\
 import flax.linen as nn
 import jax
