@@ -302,11 +302,21 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
         # experiment chosen by name at run time, one of the package's modules (probe 100d)
         built = (match[1] or match[2] for match in _IMPORT_MODULE_BUILT.finditer(text))
         refs.extend(ImportRef(0, name, (EVERY_SUBMODULE,)) for name in built if _NAME_RE.fullmatch(name))
+        # `import_module(".frames", package="configs")`, `import_module(f".{name}", "configs")`
+        for match in _IMPORT_MODULE_RELATIVE.finditer(text):
+            built_name, name, package = match["built"], match["name"], match["package"]
+            if built_name:
+                refs.append(ImportRef(0, package, (EVERY_SUBMODULE,)))
+            elif _NAME_RE.fullmatch(f"{package}.{name}"):
+                refs.append(ImportRef(0, f"{package}.{name}"))
     return tuple(refs)
 
 
 _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
 _IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
+_IMPORT_MODULE_RELATIVE = re.compile(
+    r"""\bimport_module\(\s*(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|\{[^}'"]*\})["']\s*,\s*(?:package\s*=\s*)?["'](?P<package>[A-Za-z_][\w.]*)["']\s*\)"""
+)
 # the names of an ImportRef for a module of a package chosen at run time (no name is "*")
 EVERY_SUBMODULE = "*"
 

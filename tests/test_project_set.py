@@ -561,9 +561,12 @@ def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
             "models/encoder.py": ATTENTION,
             "launch.py": launcher.format(name='"models.encoder"'),
             "launch_built.py": launcher.format(name='f"models.{NAME}"'),
+            # relative to a package given (probe 102b)
+            "launch_relative.py": launcher.format(name='".encoder", package="models"'),
+            "launch_relative_positional.py": launcher.format(name='".encoder", "models"'),
         },
     )
-    assert entries == ["launch.py", "models/encoder.py"]
+    assert entries == ["launch.py", "launch_relative.py", "launch_relative_positional.py", "models/encoder.py"]
 
 
 def test_a_module_of_a_package_chosen_by_a_built_name_is_reachable(tmp_path: Path) -> None:
