@@ -4030,7 +4030,9 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
                 return popped
             if name == "builtins.dict.setdefault" and (held := _dict_setdefault(interp, args, kwargs, node, fr)) is not None:
                 return held
-            if not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr) and not _set_update(interp, short, args, kwargs, node, fr):
+            if args and isinstance(args[0], InstanceV):
+                args[0].forget()  # `dict.update(cfg, ...)`, `super(AttrDict, cfg).__setitem__(...)` on a dict of ours (probe 102a)
+            elif not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr) and not _set_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
             # an optimizer (`optax.adamw(...)`) whose methods (`tx.init`, `tx.update`)
@@ -4209,8 +4211,13 @@ def _set_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, no
 
 
 def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:
-    """`xs.append(y)` changes xs: what we knew of its length no longer holds."""
+    """`xs.append(y)` changes xs: what we knew of its length no longer holds.  (Not the
+    class of `dict.update(d, ...)`: the name `dict` still holds the class.)"""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-        interp.assign_name(node.func.value.id, UNKNOWN, fr)
+        name = node.func.value.id
+        held = fr.state.get(name) if fr.state is not None else None
+        if name in ("dict", "list", "set") and held is None or isinstance(held, (ExternalV, ClassV)):
+            return
+        interp.assign_name(name, UNKNOWN, fr)
 
 

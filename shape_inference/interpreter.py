@@ -3384,6 +3384,10 @@ class Interpreter:
                 if found is not None and isinstance(base.self_value, InstanceV):
                     return self.api.bind_member(self, found, base.self_value, node, fr)
                 layer = base.self_value.attrs.get(self.api.LAYER_BASE) if isinstance(base.self_value, InstanceV) and name == "__call__" else None
+                if layer is None and isinstance(base.self_value, InstanceV) and attribute_dicts.is_attribute_dict(base.self_value.cls):
+                    # dict's own method on a dict of ours (`super(AttrDict, cfg).__setitem__(k, v)`):
+                    # as `dict.__setitem__(cfg, k, v)`, which changes it (probe 102a)
+                    return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base.self_value)
                 if layer is None:
                     return UNKNOWN
                 # `super().__call__(x)` of a flax layer's subclass: the layer, differentiated with the object
