@@ -3137,6 +3137,15 @@ _register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
 _register(["gcd", "lcm"], ["numpy"], h_int_function)
 _register(["bit_length", "bit_count", "item"], ["builtins.int"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
+def h_resize_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`buf.resize(128, refcheck=False)`: a NumPy array grown or shrunk in place (probe
+    102c); it returns None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and args and isinstance(args[0], ArrayV):
+        interp.forget_array(node.func.value, args[0], fr, node)
+    return ConstV(None)
+
+
+HANDLERS["jax.Array.resize"] = h_resize_in_place
 HANDLERS["builtins.sorted"] = iterables.h_sorted
 HANDLERS["builtins.set"] = HANDLERS["builtins.frozenset"] = iterables.h_set
 HANDLERS["builtins.reversed"] = iterables.h_reversed

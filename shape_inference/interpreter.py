@@ -1673,6 +1673,10 @@ class Interpreter:
             base = self.ev(target.value, fr)
             if isinstance(base, ExternalV) and base.qualname == absl_flags.FLAGS:
                 self.absl_flags.forget(target.attr)
+            elif isinstance(base, ArrayV) and target.attr in ("shape", "dtype", "strides"):
+                # `ids.shape = (18, 7)`, `ids.dtype = np.int16`: a NumPy array reshaped in place
+                # (probe 102c); the name that holds it now holds an array of unknown shape
+                self.forget_array(target.value, base, fr, node)
             elif isinstance(base, InstanceV):
                 self.mutations += 1
                 base.touch()
@@ -1754,6 +1758,13 @@ class Interpreter:
                     fr.ctx = fr.ctx.reach_unknown()
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, fr, node)
+
+    def forget_array(self, held: ast.expr, array: ArrayV, fr: Frame, node: ast.AST) -> None:
+        """A NumPy array changed in place (`.shape = ...`, `.resize(...)`): the name or
+        attribute that holds it is rebound to an array of unknown shape and dtype."""
+        self.mutations += 1
+        if isinstance(held, (ast.Name, ast.Attribute)):
+            self.assign(held, ArrayV(None, None, array.diff, array.why), fr, node)
 
     def held_once(self, objects: Sequence[Value], fr: Frame) -> bool:
         """Is each of `objects` (a list or dict changed in place, and the dicts holding it

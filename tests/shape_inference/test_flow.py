@@ -1249,3 +1249,11 @@ def test_a_set_changed_through_its_one_name_is_the_changed_set() -> None:
     branched = "    s = set(EVAL)\n    if unknown():\n        s.add(255)\n    reveal_type(255 in s)\n"
     for body in (aliased, branched):
         assert isinstance(one(P + "EVAL = frozenset({31, 127})\ndef f():\n" + body + "f()\n").value, UnknownV)
+
+
+@pytest.mark.parametrize("change", ["buf.resize(128, refcheck=False)", "buf.shape = (128,)", "buf.dtype = np.int16"])
+def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> None:
+    """Probe 102c: `buf.resize(128)`, `buf.shape = ...`, `buf.dtype = ...` change the
+    array in place; its old length (127) was kept."""
+    src = P + f"import numpy as np\ndef f():\n    buf = np.zeros(127, np.int32)\n    {change}\n    reveal_type(buf.shape[0])\nf()\n"
+    assert one(src).int is None
