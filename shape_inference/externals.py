@@ -733,6 +733,34 @@ def h_concatenate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     return S.concatenate(interp, [_list_as_vector(part) for part in parts.items], axis, node, fr)
 
 
+def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.append(x, eos, axis=1)`: the two joined along the axis (an EOS token: probe
+    35c); without an axis both flattened, one after the other (probe 102c: 64 tokens and
+    an EOS, 65)."""
+    arr, values, axis = arg(args, kwargs, 0, "arr"), arg(args, kwargs, 1, "values"), arg(args, kwargs, 2, "axis")
+    if arr is None or values is None:
+        return UnknownV(any(v is not None and v.diff for v in (arr, values)))
+    parts = [_scalar_as_array(_list_as_vector(part)) for part in (arr, values)]
+    diff = any(part.diff for part in parts)
+    if axis is not None and not (isinstance(axis, ConstV) and axis.value is None):
+        index = _axis(axis, None)
+        return S.concatenate(interp, parts, index, node, fr) if index is not None else UnknownV(diff)
+    sizes = [math.prod(d.value for d in part.shape if d.value is not None) if isinstance(part, ArrayV) and part.shape is not None and all(d.value is not None for d in part.shape) else None for part in parts]
+    first = parts[0]
+    dtype = first.dtype if isinstance(first, ArrayV) else None
+    if any(size is None for size in sizes):
+        return ArrayV(None, dtype, diff)
+    step = interp.step(fr, node, A.src(node))
+    return ArrayV((D.const(sum(cast("list[int]", sizes)), (step,)),), dtype, diff, (step,))
+
+
+def _scalar_as_array(value: Value) -> Value:
+    """A Python number among arrays: a 0-d array."""
+    if isinstance(value, (IntV, FloatV)) or isinstance(value, ConstV) and type(value.value) in (int, float):
+        return ArrayV((), None, False, value.why)
+    return value
+
+
 def _list_as_vector(value: Value) -> Value:
     """A list or tuple of numbers among the arrays joined: a vector of that length
     (probe 82b: `np.concatenate([[CLS_ID], question, [SEP_ID], context])`)."""
@@ -768,16 +796,6 @@ def h_split_along(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     last = q.rsplit(".", 1)[-1]
     axis = {"vsplit": 0, "dsplit": 2}.get(last, 1 if arr.rank is None or arr.rank > 1 else 0)
     return S.split(interp, arr, sections, axis, node, fr)
-
-
-def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`jnp.append(x, values, axis=1)`: the two joined along the axis (an EOS token:
-    probe 35c); without an axis both are flattened first (not followed)."""
-    arr, values = arg(args, kwargs, 0, "arr"), arg(args, kwargs, 1, "values")
-    axis = _axis(arg(args, kwargs, 2, "axis"), None)
-    if arr is None or values is None or axis is None:
-        return UnknownV(any(v is not None and v.diff for v in (arr, values)))
-    return S.concatenate(interp, [arr, values], axis, node, fr)
 
 
 def h_stack_along(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

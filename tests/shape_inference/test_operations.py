@@ -83,6 +83,11 @@ def test_slicing(expr: str, shape: str) -> None:
         ("np.arange(3, 0.5, -0.5)", "(5,)"),
         ("np.arange(0.0, 1.0, 0.0)", "(?)"),
         ("np.arange(0.5, i)", "(?)"),
+        # append without an axis flattens both (an EOS after 64 ids: probe 102c)
+        ("np.append(np.arange(64), 2)", "(65,)"),
+        ("np.append(x[0], [1, 2])", "(32770,)"),
+        ("jnp.append(x, x[:, :1], axis=1)", "(2, 513, 64)"),
+        ("np.append(x, i)", "(?)"),
         # several advanced indices broadcast together (a pooled token `x[jnp.arange(B), eos]`:
         # probe 51a); apart, numpy moves their axes first
         ("x[jnp.arange(2), jnp.zeros((2,), jnp.int32)]", "(2, 64)"),
