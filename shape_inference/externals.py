@@ -3003,6 +3003,21 @@ _register(list(INITIALIZER_FACTORIES), _INITIALIZER_PREFIXES, h_initializer)
 _register(["zeros", "ones"], _INITIALIZER_PREFIXES, h_initializer_call)
 _register(_REDUCE, _NP + ["jax.Array", "jax.nn", "jax.scipy.special"], h_reduce)
 HANDLERS["jax.numpy.linalg.norm"] = h_norm
+
+
+def h_eigh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`w, v = jnp.linalg.eigh(a)`: the eigenvalues (a's shape without its last axis) and
+    the eigenvectors (a's shape); `eigvalsh` the first alone (probe 103c: a Laplacian's
+    eigenvectors as positional encodings of k dims)."""
+    a = _array(arg(args, kwargs, 0, "a"))
+    if a is None or a.shape is None or len(a.shape) < 2:
+        return UnknownV(a.diff if a is not None else False)
+    step = interp.step(fr, node, A.src(node))
+    values = a.with_shape(a.shape[:-1], step)
+    return values if q.endswith("eigvalsh") else TupleV((values, a.with_shape(a.shape, step)))
+
+
+HANDLERS["jax.numpy.linalg.eigh"] = HANDLERS["jax.numpy.linalg.eigvalsh"] = h_eigh
 _register(["astype"], ["jax.Array", "jax.numpy"], h_astype)
 _register(["convert_element_type"], ["jax.lax"], h_astype)
 _register(["one_hot"], ["jax.nn"], h_one_hot)
@@ -3168,6 +3183,7 @@ HANDLERS["builtins.sorted"] = iterables.h_sorted
 HANDLERS["builtins.set"] = HANDLERS["builtins.frozenset"] = iterables.h_set
 HANDLERS["builtins.reversed"] = iterables.h_reversed
 HANDLERS["itertools.product"] = iterables.h_product
+HANDLERS["itertools.combinations"] = HANDLERS["itertools.permutations"] = iterables.h_combinations
 HANDLERS["itertools.chain"] = iterables.h_chain
 HANDLERS["itertools.islice"] = iterables.h_islice
 _register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (sharding.blocks)

@@ -10,6 +10,7 @@ a known list (the for loop unrolls it); anything not known stays unknown (probe 
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import jax_api as A
@@ -107,6 +108,22 @@ def h_product(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
             return UNKNOWN
         combos = [(*combo, item) for combo in combos for item in items]
     return TupleV(tuple(TupleV(combo) for combo in combos), True)
+
+
+def h_combinations(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`itertools.combinations(range(6), 2)` (and `permutations`): every one, in order,
+    as tuples (probe 103c: the 15 bond tokens of a 6-atom graph)."""
+    given = args[0] if args else kwargs.get("iterable")
+    size = args[1] if len(args) > 1 else kwargs.get("r")
+    items = _items(given) if given is not None else None
+    r = int_value(size) if size is not None else (len(items) if items is not None and q.endswith("permutations") else None)
+    if items is None or r is None or r < 0 or set(kwargs) - {"iterable", "r"}:
+        return UNKNOWN
+    picks = itertools.combinations(range(len(items)), r) if q.endswith("combinations") else itertools.permutations(range(len(items)), r)
+    combos = list(itertools.islice(picks, _MAX_ITEMS + 1))
+    if len(combos) > _MAX_ITEMS:
+        return UNKNOWN
+    return TupleV(tuple(TupleV(tuple(items[i] for i in combo)) for combo in combos), True)
 
 
 def h_islice(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -88,6 +88,11 @@ def test_slicing(expr: str, shape: str) -> None:
         ("np.append(x[0], [1, 2])", "(32770,)"),
         ("jnp.append(x, x[:, :1], axis=1)", "(2, 513, 64)"),
         ("np.append(x, i)", "(?)"),
+        # eigh's eigenvectors, combinations counted (probe 103c: Laplacian encodings, bond tokens)
+        ("jnp.linalg.eigh(x[0, :64])[1][:, 1:8]", "(64, 7)"),
+        ("jnp.linalg.eigvalsh(x[0, :64])", "(64,)"),
+        ("np.array(list(itertools.combinations(range(6), 2)))", "(15, 2)"),
+        ("np.array(list(itertools.permutations(range(4), 2)))", "(12, 2)"),
         # several advanced indices broadcast together (a pooled token `x[jnp.arange(B), eos]`:
         # probe 51a); apart, numpy moves their axes first
         ("x[jnp.arange(2), jnp.zeros((2,), jnp.int32)]", "(2, 64)"),
@@ -100,7 +105,7 @@ def test_slicing(expr: str, shape: str) -> None:
     ],
 )
 def test_lax_slices_updates_and_gathers(expr: str, shape: str) -> None:
-    assert shape_of(expr, "import math\nimport numpy as np\nx = jnp.zeros((2, 512, 64))\ni = unknown()") == shape
+    assert shape_of(expr, "import itertools\nimport math\nimport numpy as np\nx = jnp.zeros((2, 512, 64))\ni = unknown()") == shape
 
 
 def test_updates_keep_the_differentiation_of_either_operand() -> None:
