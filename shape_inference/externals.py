@@ -4073,8 +4073,10 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
                 return popped
             if name == "builtins.dict.setdefault" and (held := _dict_setdefault(interp, args, kwargs, node, fr)) is not None:
                 return held
+            if args and isinstance(args[0], InstanceV) and name == "builtins.dict.update" and attribute_dicts.is_attribute_dict(args[0].cls):
+                return configdict.update(interp, list(args), kwargs, node, fr)  # `dict.update(cfg, lr=...)`: as `cfg.update(...)` (probe 103a)
             if args and isinstance(args[0], InstanceV):
-                args[0].forget()  # `dict.update(cfg, ...)`, `super(AttrDict, cfg).__setitem__(...)` on a dict of ours (probe 102a)
+                args[0].forget()  # `dict.pop(cfg, ...)`, `super(AttrDict, cfg).__setitem__(...)` on a dict of ours (probe 102a)
             elif not (name == "builtins.dict.update" and _dict_update(interp, args, kwargs, node, fr)) and not _list_update(interp, short, args, kwargs, node, fr) and not _set_update(interp, short, args, kwargs, node, fr):
                 _forget_receiver(interp, node, fr)
         elif name.startswith(_PURE_LIBRARIES):
@@ -4235,7 +4237,7 @@ def _set_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, no
         given = [item for a in args[1:] for item in cast("SetV | TupleV", a).items]
     else:
         return False
-    held = [(const_value(item)[1], item) for item in args[0].items]
+    held: list[tuple[object, Value]] = [(const_value(item)[1], item) for item in args[0].items]
     for item in given:
         ok, py = const_value(item)
         try:

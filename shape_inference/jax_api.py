@@ -557,8 +557,8 @@ def _compare_one(op: ast.cmpop, a: Value, b: Value) -> bool | None:
             # objects of unequal values are two objects (probe 100b: `c is Ctx.CHUNK` with
             # `c = Ctx.PROMPT`, IntEnum members read as their ints); equal ones may be one
             return isinstance(op, ast.IsNot)
-        if oka and okb and type(pa) is int and type(pb) is int and pa == pb and -5 <= pa <= 256:
-            return isinstance(op, ast.Is)  # CPython keeps one object of each small int (`pad is not 0`: probe 101a)
+        if oka and okb and isinstance(pa, int) and isinstance(pb, int) and (type(pa) is bool) != (type(pb) is bool):
+            return isinstance(op, ast.IsNot)  # `True is 1`: a bool is never an int's object
         if isinstance(a, FunctionV) and isinstance(b, FunctionV) and _module_level(a) and _module_level(b):
             same = a.node is b.node  # one object per module-level def (`if fn is f9: continue`: probe 48a)
             return same if isinstance(op, ast.Is) else not same

@@ -34,7 +34,7 @@ def version_parts(left_node: ast.expr, left: Value, base: Value | None) -> tuple
     if isinstance(index, ast.Constant) and type(index.value) is int and 0 <= index.value < 2:
         return OLDEST_PYTHON[index.value : index.value + 1]
     if isinstance(index, ast.Slice) and index.step is None and _is_int(index.upper, range(1, 4)) and (index.lower is None or _is_int(index.lower, range(1))):
-        upper = cast("ast.Constant", index.upper).value
+        upper = cast(int, cast("ast.Constant", index.upper).value)
         return OLDEST_PYTHON[:upper]
     return None
 
