@@ -1231,6 +1231,10 @@ def test_a_dict_comprehension_of_differentiated_values_is_differentiated() -> No
         # set() / frozenset() of constants, for membership
         ("LEN in frozenset({64, 127})", True),
         ("LEN in set([65, 66])", False),
+        # set operators of constants (probe 103b: `sorted({9, 16} - {16})`)
+        ("LEN in {64, 65} - {64}", False),
+        ("LEN in {1} | {64}", True),
+        ("LEN in {64, 2} & frozenset({64})", True),
     ],
 )
 def test_guards_on_versions_identities_and_sets(test: str, taken: bool | None) -> None:
