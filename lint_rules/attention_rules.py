@@ -85,6 +85,16 @@ def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int, i
     }
 
 
+def _guarded_by_itself(call: AttentionCall) -> bool:
+    """Is every odd length made from a number that an enclosing `if` the analysis could
+    not decide reads (`if t in eval_only: forward else: grad` with eval_only unknown)?
+    Which arm that number takes is the question, so its odd length is not certain to
+    reach this call (probes 101a, 103a: eleven false JCD201s behind changed sets)."""
+    guarded = call.event.ctx.guarded
+    odd = [dim for dim in (call.T, call.S) if _odd(dim)]
+    return bool(guarded) and bool(odd) and all(not guarded.isdisjoint(dim.why) for dim in odd if dim is not None)
+
+
 def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
@@ -95,6 +105,8 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
         if not (_odd(call.T) or _odd(call.S)):
             continue
         if handled(call, config, "NotImplementedError", "FA-15", differentiation=True):
+            continue
+        if _guarded_by_itself(call):
             continue
         if (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None) and _other_dtype_fails_first(call):
             continue  # a float32 memory against an unknown query: a dtype check fails first (probe 31a)

@@ -122,6 +122,10 @@ class Ctx:
     # set on an attention call after the fact where a jax.jacrev's batched cotangents
     # reach its output (JCD209, FA-20)
     jacobian_rows: JacobianRows | None = None
+    # the origins (provenance steps) of known ints that an enclosing `if` the analysis
+    # could not decide reads (`if t in eval_only:` with eval_only unknown): a length made
+    # from one of them is not certain to reach this code (probes 101a, 103a)
+    guarded: frozenset[Step] = frozenset()
 
     def reach_unknown(self) -> Ctx:
         """This context with the enclosing transforms no longer knowing which arguments
@@ -141,6 +145,7 @@ class Ctx:
             None if self.config_precision is None else self.config_precision.key(),
             self.mesh,
             self.staged_handled,
+            self.guarded,
         )
 
     def handled_when_differentiated(self) -> frozenset[str]:
@@ -186,7 +191,7 @@ def with_config(ctx: Ctx, x64: bool | None, config_precision: Value | None) -> C
     """`ctx` with the JAX config flags that `jax.config.update` set on this path."""
     if ctx.x64 is x64 and ctx.config_precision is config_precision:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, x64, ctx.precision, ctx.second_order, ctx.handled, config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
 
 
 def joined_config(ctx: Ctx, paths: list[Ctx], unknown: Value) -> Ctx:
@@ -204,7 +209,7 @@ def with_handled(ctx: Ctx, handled: frozenset[str]) -> Ctx:
     """`ctx` where the errors of these classes are caught (or no longer are)."""
     if ctx.handled == handled:
         return ctx
-    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
+    return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
 
 
 def params_diff_of(ctx: Ctx, name: Value | None) -> bool:
@@ -231,4 +236,4 @@ def submodule_ctx(ctx: Ctx, name: Value | None) -> Ctx | None:
     if entry is None:
         return None
     tree = None if isinstance(entry, bool) else entry
-    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh, ctx.staged_handled)
+    return Ctx(ctx.chain, ctx.transforms, _any_diff(entry), ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)

@@ -2105,6 +2105,19 @@ class Interpreter:
             return
         self.branch(fr, [(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)])
 
+    def _guard_origins(self, test: ast.expr, fr: Frame) -> frozenset[Step]:
+        """The origins of the known ints an undecided test reads by name (`t in
+        eval_only`, `t == cfg.eval_len`): which arm runs may depend on them, so a length
+        made from one is not certain in either (a guard keeping odd lengths out of a grad
+        arm through a set the analysis could not read: probes 101a, 103a)."""
+        if fr.state is None:
+            return frozenset()
+        found: set[Step] = set()
+        for node in ast.walk(test):
+            if isinstance(node, ast.Name) and isinstance(held := fr.state.get(node.id), IntV) and held.dim.value is not None:
+                found.update(held.dim.why)
+        return frozenset(found)
+
     def branch(self, fr: Frame, arms: Sequence[tuple[Sequence[ast.stmt], ast.expr | None, bool]], bound: Sequence[dict[str, Value]] = ()) -> None:
         """Run each arm (its body, under its test taken with its sense) from the same
         state and join where they end; `bound`: names each arm starts with (a match case's
@@ -2141,7 +2154,12 @@ class Interpreter:
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 if test is not None:
                     self.api.refine(self, test, sense, fr)
+                guarded = self._guard_origins(test, fr) if test is not None else frozenset[Step]()
+                arm_ctx = fr.ctx = dataclasses.replace(fr.ctx, guarded=fr.ctx.guarded | guarded) if guarded - fr.ctx.guarded else fr.ctx
                 self.exec_block(body, fr)
+                if arm_ctx is not start_ctx:
+                    # (what the arm guarded ends with it; a context it changed otherwise stays)
+                    fr.ctx = start_ctx if fr.ctx is arm_ctx else dataclasses.replace(fr.ctx, guarded=start_ctx.guarded)
                 if _falls_through(fr):
                     live.append(fr.ctx)
                 ended: State | None = getattr(fr, "state")  # (an arm may end it: a return, a raise)
@@ -4092,7 +4110,7 @@ class Interpreter:
         name = callee.qualname if isinstance(callee, FunctionV) else ""
         step = Step(fr.module.path, getattr(node, "lineno", 0), f"called as {name}()" if name else "called")
         ctx = fr.ctx
-        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
+        return Ctx(ctx.chain + (step,), ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth + 1, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
 
     def _may_reenter(self, func: FunctionV, key: object) -> bool:
         """A class's `__init__` building nested instances of itself (`ConfigDict(v) if

@@ -856,15 +856,15 @@ class RangeV(Value):
 # -- contexts -------------------------------------------------------------------------
 def enter_context(interp: Interpreter, value: Value, ctx: Ctx, item: ast.withitem, fr: Frame) -> Ctx:
     if isinstance(value, CallResultV) and value.qualname == "jax.default_matmul_precision":
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, value.payload, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
     if isinstance(value, CallResultV) and value.qualname in ("jax.experimental.enable_x64", "jax.enable_x64"):
         on = value.payload is not None and truth(value.payload) is True  # `enable_x64(False)`: off
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, on, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
     if isinstance(value, CallResultV) and value.qualname == SET_MESH:
         # `with jax.set_mesh(mesh):`: a shard_map without mesh= runs over it (not `with
         # mesh:`, the older form, which sets no abstract mesh: JAX 0.10 raises "context
         # mesh cannot be empty" there, probe 47a)
-        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, MeshScope(mesh_axes(value), ctx.mesh.bound), ctx.staged_handled)
+        return Ctx(ctx.chain, ctx.transforms, ctx.params_diff, ctx.params_diff_why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, MeshScope(mesh_axes(value), ctx.mesh.bound), ctx.staged_handled, None, ctx.guarded)
     return ctx
 
 

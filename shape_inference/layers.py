@@ -936,7 +936,7 @@ def _applying(interp: Interpreter, name: str, variables: Value, node: ast.AST, f
     why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
     params = variables.get("params") if name == "apply" and isinstance(variables, DictV) else None
     tree = diff_tree(params) if params is not None and not ctx.params_diff else None
-    return Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh, ctx.staged_handled)
+    return Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, tree, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
 
 
 def diff_tree(params: Value) -> DiffTree | None:
@@ -1060,7 +1060,7 @@ def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwar
     ctx = fr.ctx
     why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
     saved = fr.ctx
-    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, None, ctx.mesh, ctx.staged_handled)
+    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, None, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
     try:
         return interp.call(func, args, kwargs, False, node, fr)
     finally:

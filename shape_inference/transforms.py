@@ -74,6 +74,8 @@ def _with_transform(ctx: Ctx, kind: str, step: Step, params_diff: bool | None = 
         ctx.params_tree if params_diff is None else None,
         ctx.mesh,
         None if _differentiating(kind) else ctx.staged_handled,
+        None,
+        ctx.guarded,
     )
 
 
@@ -717,7 +719,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     name = tv.param("axis_name")
     # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)
     mesh = ctx.mesh.naming(name.value, size.value if size is not None else None) if isinstance(name, ConstV) and isinstance(name.value, str) else ctx.mesh
-    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh, ctx.staged_handled)
+    vctx = Ctx(ctx.chain, ctx.transforms + ((tv.kind, step),), ctx.params_diff, ctx.params_diff_why, ctx.vmaps + (info,), ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, ctx.params_tree, mesh, ctx.staged_handled, None, ctx.guarded)
     result = call_in_ctx(interp, tv.func, mapped, kwargs, vctx, node, fr)
     out_axes = tv.param("out_axes")
     out_axis = int_value(out_axes) if out_axes is not None else 0
