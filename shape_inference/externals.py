@@ -3170,6 +3170,18 @@ _register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
 _register(["gcd", "lcm"], ["numpy"], h_int_function)
 _register(["bit_length", "bit_count", "item"], ["builtins.int"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
+def h_resize(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`np.resize(a, (17,))` / `jnp.resize`: a new array of that shape, a's items repeated
+    or cut (probe 103a)."""
+    a = arg(args, kwargs, 0, "a")
+    shape = _shape_arg(arg(args, kwargs, 1, "new_shape"))
+    diff = a.diff if a is not None else False
+    if shape is None:
+        return UnknownV(diff)
+    step = interp.step(fr, node, A.src(node))
+    return ArrayV(tuple(d.with_why(step) for d in shape), a.dtype if isinstance(a, ArrayV) else None, diff, (step,))
+
+
 def h_resize_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`buf.resize(128, refcheck=False)`: a NumPy array grown or shrunk in place (probe
     102c); it returns None."""
@@ -3179,6 +3191,7 @@ def h_resize_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 
 
 HANDLERS["jax.Array.resize"] = h_resize_in_place
+HANDLERS["jax.numpy.resize"] = h_resize
 HANDLERS["builtins.sorted"] = iterables.h_sorted
 HANDLERS["builtins.set"] = HANDLERS["builtins.frozenset"] = iterables.h_set
 HANDLERS["builtins.reversed"] = iterables.h_reversed

@@ -88,6 +88,9 @@ def test_slicing(expr: str, shape: str) -> None:
         ("np.append(x[0], [1, 2])", "(32770,)"),
         ("jnp.append(x, x[:, :1], axis=1)", "(2, 513, 64)"),
         ("np.append(x, i)", "(?)"),
+        # resize, the function: a new array of the shape given (probe 103a)
+        ("np.resize(x[0, 0], (17,))", "(17,)"),
+        ("jnp.resize(x, 9)", "(9,)"),
         # eigh's eigenvectors, combinations counted (probe 103c: Laplacian encodings, bond tokens)
         ("jnp.linalg.eigh(x[0, :64])[1][:, 1:8]", "(64, 7)"),
         ("jnp.linalg.eigvalsh(x[0, :64])", "(64,)"),
