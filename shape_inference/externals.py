@@ -740,7 +740,8 @@ def h_append(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     arr, values, axis = arg(args, kwargs, 0, "arr"), arg(args, kwargs, 1, "values"), arg(args, kwargs, 2, "axis")
     if arr is None or values is None:
         return UnknownV(any(v is not None and v.diff for v in (arr, values)))
-    parts = [_scalar_as_array(_list_as_vector(part)) for part in (arr, values)]
+    # (a list, nested or not, as np.array reads it: `np.append([[0, 1], [2, 3]], [[4]])`: probe 104a)
+    parts = [_scalar_as_array(h_array(interp, [part], {}, node, fr, q) if isinstance(part, TupleV) else part) for part in (arr, values)]
     diff = any(part.diff for part in parts)
     if axis is not None and not (isinstance(axis, ConstV) and axis.value is None):
         index = _axis(axis, None)
@@ -3196,7 +3197,7 @@ HANDLERS["builtins.sorted"] = iterables.h_sorted
 HANDLERS["builtins.set"] = HANDLERS["builtins.frozenset"] = iterables.h_set
 HANDLERS["builtins.reversed"] = iterables.h_reversed
 HANDLERS["itertools.product"] = iterables.h_product
-HANDLERS["itertools.combinations"] = HANDLERS["itertools.permutations"] = iterables.h_combinations
+HANDLERS["itertools.combinations"] = HANDLERS["itertools.permutations"] = HANDLERS["itertools.combinations_with_replacement"] = iterables.h_combinations
 HANDLERS["itertools.chain"] = iterables.h_chain
 HANDLERS["itertools.islice"] = iterables.h_islice
 _register(list(_NUMBER_FUNCTIONS), _NP, h_np_number)  # after _PRESERVE's registration  # read by shard_map (sharding.blocks)

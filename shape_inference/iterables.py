@@ -111,15 +111,16 @@ def h_product(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 
 
 def h_combinations(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`itertools.combinations(range(6), 2)` (and `permutations`): every one, in order,
-    as tuples (probe 103c: the 15 bond tokens of a 6-atom graph)."""
+    """`itertools.combinations(range(6), 2)` (and `permutations`,
+    `combinations_with_replacement`): every one, in order, as tuples (probe 103c: the 15 bond tokens of a 6-atom graph)."""
     given = args[0] if args else kwargs.get("iterable")
     size = args[1] if len(args) > 1 else kwargs.get("r")
     items = _items(given) if given is not None else None
     r = int_value(size) if size is not None else (len(items) if items is not None and q.endswith("permutations") else None)
     if items is None or r is None or r < 0 or set(kwargs) - {"iterable", "r"}:
         return UNKNOWN
-    picks = itertools.combinations(range(len(items)), r) if q.endswith("combinations") else itertools.permutations(range(len(items)), r)
+    makers = {"combinations": itertools.combinations, "permutations": itertools.permutations, "combinations_with_replacement": itertools.combinations_with_replacement}
+    picks = makers[q.rsplit(".", 1)[-1]](range(len(items)), r)
     combos = list(itertools.islice(picks, _MAX_ITEMS + 1))
     if len(combos) > _MAX_ITEMS:
         return UNKNOWN

@@ -88,6 +88,8 @@ def test_slicing(expr: str, shape: str) -> None:
         ("np.append(x[0], [1, 2])", "(32770,)"),
         ("jnp.append(x, x[:, :1], axis=1)", "(2, 513, 64)"),
         ("np.append(x, i)", "(?)"),
+        ("np.append([[0, 1], [2, 3]], [[4]])", "(5,)"),
+        ("np.array(list(itertools.combinations_with_replacement(range(5), 2)))", "(15, 2)"),
         # resize, the function: a new array of the shape given (probe 103a)
         ("np.resize(x[0, 0], (17,))", "(17,)"),
         ("jnp.resize(x, 9)", "(9,)"),
