@@ -3007,18 +3007,19 @@ HANDLERS["jax.numpy.linalg.norm"] = h_norm
 
 
 def h_eigh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`w, v = jnp.linalg.eigh(a)`: the eigenvalues (a's shape without its last axis) and
-    the eigenvectors (a's shape); `eigvalsh` the first alone (probe 103c: a Laplacian's
+    """`w, v = jnp.linalg.eigh(a)` (or `eig`): the eigenvalues (a's shape without its
+    last axis) and the eigenvectors (a's shape); `eigvalsh` / `eigvals` the first alone (probe 103c: a Laplacian's
     eigenvectors as positional encodings of k dims)."""
     a = _array(arg(args, kwargs, 0, "a"))
     if a is None or a.shape is None or len(a.shape) < 2:
         return UnknownV(a.diff if a is not None else False)
     step = interp.step(fr, node, A.src(node))
     values = a.with_shape(a.shape[:-1], step)
-    return values if q.endswith("eigvalsh") else TupleV((values, a.with_shape(a.shape, step)))
+    return values if q.endswith(("eigvals", "eigvalsh")) else TupleV((values, a.with_shape(a.shape, step)))
 
 
-HANDLERS["jax.numpy.linalg.eigh"] = HANDLERS["jax.numpy.linalg.eigvalsh"] = h_eigh
+for _q in ("eigh", "eigvalsh", "eig", "eigvals"):  # (eig's are complex: only their shapes are read)
+    HANDLERS[f"jax.numpy.linalg.{_q}"] = h_eigh
 _register(["astype"], ["jax.Array", "jax.numpy"], h_astype)
 _register(["convert_element_type"], ["jax.lax"], h_astype)
 _register(["one_hot"], ["jax.nn"], h_one_hot)

@@ -96,6 +96,7 @@ def test_slicing(expr: str, shape: str) -> None:
         # eigh's eigenvectors, combinations counted (probe 103c: Laplacian encodings, bond tokens)
         ("jnp.linalg.eigh(x[0, :64])[1][:, 1:8]", "(64, 7)"),
         ("jnp.linalg.eigvalsh(x[0, :64])", "(64,)"),
+        ("np.linalg.eig(x[0, :64])[1][:, :7]", "(64, 7)"),
         ("np.array(list(itertools.combinations(range(6), 2)))", "(15, 2)"),
         ("np.array(list(itertools.permutations(range(4), 2)))", "(12, 2)"),
         # several advanced indices broadcast together (a pooled token `x[jnp.arange(B), eos]`:
