@@ -16,7 +16,7 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_ca
 from jax_cudnn_lint.lint_rules.attention_checks import first_note, handled, neutral_dtype_repro, only_dtype_before, use_fp8
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
-from jax_cudnn_lint.shape_inference.dims import Dim
+from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.jax_api import FORWARD_MODE, GRAD_LIKE
 
 JCD201 = rule(
@@ -85,28 +85,47 @@ def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int, i
     }
 
 
-def _guarded_by_itself(call: AttentionCall) -> bool:
-    """Is every odd length made from a number that an enclosing `if` the analysis could
-    not decide reads (`if t in eval_only: forward else: grad` with eval_only unknown)?
-    Which arm that number takes is the question, so its odd length is not certain to
-    reach this call (probes 101a, 103a: eleven false JCD201s behind changed sets)."""
-    guarded = call.event.ctx.guarded
-    odd = [dim for dim in (call.T, call.S) if _odd(dim)]
-    return bool(guarded) and bool(odd) and all(not guarded.isdisjoint(dim.why) for dim in odd if dim is not None)
+def _trained_arms(calls: list[AttentionCall]) -> set[tuple[str, int, Step, int, bool]]:
+    """Each arm of an undecided `if` in which a call line is differentiated with an odd
+    length made from a number the test reads: (path, line, origin, test, sense)."""
+    return {
+        (call.event.module.path, call.event.node.lineno, origin, test, sense)
+        for call in calls
+        if call.is_cudnn and call.differentiated and (_odd(call.T) or _odd(call.S))
+        for origin, test, sense in call.event.ctx.guarded
+    }
+
+
+def _guarded_by_itself(call: AttentionCall, trained: set[tuple[str, int, Step, int, bool]]) -> bool:
+    """Is an odd length made from a number that an enclosing `if` the analysis could not
+    decide reads (`if t in eval_only: forward else: grad` with eval_only unknown), where
+    the other arm does not train this line with it too?  Which arm that number takes is
+    the question, so its odd length is not certain to reach this call (probes 101a, 103a:
+    eleven false JCD201s behind changed sets; 105a: both arms training, reported)."""
+    where = (call.event.module.path, call.event.node.lineno)
+    for dim in (call.T, call.S):
+        if not _odd(dim) or dim is None:
+            continue
+        for origin, test, sense in call.event.ctx.guarded:
+            if origin in dim.why and (*where, origin, test, not sense) not in trained:
+                return True
+    return False
 
 
 def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
     frozen = _frozen_lines(events, config)
-    for call in attention_calls(events, config):  # type: ignore[arg-type]
+    calls = list(attention_calls(events, config))  # type: ignore[arg-type]
+    trained = _trained_arms(calls)
+    for call in calls:
         if not call.is_cudnn or (call.T is None and call.S is None) or call.never_differentiated:
             continue  # (one length unknown: the other, odd, is enough)
         if not (_odd(call.T) or _odd(call.S)):
             continue
         if handled(call, config, "NotImplementedError", "FA-15", differentiation=True):
             continue
-        if _guarded_by_itself(call):
+        if _guarded_by_itself(call, trained):
             continue
         if (call.T is None or call.S is None or call.T.parity() is None or call.S.parity() is None) and _other_dtype_fails_first(call):
             continue  # a float32 memory against an unknown query: a dtype check fails first (probe 31a)

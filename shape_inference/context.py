@@ -81,6 +81,10 @@ UNKNOWN_ARGNUMS = " (which arguments: unknown)"  # (a transform kind's suffix in
 DiffTree = tuple[tuple[str, "bool | DiffTree"], ...]
 
 
+# (an origin of a known int an undecided if-test reads, the test's node id, the arm's sense)
+Guard = tuple[Step, int, bool]
+
+
 @dataclass(frozen=True)
 class Ctx:
     chain: tuple[Step, ...] = ()  # call sites from the entry point, outermost first
@@ -123,9 +127,10 @@ class Ctx:
     # reach its output (JCD209, FA-20)
     jacobian_rows: JacobianRows | None = None
     # the origins (provenance steps) of known ints that an enclosing `if` the analysis
-    # could not decide reads (`if t in eval_only:` with eval_only unknown): a length made
-    # from one of them is not certain to reach this code (probes 101a, 103a)
-    guarded: frozenset[Step] = frozenset()
+    # could not decide reads (`if t in eval_only:` with eval_only unknown), each with the
+    # test's node id and the arm's sense: a length made from one of them is not certain to
+    # reach this code, unless the other arm reaches it too (probes 101a, 103a, 105a)
+    guarded: frozenset[Guard] = frozenset()
 
     def reach_unknown(self) -> Ctx:
         """This context with the enclosing transforms no longer knowing which arguments

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
 from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, jax_api, python_version, recursion
-from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Root, joined_config, with_config, with_handled
+from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Guard, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_KINDS
@@ -2154,7 +2154,7 @@ class Interpreter:
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
                 if test is not None:
                     self.api.refine(self, test, sense, fr)
-                guarded = self._guard_origins(test, fr) if test is not None else frozenset[Step]()
+                guarded = frozenset((origin, id(test), sense) for origin in self._guard_origins(test, fr)) if test is not None else frozenset[Guard]()
                 arm_ctx = fr.ctx = dataclasses.replace(fr.ctx, guarded=fr.ctx.guarded | guarded) if guarded - fr.ctx.guarded else fr.ctx
                 self.exec_block(body, fr)
                 if arm_ctx is not start_ctx:

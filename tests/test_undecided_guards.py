@@ -35,7 +35,7 @@ def sweep(extra, flag):
     for t in (33, 64):
         q = jax.ShapeDtypeStruct((1, t, 2, 64), jnp.bfloat16)
         if {test}:
-            jax.eval_shape(forward, q)
+            jax.eval_shape({first}, q)
         else:
             jax.eval_shape(jax.grad(loss), q)
 
@@ -45,16 +45,17 @@ sweep(33, unknown_flag())
 
 
 @pytest.mark.parametrize(
-    ("test", "reported"),
+    ("test", "first", "reported"),
     [
-        ("t in eval_only", False),  # the guard reads t: 33 may well stay out of the grad arm
-        ("t == extra or t in eval_only", False),
-        ("flag", True),  # the guard reads something else: both arms may run with 33
-        ("len(eval_only) > 3", True),
+        ("t in eval_only", "forward", False),  # the guard reads t: 33 may well stay out of the grad arm
+        ("t == extra or t in eval_only", "forward", False),
+        ("t in eval_only", "jax.grad(loss)", True),  # both arms train it: certain (probe 105a)
+        ("flag", "forward", True),  # the guard reads something else: both arms may run with 33
+        ("len(eval_only) > 3", "forward", True),
     ],
 )
-def test_an_undecided_guard_that_reads_the_length_itself(test: str, reported: bool) -> None:
-    findings = [f for f in lint_source(PROGRAM.format(test=test), "sweep.py", BASE) if f.code == "JCD201"]
+def test_an_undecided_guard_that_reads_the_length_itself(test: str, first: str, reported: bool) -> None:
+    findings = [f for f in lint_source(PROGRAM.format(test=test, first=first), "sweep.py", BASE) if f.code == "JCD201"]
     assert bool(findings) == reported
     if reported:
         assert "T = S = 33" in findings[0].message
