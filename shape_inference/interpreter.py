@@ -3611,7 +3611,11 @@ class Interpreter:
         return value
 
     def e_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, fr: Frame) -> Value:
-        first = self.ev(node.generators[0].iter, fr)  # evaluated in the enclosing scope
+        iterated = node.generators[0].iter
+        first = self.ev(iterated, fr)  # evaluated in the enclosing scope
+        if isinstance(first, ArrayV) and isinstance(iterated, ast.Call):
+            # `[x[s:s + 99] for s in np.arange(0, n, 50)]`: NumPy's ints, as a range's (probe 105c)
+            first = self._numpy_arange_as_range(iterated, fr) or first
         value = self._comprehension(node, first, fr)
         if self._has_walrus(node) and fr.state is not None and self.api.known_items(first, 1) != []:
             # `[T := n for n in lens]` binds T in the enclosing function (PEP 572), as

@@ -92,6 +92,8 @@ def test_slicing(expr: str, shape: str) -> None:
         ("np.array(list(itertools.combinations_with_replacement(range(5), 2)))", "(15, 2)"),
         # resize, the function: a new array of the shape given (probe 103a)
         ("np.resize(x[0, 0], (17,))", "(17,)"),
+        # a comprehension over np.arange of ints runs as over a range (probe 105c)
+        ("jnp.stack([x[0, s:s + 99] for s in np.arange(0, 303, 50)])", "(7, 99, 64)"),
         ("jnp.resize(x, 9)", "(9,)"),
         # eigh's eigenvectors, combinations counted (probe 103c: Laplacian encodings, bond tokens)
         ("jnp.linalg.eigh(x[0, :64])[1][:, 1:8]", "(64, 7)"),
