@@ -762,6 +762,38 @@ def _scalar_as_array(value: Value) -> Value:
     return value
 
 
+def h_eigh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`w, v = jnp.linalg.eigh(a)` (or `eig`): the eigenvalues (a's shape without its
+    last axis) and the eigenvectors (a's shape); `eigvalsh` / `eigvals` the first alone
+    (probe 103c: a Laplacian's eigenvectors as positional encodings of k dims)."""
+    a = _array(arg(args, kwargs, 0, "a"))
+    if a is None or a.shape is None or len(a.shape) < 2:
+        return UnknownV(a.diff if a is not None else False)
+    step = interp.step(fr, node, A.src(node))
+    values = a.with_shape(a.shape[:-1], step)
+    return values if q.endswith(("eigvals", "eigvalsh")) else TupleV((values, a.with_shape(a.shape, step)))
+
+
+def h_resize(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`np.resize(a, (17,))` / `jnp.resize`: a new array of that shape, a's items repeated
+    or cut (probe 103a)."""
+    a = arg(args, kwargs, 0, "a")
+    shape = _shape_arg(arg(args, kwargs, 1, "new_shape"))
+    diff = a.diff if a is not None else False
+    if shape is None:
+        return UnknownV(diff)
+    step = interp.step(fr, node, A.src(node))
+    return ArrayV(tuple(d.with_why(step) for d in shape), a.dtype if isinstance(a, ArrayV) else None, diff, (step,))
+
+
+def h_resize_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`buf.resize(128, refcheck=False)`: a NumPy array grown or shrunk in place (probe
+    102c); it returns None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and args and isinstance(args[0], ArrayV):
+        interp.forget_array(node.func.value, args[0], fr, node)
+    return ConstV(None)
+
+
 def _list_as_vector(value: Value) -> Value:
     """A list or tuple of numbers among the arrays joined: a vector of that length
     (probe 82b: `np.concatenate([[CLS_ID], question, [SEP_ID], context])`)."""
@@ -3004,22 +3036,9 @@ _register(list(INITIALIZER_FACTORIES), _INITIALIZER_PREFIXES, h_initializer)
 _register(["zeros", "ones"], _INITIALIZER_PREFIXES, h_initializer_call)
 _register(_REDUCE, _NP + ["jax.Array", "jax.nn", "jax.scipy.special"], h_reduce)
 HANDLERS["jax.numpy.linalg.norm"] = h_norm
-
-
-def h_eigh(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`w, v = jnp.linalg.eigh(a)` (or `eig`): the eigenvalues (a's shape without its
-    last axis) and the eigenvectors (a's shape); `eigvalsh` / `eigvals` the first alone (probe 103c: a Laplacian's
-    eigenvectors as positional encodings of k dims)."""
-    a = _array(arg(args, kwargs, 0, "a"))
-    if a is None or a.shape is None or len(a.shape) < 2:
-        return UnknownV(a.diff if a is not None else False)
-    step = interp.step(fr, node, A.src(node))
-    values = a.with_shape(a.shape[:-1], step)
-    return values if q.endswith(("eigvals", "eigvalsh")) else TupleV((values, a.with_shape(a.shape, step)))
-
-
 for _q in ("eigh", "eigvalsh", "eig", "eigvals"):  # (eig's are complex: only their shapes are read)
     HANDLERS[f"jax.numpy.linalg.{_q}"] = h_eigh
+
 _register(["astype"], ["jax.Array", "jax.numpy"], h_astype)
 _register(["convert_element_type"], ["jax.lax"], h_astype)
 _register(["one_hot"], ["jax.nn"], h_one_hot)
@@ -3172,26 +3191,6 @@ _register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
 _register(["gcd", "lcm"], ["numpy"], h_int_function)
 _register(["bit_length", "bit_count", "item"], ["builtins.int"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)
-def h_resize(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`np.resize(a, (17,))` / `jnp.resize`: a new array of that shape, a's items repeated
-    or cut (probe 103a)."""
-    a = arg(args, kwargs, 0, "a")
-    shape = _shape_arg(arg(args, kwargs, 1, "new_shape"))
-    diff = a.diff if a is not None else False
-    if shape is None:
-        return UnknownV(diff)
-    step = interp.step(fr, node, A.src(node))
-    return ArrayV(tuple(d.with_why(step) for d in shape), a.dtype if isinstance(a, ArrayV) else None, diff, (step,))
-
-
-def h_resize_in_place(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`buf.resize(128, refcheck=False)`: a NumPy array grown or shrunk in place (probe
-    102c); it returns None."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and args and isinstance(args[0], ArrayV):
-        interp.forget_array(node.func.value, args[0], fr, node)
-    return ConstV(None)
-
-
 HANDLERS["jax.Array.resize"] = h_resize_in_place
 HANDLERS["jax.numpy.resize"] = h_resize
 HANDLERS["builtins.sorted"] = iterables.h_sorted
