@@ -90,6 +90,7 @@ class ModuleIndex:
         self.by_suffix: dict[str, list[str]] = {}
         self._package_dirs: dict[str, bool] = {}
         self._absolute: dict[ImportRef, list[tuple[str, Taken]]] = {}
+        self._folders: dict[str, str] = {}  # importer -> its folder (_beside)
         paths = list(paths)
         for path in paths:
             if _is_init(path):
@@ -141,7 +142,10 @@ class ModuleIndex:
         root model.py matched instead: probe 102b)."""
         if not ref.module or ref.names == (EVERY_SUBMODULE,):
             return []
-        path = os.path.join(os.path.dirname(importer), *ref.module.split(".")) + ".py"
+        folder = self._folders.get(importer)
+        if folder is None:
+            folder = self._folders[importer] = os.path.dirname(importer)
+        path = os.path.join(folder, *ref.module.split(".")) + ".py"
         if path not in self.parts or any(target == path for target, _ in found):
             return []
         return [(path, Taken(pairs=tuple(zip(ref.names, ref.bound or ref.names))))]
@@ -399,8 +403,9 @@ def _drivers(
         scanned = by_path[importer]
         # (a program outside any package, a file with a `__main__` guard, is one even
         # where a test or a harness imports it to reach one of its functions: probe 100d;
-        # not a library's module with a demo under its guard: +8 drivers on the corpus)
-        if importer not in leads or importers.get(importer) and not (scanned.main_guard and not _in_package(importer)) or _is_init(importer) or os.path.basename(importer) == "conftest.py":
+        # not a library's module with a demo under its guard, nor one that the library's
+        # own modules import: +8 and +3 drivers on the corpus, paxml's main.py among them)
+        if importer not in leads or importers.get(importer) and not _imported_only_by_harnesses(importer, scanned, importers) or _is_init(importer) or os.path.basename(importer) == "conftest.py":
             return False  # (a conftest gives tests their fixtures: reached from them, never run on its own; probe 61b)
         return scanned.main_guard or is_test_path(importer) or not _in_package(importer)
 
@@ -506,6 +511,12 @@ def _drivers(
             if any(name in by_path[target].functions for name, _ in taken.pairs) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
     return found
+
+
+def _imported_only_by_harnesses(path: str, scanned: ScannedFile, importers: dict[str, list[tuple[str, Taken]]]) -> bool:
+    """A program (a `__main__` guard, outside any package) that only tests and files
+    nothing imports (a harness, another script) import: still a program of its own."""
+    return scanned.main_guard and not _in_package(path) and all(is_test_path(outer) or not importers.get(outer) for outer, _ in importers.get(path, ()))
 
 
 # folders that hold a project's programs, run over the project beside them (`python

@@ -323,6 +323,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self._generic_class_views: dict[tuple[int, int, int], ClassV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
+        self.names_in_test: dict[ast.expr, tuple[str, ...]] = {}  # (per undecided if-test: the names it reads, _guard_origins)
         self.static_fields: dict[tuple[int, str], bool] = {}
         self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
@@ -2112,9 +2113,12 @@ class Interpreter:
         arm through a set the analysis could not read: probes 101a, 103a)."""
         if fr.state is None:
             return frozenset()
+        names = self.names_in_test.get(test)
+        if names is None:
+            names = self.names_in_test[test] = tuple({node.id for node in ast.walk(test) if isinstance(node, ast.Name)})
         found: set[Step] = set()
-        for node in ast.walk(test):
-            if isinstance(node, ast.Name) and isinstance(held := fr.state.get(node.id), IntV) and held.dim.value is not None:
+        for name in names:
+            if isinstance(held := fr.state.get(name), IntV) and held.dim.value is not None:
                 found.update(held.dim.why)
         return frozenset(found)
 
