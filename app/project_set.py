@@ -138,13 +138,16 @@ class ModuleIndex:
 
     def _beside(self, importer: str, ref: ImportRef, found: list[tuple[str, Taken]]) -> list[tuple[str, Taken]]:
         """`from model import attn` in src/train.py, run as a script from its folder: the
-        model.py beside it, which a suffix match misses where that folder is a package (a
-        root model.py matched instead: probe 102b)."""
+        model.py beside it, which a suffix match misses where src/ has an `__init__.py`
+        (a root model.py matched instead: probe 102b).  Not in a real package, whose
+        programs run with `-m` from the root (tests/test_sibling_projects.py)."""
         if not ref.module or ref.names == (EVERY_SUBMODULE,):
             return []
         folder = self._folders.get(importer)
         if folder is None:
             folder = self._folders[importer] = os.path.dirname(importer)
+        if os.path.basename(folder) != "src" and self._is_package_dir(os.path.dirname(os.path.abspath(importer))):
+            return []  # (a program inside a real package runs as `python -m pkg.train`: from the root)
         path = os.path.join(folder, *ref.module.split(".")) + ".py"
         if path not in self.parts or any(target == path for target, _ in found):
             return []
