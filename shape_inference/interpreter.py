@@ -88,13 +88,6 @@ _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widene
 _MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
 _MAX_WHILE_PASSES = 64  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens: probe 75c)
 MAX_DEPTH = 10
-def _reread_safely(expr: ast.expr) -> bool:
-    """A name or an attribute chain over one (`cfg`, `self.cfg`, `Trainer.load`)."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return isinstance(expr, ast.Name)
-
-
 # dunder methods that, called on an object by name, may change any of its attributes
 _REBUILDING_DUNDERS = frozenset({"__init__", "__setattr__", "__delattr__", "__setstate__"})
 _MAX_CACHE_HELD = 256  # objects of `functools.cache`d functions whose writes key the memo (Interpreter.cache_held)
@@ -4984,6 +4977,13 @@ def _conditional_imports(tree: ast.AST) -> frozenset[ast.stmt]:
                     under.update(node for inner in arm for node in ast.walk(inner) if isinstance(node, (ast.Import, ast.ImportFrom)))
         found = _CONDITIONAL_IMPORTS[tree] = frozenset(under)
     return found
+
+
+def _reread_safely(expr: ast.expr) -> bool:
+    """A name or an attribute chain over one (`cfg`, `self.cfg`, `Trainer.load`)."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
 
 
 def _top_level_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
