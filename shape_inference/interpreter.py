@@ -24,7 +24,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, jax_api, python_version, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, guards, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Guard, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -114,7 +114,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling", "conditional", "raised")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling", "conditional", "raised", "flags")
 
     def __init__(
         self,
@@ -145,6 +145,9 @@ class Frame:
         # the simple statement around it raises, and its path ends there
         self.conditional = 0
         self.raised = False
+        # names holding an undecided test's result (`eval_only = t in EVAL`): the value
+        # bound and the origins of the numbers the test read (guards.py)
+        self.flags: dict[str, tuple[Value, frozenset[Step]]] | None = None
         self.ctx = ctx
         self.branch_depth = 0
         # the birth number (InstanceV.born) of the first object made inside the
@@ -201,6 +204,7 @@ _LIBRARY_CONSTANTS = {
 _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 # statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)
 _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return})
+_JUMPS = (ast.Continue, ast.Break, ast.Return)  # statements that leave a block for the next pass or the caller
 def _falls_through(fr: Frame) -> bool:
     """Control reaches the end of the block just run (no return or raise on the way)."""
     return fr.state is not None
@@ -316,7 +320,7 @@ class Interpreter:
         self._generic_templates: dict[tuple[int, int, int], InstanceV] = {}
         self._generic_class_views: dict[tuple[int, int, int], ClassV] = {}
         self.walrus_in: dict[ast.expr, bool] = {}  # (per node: does it hold a `:=`?)
-        self.names_in_test: dict[ast.expr, tuple[str, ...]] = {}  # (per undecided if-test: the names it reads, _guard_origins)
+        self.test_reads: dict[ast.expr, tuple[tuple[str, ...], tuple[ast.expr, ...]]] = {}  # (per undecided if-test: guards.test_reads)
         self.static_fields: dict[tuple[int, str], bool] = {}
         self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
@@ -1999,6 +2003,8 @@ class Interpreter:
         value = self.ev(stmt.value, fr)
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
+        if isinstance(target := stmt.targets[0], ast.Name) and (fr.flags is not None or isinstance(stmt.value, guards.FLAG_TESTS)):
+            self._note_flag(target.id, stmt.value, value, fr)
         self.api.learn_rank_from_unpacking(self, stmt, value, fr)
 
     def s_annassign(self, stmt: ast.AnnAssign, fr: Frame) -> None:
@@ -2100,20 +2106,46 @@ class Interpreter:
         self.branch(fr, [(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)])
 
     def _guard_origins(self, test: ast.expr, fr: Frame) -> frozenset[Step]:
-        """The origins of the known ints an undecided test reads by name (`t in
-        eval_only`, `t == cfg.eval_len`): which arm runs may depend on them, so a length
-        made from one is not certain in either (a guard keeping odd lengths out of a grad
-        arm through a set the analysis could not read: probes 101a, 103a)."""
-        if fr.state is None:
+        """The origins of the known ints an undecided test reads (`t in eval_only`,
+        `cfg.t == eval_len`, `x.shape[1] in short`, a flag set from one): which arm runs
+        may depend on them, so a length made from one is not certain in either (a guard
+        keeping odd lengths out of a grad arm through a set the analysis could not read:
+        probes 101a, 103a, 105a)."""
+        state = fr.state
+        if state is None:
             return frozenset()
-        names = self.names_in_test.get(test)
-        if names is None:
-            names = self.names_in_test[test] = tuple({node.id for node in ast.walk(test) if isinstance(node, ast.Name)})
+        reads = self.test_reads.get(test)
+        if reads is None:
+            reads = self.test_reads[test] = guards.test_reads(test)
+        names, larger = reads
         found: set[Step] = set()
+        flags = fr.flags
         for name in names:
-            if isinstance(held := fr.state.get(name), IntV) and held.dim.value is not None:
-                found.update(held.dim.why)
+            held = state.get(name)
+            if isinstance(held, IntV):
+                if held.dim.value is not None:
+                    found.update(held.dim.why)
+            elif flags is not None and held is not None and (flag := flags.get(name)) is not None and flag[0] is held:
+                found.update(flag[1])
+        if larger:
+            mark = len(self.events)
+            for node in larger:
+                held = self.ev(node, fr)
+                if isinstance(held, IntV) and held.dim.value is not None:
+                    found.update(held.dim.why)
+            del self.events[mark:]  # (a property read again: its calls were recorded the first time)
         return frozenset(found)
+
+    def _note_flag(self, name: str, test: ast.expr, value: Value, fr: Frame) -> None:
+        """`eval_only = t in EVAL`: a later `if eval_only:` reads what the test read."""
+        if fr.flags is not None:
+            fr.flags.pop(name, None)
+        if isinstance(test, guards.FLAG_TESTS) and self.api.truth(value) is None:
+            origins = self._guard_origins(test, fr)
+            if origins:
+                if fr.flags is None:
+                    fr.flags = {}
+                fr.flags[name] = (value, origins)
 
     def branch(self, fr: Frame, arms: Sequence[tuple[Sequence[ast.stmt], ast.expr | None, bool]], bound: Sequence[dict[str, Value]] = ()) -> None:
         """Run each arm (its body, under its test taken with its sense) from the same
@@ -2126,6 +2158,9 @@ class Interpreter:
         first = True
         start_ctx = fr.ctx
         live: list[Ctx] = []  # each arm's context where it falls through
+        falling: list[frozenset[Guard]] = []  # and what the test guards in it
+        jumps_only = True  # every other arm guarded by the test ends by a jump, not a raise
+        read_by_test: dict[ast.expr, frozenset[Step]] = {}
         changed = False  # an arm changed the context (jax.config.update): join what they left
         fr.branch_depth += 1
         outer_made_since, fr.made_since = fr.made_since, next_born()
@@ -2149,9 +2184,13 @@ class Interpreter:
                 if fr.ctx is not start_ctx:
                     changed = True
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
+                guarded = frozenset[Guard]()
                 if test is not None:
+                    origins = read_by_test.get(test)
+                    if origins is None:
+                        origins = read_by_test[test] = self._guard_origins(test, fr)  # (before the arm's refinement: the same for each arm)
+                    guarded = frozenset((origin, id(test), sense) for origin in origins)
                     self.api.refine(self, test, sense, fr)
-                guarded = frozenset((origin, id(test), sense) for origin in self._guard_origins(test, fr)) if test is not None else frozenset[Guard]()
                 arm_ctx = fr.ctx = dataclasses.replace(fr.ctx, guarded=fr.ctx.guarded | guarded) if guarded - fr.ctx.guarded else fr.ctx
                 self.exec_block(body, fr)
                 if arm_ctx is not start_ctx:
@@ -2159,6 +2198,9 @@ class Interpreter:
                     fr.ctx = start_ctx if fr.ctx is arm_ctx else dataclasses.replace(fr.ctx, guarded=start_ctx.guarded)
                 if _falls_through(fr):
                     live.append(fr.ctx)
+                    falling.append(guarded)
+                elif not (body and isinstance(body[-1], _JUMPS)):
+                    jumps_only = False  # (an arm that raises: what follows the `if` is not guarded by it)
                 ended: State | None = getattr(fr, "state")  # (an arm may end it: a return, a raise)
                 if in_namespace and ended is not None:
                     ended = dict(ended)
@@ -2175,8 +2217,19 @@ class Interpreter:
                 fr.anchor.update(before)
         if changed or fr.ctx is not start_ctx:
             fr.ctx = joined_config(fr.ctx, live, UNKNOWN)
+        if len(falling) == 1 and falling[0] and jumps_only and len(arms) > 1:
+            # `if t in eval_only: continue` (or `return`, `break`) with the rest of the body
+            # after it: that rest is the other arm, guarded by the test to where the jump
+            # leads (the loop's pass, the function's end; probe 105a)
+            fr.ctx = dataclasses.replace(fr.ctx, guarded=fr.ctx.guarded | falling[0])
         fr.state = merged
         fr.settle()
+
+    @staticmethod
+    def _guards_end(fr: Frame, guarded: frozenset[Guard]) -> None:
+        """A loop's pass ends what a jump in it guarded (branch: `if t in E: continue`)."""
+        if fr.ctx.guarded != guarded:
+            fr.ctx = dataclasses.replace(fr.ctx, guarded=guarded)
 
     def s_assert(self, stmt: ast.Assert, fr: Frame) -> None:
         if self.api.truth(self.ev(stmt.test, fr)) is False:
@@ -2208,6 +2261,7 @@ class Interpreter:
                 # the body has not run yet
                 if fr.ctx is not start_ctx:
                     fr.ctx = with_config(fr.ctx, start_ctx.x64, start_ctx.config_precision)
+                    self._guards_end(fr, start_ctx.guarded)
                 fr.state = dict(state) if state is not None else None
                 if fr.state is None:
                     break
@@ -2228,6 +2282,7 @@ class Interpreter:
             fr.made_since = outer_made_since
             fr.jumps.pop()
         if fr.ctx is not start_ctx:
+            self._guards_end(fr, start_ctx.guarded)
             fr.ctx = joined_config(fr.ctx, [start_ctx, fr.ctx], UNKNOWN)  # the body may run no time
         if orelse and fr.state is not None:
             fr.settle()
@@ -2360,10 +2415,12 @@ class Interpreter:
         continues: list[State] = []
         fr.jumps.append((breaks, continues))
         fr.unrolling += 1
+        guarded = fr.ctx.guarded
         try:
             for item in items:
                 if fr.state is None:
                     break
+                self._guards_end(fr, guarded)
                 self.assign(stmt.target, item, fr, stmt)
                 continues.clear()
                 self.exec_block(stmt.body, fr)
@@ -2371,6 +2428,7 @@ class Interpreter:
         finally:
             fr.jumps.pop()
             fr.unrolling -= 1
+        self._guards_end(fr, guarded)
         if fr.state is not None and stmt.orelse:
             fr.settle()
             self.exec_block(stmt.orelse, fr)
@@ -2398,6 +2456,7 @@ class Interpreter:
         fr.jumps.append((breaks, continues))
         decided = False
         fr.unrolling += 1
+        guarded = fr.ctx.guarded
         try:
             # (one test more than passes: a loop of exactly _MAX_WHILE_PASSES passes ends
             # decided, probe 76a)
@@ -2410,6 +2469,7 @@ class Interpreter:
                     break
                 continues.clear()
                 self.exec_block(stmt.body, fr)
+                self._guards_end(fr, guarded)
                 fr.state = joined_with(fr.state, continues)
                 fr.settle()
         finally:

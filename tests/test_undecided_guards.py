@@ -59,3 +59,76 @@ def test_an_undecided_guard_that_reads_the_length_itself(test: str, first: str, 
     assert bool(findings) == reported
     if reported:
         assert "T = S = 33" in findings[0].message
+
+
+THROUGH = """
+import jax
+import jax.numpy as jnp
+
+
+def loss(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def forward(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32)
+
+
+class Cfg:
+    def __init__(self, t):
+        self.t = t
+
+
+def sweep(eval_only):
+    for t in (33, 64):
+        cfg = Cfg(t)
+        lens = [t]
+        q = jax.ShapeDtypeStruct((1, t, 2, 64), jnp.bfloat16)
+{body}
+
+
+sweep(unknown_set())
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "reported"),
+    [
+        # the test reads 33 through a value that carries it (probe 105a)
+        ("if cfg.t in eval_only:\n    jax.eval_shape(forward, q)\nelse:\n    jax.eval_shape(jax.grad(loss), q)", False),
+        ("if lens[0] in eval_only:\n    jax.eval_shape(forward, q)\nelse:\n    jax.eval_shape(jax.grad(loss), q)", False),
+        ("if q.shape[1] in eval_only:\n    jax.eval_shape(forward, q)\nelse:\n    jax.eval_shape(jax.grad(loss), q)", False),
+        ("frozen = t in eval_only\nif frozen:\n    jax.eval_shape(forward, q)\nelse:\n    jax.eval_shape(jax.grad(loss), q)", False),
+        ("frozen = t in eval_only\nfrozen = bool(unknown_flag())\nif frozen:\n    jax.eval_shape(forward, q)\nelse:\n    jax.eval_shape(jax.grad(loss), q)", True),
+        # a jump: what follows the `if` is its other arm, to the end of the pass
+        ("if t in eval_only:\n    continue\njax.eval_shape(jax.grad(loss), q)", False),
+        ("if t in eval_only:\n    break\njax.eval_shape(jax.grad(loss), q)", False),
+        # a raise is no guard: the program fails either way, and a validated length trains
+        ("if t in eval_only:\n    raise ValueError(t)\njax.eval_shape(jax.grad(loss), q)", True),
+        # the jump's guard ends with the pass: a later loop's grad is not under it
+        ("if t in eval_only:\n    continue\nprint(t)", True),
+    ],
+)
+def test_a_guard_reads_the_length_through_a_value_or_jumps(body: str, reported: bool) -> None:
+    if body.endswith("print(t)"):
+        source = THROUGH.format(body=_indented(body)) + "\nfor t in (33,):\n    jax.eval_shape(jax.grad(loss), jax.ShapeDtypeStruct((1, t, 2, 64), jnp.bfloat16))\n"
+    else:
+        source = THROUGH.format(body=_indented(body))
+    findings = [f for f in lint_source(source, "sweep.py", BASE) if f.code == "JCD201"]
+    assert bool(findings) == reported, findings
+
+
+@pytest.mark.parametrize(("guard", "reported"), [("if t in eval_only:", False), ("if unknown_flag():", True)])
+def test_a_returning_guard_guards_the_rest_of_the_function(guard: str, reported: bool) -> None:
+    step = f"""
+def step(q, t, eval_only):
+    {guard}
+        return jax.eval_shape(forward, q)
+    return jax.eval_shape(jax.grad(loss), q)
+"""
+    source = THROUGH.replace("class Cfg", step + "\n\nclass Cfg").format(body="        step(q, t, eval_only)")
+    assert bool([f for f in lint_source(source, "sweep.py", BASE) if f.code == "JCD201"]) == reported
+
+
+def _indented(body: str) -> str:
+    return "\n".join("        " + line for line in body.splitlines())
