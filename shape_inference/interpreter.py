@@ -114,7 +114,7 @@ class BudgetExceeded(Exception):
 class Frame:
     """The running state of one body (module, class or function)."""
 
-    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling", "conditional", "raised", "flags")
+    __slots__ = ("state", "module", "func", "local_names", "closure", "returns", "ctx", "branch_depth", "made_since", "skip_before", "main_arm", "generic", "is_class", "anchor", "yields", "exits", "nested", "volatile", "jumps", "unrolling", "conditional", "raised", "flags", "yields_in_order")
 
     def __init__(
         self,
@@ -134,6 +134,7 @@ class Frame:
         self.closure = closure
         self.returns: list[Value] = []
         self.yields: list[Value] | None = None  # a generator's body: every value it yields
+        self.yields_in_order = True  # and each yield ran once, in order (none in an undecided arm or widened loop)
         self.exits: list[Ctx] | None = None  # the context at each `return` that had a config flag set
         self.nested: list[FunctionV] | None = None  # defs of a generic body, analysed when it returns
         self.volatile: set[str] | None = None  # names a nested def rebinds (`nonlocal n`): Unknown
@@ -2439,6 +2440,8 @@ class Interpreter:
         """The items of a short literal tuple or list, or of a short range with known
         bounds, that a for loop runs one by one."""
         items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
+        if isinstance(iterable, IterV) and iterable.items is not None and iterable.stamp == self.mutations:
+            items = list(iterable.items)  # a generator's few yields, in order
         if items is None and isinstance(iterable, TupleV) and len(iterable.items) <= _MAX_UNROLLED and all(isinstance(item, (FunctionV, PartialV)) for item in iterable.items):
             # functions (ablation variants, a test's matrix of steps): joined, none is known,
             # and the calls through the loop variable would not be followed (probe 47b)
@@ -3828,13 +3831,20 @@ class Interpreter:
         value = self.ev(node.value, fr) if node.value is not None else ConstV(None)
         if fr.yields is not None:
             fr.yields.append(value)
+            if fr.branch_depth or fr.conditional:
+                fr.yields_in_order = False
         return UNKNOWN
 
     def e_yieldfrom(self, node: ast.YieldFrom, fr: Frame) -> Value:
         """`yield from it` yields each item of it."""
         value = self.ev(node.value, fr)
         if fr.yields is not None:
-            fr.yields.append(self.api.iter_element(self, value, node, fr))
+            known = self.api.known_items(value, _MAX_UNROLLED_LOOP) if not (fr.branch_depth or fr.conditional) else None
+            if known is None:
+                fr.yields.append(self.api.iter_element(self, value, node, fr))
+                fr.yields_in_order = False
+            else:
+                fr.yields.extend(known)
         return UNKNOWN
 
     def e_await(self, node: ast.Await, fr: Frame) -> Value:
@@ -4257,7 +4267,7 @@ class Interpreter:
                 if result is NEVER and frame.returns:
                     result = UNKNOWN  # (a returned name that held what a raising call gave)
                 if is_generator:
-                    result = self.generator_value(func, frame.yields or [])
+                    result = self.generator_value(func, frame.yields or [], frame.yields_in_order)
         finally:
             self.active.pop()
         made = (first_made, next_serial())
@@ -4400,7 +4410,7 @@ class Interpreter:
         if caller.func is not None:
             self.config_setters.add(id(caller.func.node))
 
-    def generator_value(self, func: FunctionV, yields: list[Value]) -> Value:
+    def generator_value(self, func: FunctionV, yields: list[Value], in_order: bool = False) -> Value:
         """A generator function's call: an iterable whose items are what the body yields
         (joined over every yield and path; loops were run to their widened state).  The
         body was run now, not lazily as Python does, so the items hold only until the
@@ -4414,7 +4424,8 @@ class Interpreter:
             element = join(element, other)
         if isinstance(element, UnknownV):
             return element
-        return IterV(element, False, (), self.mutations)
+        items = tuple(yields) if in_order and len(yields) <= _MAX_UNROLLED_LOOP else None
+        return IterV(element, False, (), self.mutations, items)
 
     @staticmethod
     def _reads_closure(func: FunctionV) -> bool:

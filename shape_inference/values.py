@@ -313,28 +313,35 @@ class IterV(FrozenValue):
 
     `stamp`: where the items were computed from a mutable object (a generator's body
     reads what its arguments hold when it runs), the interpreter's mutation count at
-    the call; consumed after a later mutation, the items are unknown."""
+    the call; consumed after a later mutation, the items are unknown.
+
+    `items`: a generator whose body yields a few items one after the other, outside any
+    undecided branch or widened loop (`yield 64; yield 33`): each, in order, so that a
+    loop over it runs a pass per item (probe 104b)."""
 
     element: Value
     is_list: bool
     why: Why
     stamp: int | None
+    items: tuple[Value, ...] | None
 
-    def __init__(self, element: Value, is_list: bool = False, why: Why = (), stamp: int | None = None) -> None:
+    def __init__(self, element: Value, is_list: bool = False, why: Why = (), stamp: int | None = None, items: tuple[Value, ...] | None = None) -> None:
         _set(self, "element", element)
         _set(self, "is_list", is_list)
         _set(self, "why", why)
         _set(self, "stamp", stamp)
+        _set(self, "items", items)
 
     @property
     def diff(self) -> bool:  # type: ignore[override]
         return self.element.diff
 
     def key(self) -> object:
-        return ("iter", self.element.key(), self.is_list, self.stamp)
+        return ("iter", self.element.key(), self.is_list, self.stamp, None if self.items is None else tuple(item.key() for item in self.items))
 
     def tainted(self, diff: bool) -> Value:
-        return IterV(self.element.tainted(diff), self.is_list, self.why, self.stamp)
+        items = None if self.items is None else tuple(item.tainted(diff) for item in self.items)
+        return IterV(self.element.tainted(diff), self.is_list, self.why, self.stamp, items)
 
 
 class ArrayV(FrozenValue):
@@ -930,7 +937,8 @@ def join(a: Value, b: Value) -> Value:
         return InstanceV(a.cls, joined, diff, merge_why(a.why, b.why))
     if isinstance(a, IterV) and isinstance(b, IterV) and a.is_list == b.is_list:
         stamp = a.stamp if a.stamp == b.stamp else -1  # -1: never current
-        return IterV(join(a.element, b.element), a.is_list, merge_why(a.why, b.why), stamp)
+        items = a.items if a.items is not None and b.items is not None and a.key() == b.key() else None
+        return IterV(join(a.element, b.element), a.is_list, merge_why(a.why, b.why), stamp, items)
     if a.key() == b.key():
         return a
     return UnknownV(diff)
