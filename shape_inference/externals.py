@@ -1664,7 +1664,9 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return UNKNOWN
     v = args[0]
     if isinstance(v, TupleV):
-        return make_int(len(v.items), (interp.step(fr, node, A.src(node)),))
+        # (with where the list was made: two `len(tokens)` of one list are one number,
+        # so that a guard reading one reads the other: probe 106a)
+        return make_int(len(v.items), merge_why(v.why, (interp.step(fr, node, A.src(node)),)))
     if isinstance(v, DictV):
         return make_int(len(v.items))
     if isinstance(v, SetV):

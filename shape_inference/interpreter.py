@@ -2558,7 +2558,8 @@ class Interpreter:
                 fr.state = self._after_suppress(start, None, _stored_names_block(stmt.body))
         else:
             self.exec_block(stmt.body, fr)
-        fr.ctx = saved
+        # (what a jump in the body guarded goes on past the block: `with mesh: if t in E: return`)
+        fr.ctx = saved if fr.ctx.guarded == saved.guarded else dataclasses.replace(saved, guarded=fr.ctx.guarded)
 
     def s_try(self, stmt: ast.Try, fr: Frame) -> None:
         start = fr.state

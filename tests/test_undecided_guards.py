@@ -103,6 +103,8 @@ sweep(unknown_set())
         # a jump: what follows the `if` is its other arm, to the end of the pass
         ("if t in eval_only:\n    continue\njax.eval_shape(jax.grad(loss), q)", False),
         ("if t in eval_only:\n    break\njax.eval_shape(jax.grad(loss), q)", False),
+        ("with open(__file__):\n    if t in eval_only:\n        continue\njax.eval_shape(jax.grad(loss), q)", False),  # probe 106a
+        ("tokens = list(range(t))\nif len(tokens) in eval_only:\n    continue\njax.eval_shape(jax.grad(loss), jax.ShapeDtypeStruct((1, len(tokens), 2, 64), jnp.bfloat16))", False),
         # a raise is no guard: the program fails either way, and a validated length trains
         ("if t in eval_only:\n    raise ValueError(t)\njax.eval_shape(jax.grad(loss), q)", True),
         # the jump's guard ends with the pass: a later loop's grad is not under it
