@@ -732,7 +732,10 @@ def lift_class(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: as
     """`nn.scan(Block, length=N, ...)` / `nn.vmap(Block, in_axes=0, ...)`: a class whose
     instances call Block's `__call__` per step (scan: the carry as is, the other
     arguments without their leading axis) or per example (vmap, as jax.vmap maps).
-    Lifted functions (`nn.scan(fn)(module, ...)`) are not modelled."""
+    The function form of scan, `nn.scan(fn, ...)(module, carry, xs)`, calls fn with the
+    module, the carry and each step's slice (probe 104e); nn.vmap's is not modelled."""
+    if args and isinstance(args[0], FunctionV) and q == "flax.linen.scan":
+        return ExtObjectV(q + "()", (args[0],), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
     if not args or not isinstance(args[0], ClassV):
         return UNKNOWN
     return ExtObjectV(q, (args[0],), tuple(kwargs.items()), (interp.step(fr, node, A.src(node)),))
@@ -751,6 +754,9 @@ def _lifted(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, no
     if kind == "flax.linen.vmap":
         params = tuple((k, v) for k, v in obj.kwargs if k in ("in_axes", "out_axes"))
         return interp.call(TransformV(kind, inst, params, (step,)), args, kwargs, False, node, fr)
+    module: Args = []  # the function form's module, passed as it is
+    if isinstance(inst, FunctionV):
+        module, args = list(args[:1]), args[1:]
     if not args:
         return UNKNOWN
     in_axes = obj.kwarg("in_axes")
@@ -759,30 +765,33 @@ def _lifted(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, no
         axis: Value | None = in_axes
         if isinstance(in_axes, TupleV):
             axis = in_axes.items[i] if i < len(in_axes.items) else None
-        if axis is None or int_value(axis) == 0:
-            xs.append(_without_leading_axis(x))
+        index = 0 if axis is None else int_value(axis)
+        if index is not None:
+            xs.append(_without_axis(x, index))  # (`in_axes=1`: chunks of a (B, n, c, C) sequence, probe 104e)
         elif isinstance(axis, ExternalV) and axis.qualname == "flax.linen.broadcast":
             xs.append(x)
         else:
             xs.append(UnknownV(x.diff))
     carry = args[0]
-    out = interp.call(inst, [carry, *xs], kwargs, False, node, fr)
+    out = interp.call(inst, [*module, carry, *xs], kwargs, False, node, fr)
     if isinstance(out, TupleV) and len(out.items) == 2 and out.items[0].diff and not carry.diff:
         # the next step takes this step's carry, now differentiated (by the layer's
         # parameters): run it again as step two sees it
-        out = interp.call(inst, [carry.tainted(True), *xs], kwargs, False, node, fr)
+        out = interp.call(inst, [*module, carry.tainted(True), *xs], kwargs, False, node, fr)
     if isinstance(out, TupleV) and len(out.items) == 2:
         return TupleV((out.items[0], UnknownV(out.items[1].diff)))
     return UnknownV(out.diff)
 
 
-def _without_leading_axis(x: Value) -> Value:
+def _without_axis(x: Value, axis: int) -> Value:
+    """One step's slice of what nn.scan scans over `axis` (each leaf of a tuple)."""
     if isinstance(x, ConstV) and x.value is None:
         return x
-    if isinstance(x, ArrayV) and x.shape:
-        return x.with_shape(x.shape[1:])
+    if isinstance(x, ArrayV) and x.shape and -len(x.shape) <= axis < len(x.shape):
+        index = axis % len(x.shape)
+        return x.with_shape(x.shape[:index] + x.shape[index + 1:])
     if isinstance(x, TupleV):
-        return TupleV(tuple(_without_leading_axis(i) for i in x.items), x.is_list, x.why, x.diff)
+        return TupleV(tuple(_without_axis(i, axis) for i in x.items), x.is_list, x.why, x.diff)
     return UnknownV(x.diff)
 
 
