@@ -705,6 +705,8 @@ def unpack(interp: Interpreter, value: Value, n: int | None, has_star: bool, nod
     if isinstance(value, ArrayV) and value.shape:
         # unpacking an array walks its leading axis: q, k, v = qkv
         first = value.shape[0].value
+        if first is None and n is not None and not has_star:
+            first = n  # `q, k, v = qkv` of an unknown leading axis: three, or Python raises (probe 106d)
         if first is None or first > 64:
             return None
         if n is not None and not has_star and first != n:
