@@ -387,6 +387,7 @@ class Interpreter:
         self._top_imports_indexed: set[int] = set()  # modules not run whose top-level imports are in _imported_by_run
         self._imported_not_indexed: list[ModuleInfo] = []  # modules a conditional import that ran names (note_import_run)
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
+        self.packages_imported_whole: dict[int, tuple[ModuleInfo, ...]] = {}  # (by a module's id: its `import pkg`s of project packages)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
@@ -1374,14 +1375,16 @@ class Interpreter:
         key = (id(info), id(module), name)
         found = self.package_reexports.get(key)
         if found is None:
-            found = False
-            for stmt in info.facts.imports():
-                if isinstance(stmt, ast.Import):
-                    for alias in stmt.names:
-                        package = self.project.find(self.project.absolute_import(info, alias.name))
-                        if package is not None and package.is_package and package is not module and self._reexported_from(package, name) == (module, name):
-                            found = True
-            self.package_reexports[key] = found
+            packages = self.packages_imported_whole.get(id(info))
+            if packages is None:
+                packages = self.packages_imported_whole[id(info)] = tuple(
+                    package
+                    for stmt in info.facts.imports()
+                    if isinstance(stmt, ast.Import)
+                    for alias in stmt.names
+                    if (package := self.project.find(self.project.absolute_import(info, alias.name))) is not None and package.is_package
+                )
+            found = self.package_reexports[key] = any(package is not module and self._reexported_from(package, name) == (module, name) for package in packages)
         return found
 
     def _facts_with_definitions(self, info: ModuleInfo, names: list[str]) -> ScopeFacts | None:
