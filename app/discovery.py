@@ -309,6 +309,14 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
                 refs.append(ImportRef(0, package, (EVERY_SUBMODULE,)))
             elif _NAME_RE.fullmatch(f"{package}.{name}"):
                 refs.append(ImportRef(0, f"{package}.{name}"))
+        # `import_module(".vit", __name__)` in a package's lazy `__getattr__`: a module of
+        # the importer's own package, as `from . import vit` (probe 107d)
+        for match in _IMPORT_MODULE_OWN_PACKAGE.finditer(text):
+            built_name, name = match["built"], match["name"]
+            if built_name or match["held"]:  # (`import_module(_LAZY[name], __name__)`: any of them)
+                refs.append(ImportRef(1, "", (EVERY_SUBMODULE,)))
+            elif _NAME_RE.fullmatch(name):
+                refs.append(ImportRef(1, name))
     return tuple(refs)
 
 
@@ -316,6 +324,9 @@ _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*
 _IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
 _IMPORT_MODULE_RELATIVE = re.compile(
     r"""\bimport_module\(\s*(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|\{[^}'"]*\})["']\s*,\s*(?:package\s*=\s*)?["'](?P<package>[A-Za-z_][\w.]*)["']\s*\)"""
+)
+_IMPORT_MODULE_OWN_PACKAGE = re.compile(
+    r"""\bimport_module\(\s*(?:(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|\{[^}'"]*\})["']|(?P<held>[\w.\[\]]+))\s*,\s*(?:package\s*=\s*)?(?:__name__|__package__)\s*\)"""
 )
 # the names of an ImportRef for a module of a package chosen at run time (no name is "*")
 EVERY_SUBMODULE = "*"

@@ -915,6 +915,10 @@ def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     import runs it (what it registers is registered: probe 52a)."""
     ok, text = const_value(arg(args, kwargs, 0, "name") or UNKNOWN)
     okp, package = const_value(arg(args, kwargs, 1, "package") or ConstV(None))
+    if not okp and _names_own_module(node) and fr.module.name:
+        # `import_module(".vit", __name__)` in a package's lazy `__getattr__` (probe 107d);
+        # `__name__` is not read as a constant elsewhere: `if __name__ == "__main__":` runs
+        okp, package = True, fr.module.name
     if not (ok and isinstance(text, str) and text) or not okp:
         return UNKNOWN
     if text.startswith("."):
@@ -930,6 +934,14 @@ def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         return interp.import_module_value(text)
     interp.module_namespace(info)
     return ModuleV(info)
+
+
+def _names_own_module(node: ast.AST) -> bool:
+    """Is an import_module call's package argument the importer's `__name__`?"""
+    if not isinstance(node, ast.Call):
+        return False
+    given = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
+    return isinstance(given, ast.Name) and given.id == "__name__"
 
 
 _MAX_JSON_TEXT = 100_000  # characters of a JSON literal json.loads is read for

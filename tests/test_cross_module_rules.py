@@ -827,6 +827,39 @@ def test_an_experiment_config_chosen_by_a_built_module_name(tmp_path: Path, monk
         assert len(lines) == 1 and lines[0].startswith("train.py:6:") and "JCD201" in lines[0] and found in lines[0]
 
 
+@pytest.mark.parametrize(
+    "loader",
+    [
+        'importlib.import_module(".attn", __name__)',
+        'importlib.import_module(_LAZY[name], __name__)',
+        'importlib.import_module(f".{_LAZY[name][1:]}", package=__name__)',
+        "importlib.import_module(_LAZY[name], __package__)",
+    ],
+)
+def test_a_package_that_loads_its_modules_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, loader: str) -> None:
+    """Probe 107d: a package's `__getattr__` (PEP 562) imports the module that defines a
+    name when an importer first reads it; the module was not in the project set, and
+    `__name__` as the package was not read."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": (
+                'import importlib\n\n_LAZY = {"attend": ".attn"}\n\n\n'
+                f"def __getattr__(name):\n    if name in _LAZY:\n        return getattr({loader}, name)\n    raise AttributeError(name)\n"
+            ),
+            "pkg/attn.py": "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+            "main.py": (
+                "import jax\nimport jax.numpy as jnp\n\nimport pkg\n\n\n"
+                "def train():\n    q = jax.ShapeDtypeStruct((1, 7, 2, 64), jnp.bfloat16)\n"
+                "    return jax.eval_shape(jax.grad(lambda q: pkg.attend(q).astype(jnp.float32).sum()), q)\n\n\n"
+                "if __name__ == '__main__':\n    train()\n"
+            ),
+        },
+    )
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert len(lines) == 1 and lines[0].startswith("pkg/attn.py:5:12: JCD201") and "T = S = 7" in lines[0]
+
+
 @pytest.mark.parametrize("init", [True, False])
 @pytest.mark.parametrize(("spelling", "call"), [("from src.model import attn", "attn"), ("from src import model", "model.attn"), ("import src.model as m", "m.attn")])
 def test_a_package_named_src_imported_from_the_repository_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, init: bool, spelling: str, call: str) -> None:
