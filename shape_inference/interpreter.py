@@ -2310,6 +2310,10 @@ class Interpreter:
         if self._loop_changes_its_list(stmt, fr):
             iterable = UnknownV(iterable.diff)  # `for s in sizes: sizes.append(...)`: the loop sees what it appends
         items = self._unrolled_items(iterable)
+        if isinstance(iterable, IterV) and iterable.items is not None and iterable.stamp == self.mutations and isinstance(stmt.iter, ast.Call):
+            # a generator's few yields, in order, from a generator made here (one held by a
+            # name may have been advanced or used up: probe 107a)
+            items = list(iterable.items)
         if items is None and isinstance(iterable, ArrayV) and iterable.shape and 0 < (iterable.shape[0].value or 0) <= _MAX_UNROLLED_LOOP:
             # `for k in jax.random.split(key, n_layers):` building a list of layers: one
             # pass per row, so the list holds them (probe 100d: widened, the appended layers
@@ -2443,8 +2447,6 @@ class Interpreter:
         """The items of a short literal tuple or list, or of a short range with known
         bounds, that a for loop runs one by one."""
         items: list[Value] | None = self.api.known_items(iterable, _MAX_UNROLLED_LOOP)
-        if isinstance(iterable, IterV) and iterable.items is not None and iterable.stamp == self.mutations:
-            items = list(iterable.items)  # a generator's few yields, in order
         if items is None and isinstance(iterable, TupleV) and len(iterable.items) <= _MAX_UNROLLED and all(isinstance(item, (FunctionV, PartialV)) for item in iterable.items):
             # functions (ablation variants, a test's matrix of steps): joined, none is known,
             # and the calls through the loop variable would not be followed (probe 47b)
