@@ -3253,11 +3253,35 @@ class Interpreter:
         mark_changed_in_place(container)
         if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
             return
+        if isinstance(container, TupleV) and container.is_list and not fr.branch_depth and self.held_once([container], fr):
+            kept = self._list_without(container, target.slice, fr)
+            if kept is not None:
+                fr.state[target.value.id] = kept
+                return
         ok, key = const_value(self.ev(target.slice, fr))
         if isinstance(container, DictV) and ok and not fr.branch_depth:
             fr.state[target.value.id] = DictV(without_key(container.items, key), container.why, container.diff)
         else:
             fr.state[target.value.id] = UNKNOWN
+
+    def _list_without(self, held: TupleV, index: ast.expr, fr: Frame) -> TupleV | None:
+        """`del tokens[-1]`, `del tokens[:2]` with known bounds: the list without those
+        items (probe 107a: 34 tokens less one were Unknown)."""
+        bounds: list[int | None] = []
+        for node in (index.lower, index.upper, index.step) if isinstance(index, ast.Slice) else (index,):
+            ok, bound = const_value(self.ev(node, fr)) if node is not None else (True, None)
+            if not ok or not (bound is None or isinstance(bound, int) and not isinstance(bound, bool)):
+                return None
+            bounds.append(bound)
+        items = list(held.items)
+        try:
+            if isinstance(index, ast.Slice):
+                del items[slice(*bounds)]
+            else:
+                del items[cast(int, bounds[0])]
+        except (IndexError, ValueError, TypeError):
+            return None
+        return TupleV(tuple(items), True, merge_why(held.why, (self.step(fr, index, f"del {self.source_text(index)}"),)), held.diff)
 
     def s_global(self, stmt: ast.stmt, fr: Frame) -> None:
         return
