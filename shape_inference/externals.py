@@ -3131,6 +3131,7 @@ _register(["take"], _NP, h_take)
 _register(["pad"], ["jax.lax"], h_lax_pad)
 _register(["conv_general_dilated", "conv", "conv_with_general_padding"], ["jax.lax"], windows.h_conv)
 _register(["conv_transpose"], ["jax.lax"], windows.h_conv_transpose)
+_register(["conv_general_dilated_patches"], ["jax.lax"], windows.h_conv_patches)
 _register(["reduce_window"], ["jax.lax"], windows.h_reduce_window)
 _register(["max_pool", "avg_pool"], ["flax.linen", "flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)
 _register(["min_pool"], ["flax.nnx", "flax.linen.pooling"], windows.h_flax_pool)  # not in flax.linen's namespace

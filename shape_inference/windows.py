@@ -296,6 +296,47 @@ def h_conv(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return ArrayV(tuple(sizes[c] for c in out_spec), dtype, diff, merge_why(lhs.why, rhs.why))
 
 
+def h_conv_patches(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """lax.conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+    lhs_dilation, rhs_dilation, dimension_numbers, precision, preferred_element_type):
+    JAX's own construction, a grouped convolution with an identity kernel of C * prod(
+    filter_shape) outputs, one input feature each and the filter's spatial shape (the
+    unfolded patches of PatchTST-style models: probe 107c)."""
+    lhs = _array(_arg(args, kwargs, 0, "lhs"))
+    if lhs is None or lhs.shape is None or len(lhs.shape) < 3 or len(args) > 9:
+        return UNKNOWN if lhs is None else ArrayV(None, lhs.dtype, any_diff(*args, *kwargs.values()))
+    ndim = len(lhs.shape)
+    filter_shape = known_ints(_arg(args, kwargs, 1, "filter_shape"), ndim - 2)
+    specs = _conv_specs(_arg(args, kwargs, 6, "dimension_numbers"), ndim)
+    if filter_shape is None or specs is None:
+        return ArrayV(None, lhs.dtype, any_diff(*args, *kwargs.values()))
+    lhs_spec, rhs_spec, _ = specs
+    channels = lhs.shape[lhs_spec.index("C")]
+    spatial = iter(filter_shape)
+    kernel = tuple(
+        D.mul(channels, D.const(_product(filter_shape))) if letter == "O" else D.const(1) if letter == "I" else D.const(next(spatial))
+        for letter in rhs_spec
+    )
+    rhs = ArrayV(kernel, lhs.dtype)
+    conv_kwargs = {name: kwargs[name] for name in ("lhs_dilation", "rhs_dilation", "dimension_numbers", "preferred_element_type") if name in kwargs}
+    for at, name in ((4, "lhs_dilation"), (5, "rhs_dilation"), (6, "dimension_numbers"), (8, "preferred_element_type")):
+        if at < len(args):
+            conv_kwargs[name] = args[at]
+    conv_kwargs["feature_group_count"] = IntV(channels)
+    strides = _arg(args, kwargs, 2, "window_strides")
+    padding = _arg(args, kwargs, 3, "padding")
+    if strides is None or padding is None:
+        return ArrayV(None, lhs.dtype, any_diff(*args, *kwargs.values()))
+    return h_conv(interp, [lhs, rhs, strides, padding], conv_kwargs, node, fr, "jax.lax.conv_general_dilated")
+
+
+def _product(sizes: list[int]) -> int:
+    total = 1
+    for size in sizes:
+        total *= size
+    return total
+
+
 # -- lax.reduce_window and the pools built on it -------------------------------------------------
 def _reduced(interp: Interpreter, x: ArrayV, windows: list[int], strides: list[int], paddings: Sequence[Padding | None], node: ast.AST, fr: Frame, dtype: str | None, base: list[int] | None = None, dilation: list[int] | None = None) -> ArrayV:
     """x after a reduce_window over all its axes (one window, stride and padding each)."""

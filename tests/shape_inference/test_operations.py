@@ -275,6 +275,14 @@ def test_convolutions(expr: str, shape: str) -> None:
         ("jax.lax.conv(f((2, 3, 101, 50)), f((16, 3, 4, 3)), (2, 2), 'SAME')", "(2, 16, 51, 25)", "float32"),
         ("jax.lax.conv_with_general_padding(f((2, 3, 101)), f((16, 3, 4)), (2,), [(1, 0)], (2,), (1,))", "(2, 16, 100)", "float32"),
         ("jax.lax.conv_with_general_padding(f((2, 3, 101)), f((16, 3, 4)), (2,), 'SAME', None, (3,))", "(2, 16, 51)", "float32"),
+        # unfolded patches: a grouped convolution with an identity kernel (probe 107c)
+        ("jax.lax.conv_general_dilated_patches(f((2, 96, 1)), (16,), (8,), 'VALID', dimension_numbers=('NHC', 'OIH', 'NHC'))", "(2, 11, 16)", "float32"),
+        ("jax.lax.conv_general_dilated_patches(f((2, 3, 96)), (16,), (8,), 'VALID')", "(2, 48, 11)", "float32"),
+        ("jax.lax.conv_general_dilated_patches(w16((2, 512, 7)), (16,), (8,), 'VALID', dimension_numbers=('NWC', 'WIO', 'NWC'))", "(2, 63, 112)", "bfloat16"),
+        ("jax.lax.conv_general_dilated_patches(f((2, 33, 47, 3)), (3, 5), (2, 3), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))", "(2, 17, 16, 45)", "float32"),
+        ("jax.lax.conv_general_dilated_patches(f((2, 33, 47, 3)), (3, 5), (2, 3), 'VALID', dimension_numbers=('NHWC', 'OIHW', 'NCHW'))", "(2, 45, 16, 15)", "float32"),
+        ("jax.lax.conv_general_dilated_patches(f((2, 3, 101)), (4,), (2,), [(1, 2)], rhs_dilation=(2,))", "(2, 12, 49)", "float32"),
+        ("jax.lax.conv_general_dilated_patches(f((2, 3, 101)), (s,), (2,), 'VALID')", "(?)", "float32"),  # a filter not known: nothing known
         ("jax.lax.reduce_window(w16((2, 101, 256)), 0.0, jax.lax.add, (1, 2, 1), (1, 2, 1), 'SAME')", "(2, 51, 256)", "bfloat16"),
         ("jax.lax.reduce_window(f((2, 101, 256)), -jnp.inf, jax.lax.max, (1, 3, 1), None, 'VALID')", "(2, 99, 256)", "float32"),
         ("jax.lax.reduce_window(f((2, 101, 256)), 0.0, jax.lax.add, (1, 3, 1), (1, 2, 1), ((0, 0), (1, 1), (0, 0)))", "(2, 51, 256)", "float32"),
