@@ -3390,7 +3390,7 @@ HANDLERS["equinox.filter_eval_shape"] = h_primals_transform
 HANDLERS["flax.nnx.eval_shape"] = h_primals_transform
 for _name in A.PRIMALS_LIKE:
     HANDLERS[_name] = h_primals_transform
-_register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["jax.lax"], h_control_flow)
+_register(["scan", "fori_loop", "while_loop", "cond", "switch", "map", "platform_dependent"], ["jax.lax"], h_control_flow)
 _register(["scan", "fori_loop", "while_loop", "cond", "switch", "map"], ["haiku"], h_control_flow)  # haiku's own, same signatures (probe 43b)
 # nnx's control flow takes modules in its operands, with jax.lax's signatures
 _register(["fori_loop", "while_loop", "cond", "switch"], ["flax.nnx"], h_control_flow)

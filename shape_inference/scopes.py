@@ -1028,7 +1028,7 @@ _HOLDERS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Assign, ast.An
 FIXED_ARGUMENT_CALLERS = frozenset(
     {"grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "jacobian", "hessian",
      "jit", "pjit", "pmap", "vmap", "xmap", "shard_map", "checkpoint", "remat", "eval_shape", "make_jaxpr",
-     "named_call", "custom_vjp", "custom_jvp", "defvjp", "defjvp", "scan", "fori_loop", "while_loop", "cond",
+     "named_call", "custom_vjp", "custom_jvp", "defvjp", "defjvp", "scan", "fori_loop", "while_loop", "cond", "platform_dependent",
      "switch", "map", "associative_scan", "tree_map", "tree_map_with_path", "filter_jit", "filter_grad",
      "filter_value_and_grad", "filter_vmap", "filter_pmap", "filter_vjp", "filter_jvp", "filter_checkpoint",
      "filter_jacfwd", "filter_jacrev", "filter_hessian",

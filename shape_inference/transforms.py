@@ -23,6 +23,7 @@ from jax_cudnn_lint.shape_inference.scopes import parameter_names
 from jax_cudnn_lint.shape_inference.dtypes import is_float
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
+    absent,
     ArrayV,
     ClassV,
     ConstV,
@@ -902,6 +903,18 @@ def _call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
             return UNKNOWN
         interp.call(args[0], [_leading_slice(args[1])], {}, False, node, fr)
         return UNKNOWN
+    if name == "platform_dependent":
+        # `lax.platform_dependent(*args, default=f, cuda=g, ...)`: JAX traces every branch
+        # with the operands, whatever the platform (probe 107b: a cuDNN `cuda=` branch
+        # raised on the CPU too)
+        branches = [value for key, value in kwargs.items() if key != "default" or not absent(value)]
+        results = [interp.call(branch, args, {}, False, node, fr) for branch in branches]
+        if not results:
+            return UNKNOWN
+        out = results[0]
+        for r in results[1:]:
+            out = join(out, r)
+        return out
     return UNKNOWN
 
 
