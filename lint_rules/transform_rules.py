@@ -272,8 +272,13 @@ def _derived_axis(func: Function, use: ast.expr, params: list[str], in_axes: Val
     return _axis_of_expr(func, use, at, params, in_axes, 0)
 
 
+# how deep _axis_of_expr follows expressions and the names they read (probe 107e: a mask
+# built from a comparison with a position array named on its own line took nine steps)
+_MAX_AXIS_DEPTH = 12
+
+
 def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
-    if depth > 8:
+    if depth > _MAX_AXIS_DEPTH:
         return _UNKNOWN_AXIS
     if isinstance(expr, ast.Constant):
         return True, None
