@@ -32,14 +32,14 @@ def _plain(node: ast.expr) -> bool:
             if not (isinstance(index, (ast.Constant, ast.Name)) or isinstance(index, ast.UnaryOp) and isinstance(index.operand, ast.Constant)):
                 return False
             node = node.value
-        elif _is_len(node):
-            node = node.args[0]  # type: ignore[union-attr]
+        elif isinstance(node, ast.Call) and _is_len(node):
+            node = node.args[0]
         else:
             return False
 
 
-def _is_len(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords
+def _is_len(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords
 
 
 def test_reads(test: ast.expr) -> tuple[tuple[str, ...], tuple[ast.expr, ...]]:
