@@ -653,9 +653,10 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
             continue
         if isinstance(expr, ast.Name) and (self_unmapped or not _assigned_in(func, expr.id)):
             known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
-        elif expr is not None and not isinstance(expr, ast.Name) and through is None and self_unmapped and not isinstance(func, ast.Lambda):
+        elif expr is not None and not isinstance(expr, ast.Name) and self_unmapped and not isinstance(func, ast.Lambda):
             # an expression of the mapped function's own (`pair_bias.astype(jnp.bfloat16)`:
-            # probe 56a), batched as what it is computed from where that is certain
+            # probe 56a), or one it passes to the wrapper (`attend(q[None], ...)`: probe
+            # 101c), batched as what it is computed from where that is certain
             known, axis = _derived_axis(func, expr, params, info.in_axes)
         else:
             continue
