@@ -266,8 +266,13 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
                     importers.setdefault(target, []).append((s.path, taken))
                     if target != s.path and (registering := _registering_names(taken)):
                         taken_from.setdefault(s.path, []).append((target, registering))
-        # pytest gives a test its conftest.py fixtures without an import: reachable only
-        targets.update(p for p in conftest_paths(s.path, root) if p in by_path)
+        # pytest gives a test its conftest.py fixtures without an import, by name: as if
+        # `from conftest import *`, a test requesting a fixture that builds the model
+        # leads to it (probe 108d: the model came from a conftest fixture)
+        for conftest in conftest_paths(s.path, root):
+            if conftest in by_path:
+                targets.add(conftest)
+                importers.setdefault(conftest, []).append((s.path, Taken()))
         imports[s.path] = targets
 
     # Worklist over what changed: `pending` holds the names a module newly leads

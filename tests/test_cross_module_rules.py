@@ -983,6 +983,19 @@ def test_a_test_module_driving_a_model_keeps_its_grad_tests_on_conftest_fixtures
     assert places(tmp_path, monkeypatch, capsys, files) == [["model.py:8:16:", "JCD201"]]
 
 
+@pytest.mark.parametrize("imports_model", [True, False])
+def test_a_grad_test_whose_model_comes_only_from_a_conftest_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports_model: bool) -> None:
+    # probe 108d: the test names nothing of the model's module (or imports it unused): its
+    # conftest's fixture builds the model, so the test leads to it as the conftest does
+    files = {
+        "model.py": "import jax\nimport jax.numpy as jnp\n\n\nclass Attention:\n    def __call__(self, x):\n        q = x.reshape(1, x.shape[0], 4, 16).astype(jnp.bfloat16)\n        return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
+        "tests/conftest.py": "import pytest\n\nfrom model import Attention\n\n\n@pytest.fixture\ndef net():\n    return Attention()\n",
+        "tests/test_grad.py": ("from model import Attention  # noqa: F401\n" if imports_model else "")
+        + "import jax\nimport jax.numpy as jnp\n\n\ndef test_grad_runs(net):\n    x = jnp.zeros((33, 64))\n    jax.grad(lambda x: net(x).astype(jnp.float32).sum())(x)\n",
+    }
+    assert places(tmp_path, monkeypatch, capsys, files) == [["model.py:8:16:", "JCD201"]]
+
+
 STORED_ENC = """\
 import jax
 import jax.numpy as jnp
