@@ -3050,7 +3050,7 @@ class Interpreter:
             sub = self.project.find(f"{base}.{name}") if base else self.project.find(name)
             if sub is not None:
                 return ModuleV(sub)
-            return UNKNOWN
+            return self._lazy_module_attribute(info, info.namespace, name)
         sub = self.project.find(f"{base}.{name}") if base else None
         if sub is not None:
             return ModuleV(sub)
@@ -3380,7 +3380,7 @@ class Interpreter:
                 found = self.resolved(namespace, value.name, depth + 1)
             if isinstance(found, LazyImportV) or found is None:
                 sub = self.project.find(f"{value.info.name}.{value.name}")
-                found = ModuleV(sub) if sub is not None else UNKNOWN
+                found = ModuleV(sub) if sub is not None else self._lazy_module_attribute(value.info, namespace, value.name)
             if value.name in value.info.facts.written_by_code():
                 found = UNKNOWN  # `globals().update(overrides)` in that module
             value.resolved_as(found)
@@ -3391,6 +3391,15 @@ class Interpreter:
         if value.changed_in_place:
             return UNKNOWN.tainted(value.diff)  # changed through another name or by a callee
         return value
+
+    def _lazy_module_attribute(self, info: ModuleInfo, namespace: State, name: str) -> Value:
+        """`from pkg import Attention` where pkg serves the name through its module-level
+        `__getattr__` (PEP 562): what the hook returns (probe 108a; `pkg.Attention` reads
+        it as e_attribute does)."""
+        hook = self.resolved(namespace, "__getattr__") if "__getattr__" in namespace else None
+        if not isinstance(hook, FunctionV) or isinstance(hook.node, ast.Lambda) or len(hook.node.args.args) != 1:
+            return UNKNOWN
+        return self.call(hook, [ConstV(name)], {}, False, hook.node, Frame(info, namespace, Ctx()))
 
     def s_lazydef(self, stmt: LazyDef, fr: Frame) -> None:
         self.assign_name(stmt.name, LazyDefV(fr.module, stmt), fr)

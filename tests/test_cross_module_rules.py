@@ -836,7 +836,8 @@ def test_an_experiment_config_chosen_by_a_built_module_name(tmp_path: Path, monk
         "importlib.import_module(_LAZY[name], __package__)",
     ],
 )
-def test_a_package_that_loads_its_modules_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, loader: str) -> None:
+@pytest.mark.parametrize(("spelling", "call"), [("import pkg", "pkg.attend"), ("from pkg import attend", "attend")])
+def test_a_package_that_loads_its_modules_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, loader: str, spelling: str, call: str) -> None:
     """Probe 107d: a package's `__getattr__` (PEP 562) imports the module that defines a
     name when an importer first reads it; the module was not in the project set, and
     `__name__` as the package was not read."""
@@ -849,9 +850,9 @@ def test_a_package_that_loads_its_modules_lazily(tmp_path: Path, monkeypatch: py
             ),
             "pkg/attn.py": "import jax\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n",
             "main.py": (
-                "import jax\nimport jax.numpy as jnp\n\nimport pkg\n\n\n"
+                f"import jax\nimport jax.numpy as jnp\n\n{spelling}\n\n\n"
                 "def train():\n    q = jax.ShapeDtypeStruct((1, 7, 2, 64), jnp.bfloat16)\n"
-                "    return jax.eval_shape(jax.grad(lambda q: pkg.attend(q).astype(jnp.float32).sum()), q)\n\n\n"
+                f"    return jax.eval_shape(jax.grad(lambda q: {call}(q).astype(jnp.float32).sum()), q)\n\n\n"
                 "if __name__ == '__main__':\n    train()\n"
             ),
         },
