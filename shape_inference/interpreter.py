@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import copy
 import os
 import math
@@ -1491,13 +1492,14 @@ class Interpreter:
         value = self._call_fixture(fixture, depth, seen_from, in_class, None)
         return None if isinstance(value, UnknownV) else value
 
-    def _call_fixture(self, fixture: FunctionV, depth: int, seen_from: ModuleInfo, in_class: ClassV | None, request: Value | None) -> Value:
+    def _call_fixture(self, fixture: FunctionV, depth: int, seen_from: ModuleInfo, in_class: ClassV | None, request: Value | None, chosen: Mapping[str, Value] | None = None) -> Value:
         """A fixture's value: called with its own parameters injected as fixtures (and
-        `request`, where given), what a yield fixture yields."""
+        `request`, where given; `chosen`: the values of parametrized fixtures it
+        requests, for one of the test's runs), what a yield fixture yields."""
         args: list[Value] = []
         a = fixture.node.args
         for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
-            given = request if param.arg == "request" else None
+            given = request if param.arg == "request" else chosen.get(param.arg) if chosen else None
             args.append(given or self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class) or OpaqueV(param.arg))
         try:
             value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
@@ -1526,7 +1528,52 @@ class Interpreter:
             if values is None:
                 continue
             rows = [{**row, param.arg: value} for row in (rows or [{}]) for value in values][:case_rows.MAX_ROWS]
-        return rows
+        return self._rows_through_fixtures(func, rows, given)
+
+    def _rows_through_fixtures(self, func: FunctionV, rows: list[dict[str, Value]] | None, given: frozenset[str]) -> list[dict[str, Value]] | None:
+        """A test's rows crossed with the `params=` of the fixtures its fixtures request
+        (`tokens(seq_len)` with `seq_len` over [64, 127]): one run per param, every
+        fixture of the run built with the same value, as pytest shares one fixture value
+        per run; a param the test requests itself keeps its row's value (probe 108d)."""
+        a = func.node.args
+        names = [p.arg for p in [*a.posonlyargs, *a.args]]
+        dependents: dict[str, tuple[FunctionV, list[str]]] = {}
+        choices: dict[str, list[Value]] = {}
+        for name in names:
+            if rows is not None and all(name in row for row in rows) or name in given:
+                continue
+            fixture = self._any_fixture(func, name)
+            if fixture is None or self.api.fixture_param_list(fixture) is not None or isinstance(fixture.node, ast.Lambda):
+                continue
+            inner = fixture.node.args
+            needs: list[str] = []
+            for param in [*inner.posonlyargs, *inner.args][: len(inner.posonlyargs) + len(inner.args) - len(inner.defaults)]:
+                if rows is not None and all(param.arg in row for row in rows):
+                    needs.append(param.arg)  # (`@parametrize("width", ...)` overriding the fixture `cols(width)` requests)
+                    continue
+                dependency = self._any_fixture(func, param.arg) if param.arg != "request" else None
+                if dependency is None:
+                    continue
+                values = self.api.fixture_params(dependency)
+                if values is None and (params := self.api.fixture_param_list(dependency)) is not None:
+                    values = [self._fixture_with_param(dependency, value, func.module) for value in params]
+                if values is not None:
+                    needs.append(param.arg)
+                    choices[param.arg] = values
+            if needs:
+                dependents[name] = (fixture, needs)
+        if not dependents:
+            return rows
+        out: list[dict[str, Value]] = []
+        for row in rows or [{}]:
+            free = [name for name in choices if name not in row]
+            for combination in itertools.product(*(choices[name] for name in free)):
+                chosen = {**{name: row[name] for _, needs in dependents.values() for name in needs if name in row}, **dict(zip(free, combination))}
+                built = {name: self._call_fixture(fixture, 1, func.module, None, None, chosen) for name, (fixture, _) in dependents.items()}
+                out.append({**row, **built})
+                if len(out) >= case_rows.MAX_ROWS:
+                    return out
+        return out
 
     def _given_names(self, func: FunctionV) -> frozenset[str]:
         """The parameters hypothesis' `@given(...)` supplies: its keywords, and as many of

@@ -435,6 +435,69 @@ def test_fixture_params_and_fixture_options(tmp_path: Path, capsys: Any) -> None
     assert reported == ["def test_odd_param(seq_len):", "def test_scoped_fixture(module_len):", "def test_built_from_param(query):"], out
 
 
+FIXTURE_CHAINS = """
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+@pytest.fixture(params=[64, 127])
+def seq_len(request):
+    return request.param
+
+
+@pytest.fixture
+def tokens(seq_len):
+    return jnp.zeros((2, seq_len, 4, 64), jnp.bfloat16)
+
+
+@pytest.fixture
+def padded(seq_len):
+    return jnp.zeros((2, seq_len + seq_len % 2, 4, 64), jnp.bfloat16)
+
+
+def test_through_a_fixture(tokens):
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(tokens)
+
+
+def test_padded_only(padded):
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(padded)
+
+
+def test_one_value_per_run(tokens, padded):
+    # (both from one seq_len: an odd padded length never meets an even token count)
+    assert tokens.shape[1] % 2 == 1 or padded.shape[1] == tokens.shape[1]
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(padded)
+
+
+@pytest.fixture
+def width():
+    return 48
+
+
+@pytest.fixture
+def columns(width):
+    return jnp.zeros((2, width, 4, 64), jnp.bfloat16)
+
+
+@pytest.mark.parametrize("width", [48, 75])
+def test_parametrize_overrides_the_requested_fixture(columns):
+    jax.grad(lambda x: jnp.mean(jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32)))(columns)
+"""
+
+
+def test_params_of_a_fixture_that_a_fixture_requests(tmp_path: Path, capsys: Any) -> None:
+    """Probe 108d: `tokens(seq_len)` with seq_len over [64, 127] trains at 127 in one run,
+    and a parametrize row overrides the fixture another fixture requests; the analysis
+    had built `tokens` once, with seq_len unknown.  A padded fixture of the same seq_len
+    never trains an odd length."""
+    code, out, found = jcd201_lines(tmp_path, capsys, "test_chains.py", FIXTURE_CHAINS)
+    assert code == 1
+    lines = FIXTURE_CHAINS.splitlines()
+    reported = [lines[n - 2].strip() for n in found]  # (the def above each grad line)
+    assert reported == ["def test_through_a_fixture(tokens):", "def test_parametrize_overrides_the_requested_fixture(columns):"], out
+
+
 TWO_TESTS_ONE_HELPER = """
 import jax
 import jax.numpy as jnp
