@@ -207,6 +207,25 @@ _NEWAXIS = frozenset({"numpy.newaxis", "jax.numpy.newaxis"})
 # statements whose expressions all run when they run (exec_block ends a path where a call in one certainly raised)
 _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return})
 _JUMPS = (ast.Continue, ast.Break, ast.Return)  # statements that leave a block for the next pass or the caller
+class FixtureRun(NamedTuple):
+    """One run of a test over parametrized fixtures: the value of each (by its def's id),
+    and the parametrize row's values, which override the fixtures of their names."""
+
+    by_fixture: Mapping[int, Value]
+    by_name: Mapping[str, Value]
+
+
+def _after_requester(candidates: list[FunctionV], requester: FunctionV, name: str) -> FunctionV | None:
+    """The fixture pytest gives for `name`, from the candidates closest first: a fixture
+    named `name` requesting `name` (`def seq_len(seq_len): return seq_len + 1`, an
+    override) gets the next one out, not itself (probe 109a: it was applied three times)."""
+    if requester.node.name == name if not isinstance(requester.node, ast.Lambda) else False:
+        for i, candidate in enumerate(candidates):
+            if candidate.node is requester.node:
+                return candidates[i + 1] if i + 1 < len(candidates) else None
+    return candidates[0] if candidates else None
+
+
 def _falls_through(fr: Frame) -> bool:
     """Control reaches the end of the block just run (no return or raise on the way)."""
     return fr.state is not None
@@ -1471,36 +1490,44 @@ class Interpreter:
             source, name = found
         return source, name
 
-    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None, test_class: ClassV | None = None) -> Value | None:
+    def _fixture_value(self, func: FunctionV, name: str, depth: int = 0, test_module: ModuleInfo | None = None, test_class: ClassV | None = None, run: FixtureRun | None = None) -> Value | None:
         """What pytest injects for a test's parameter `name`: the value of the
         `@pytest.fixture` of that name that the test's module sees (its own, else its
         conftest.py files'), with the fixture's own parameters injected the same way, as
         seen from the test too (a test module's fixture overrides a conftest's for the
         conftest fixtures that request it); a yield fixture gives what it yields.
-        None: no such fixture, or one with `params=`, whose value is `request.param`."""
+        None: no such fixture, or one with `params=`, whose value is `request.param`.
+        `run`: the parametrized fixtures' values of one run of the test."""
         if depth > 3 or not func.qualname.split(".")[-1].startswith("test") and depth == 0:
             return None
+        if run is not None and name in run.by_name:
+            return run.by_name[name]  # (a parametrize row overrides the fixture of its name)
         seen_from = test_module or func.module
         in_class = test_class if depth else func.owner  # a test class's own fixtures come first
-        fixture = (
-            (self._plain_fixture(in_class.attrs, name) if in_class is not None else None)
-            or self._plain_fixture(seen_from.namespace, name)
-            or self._conftest_fixture(seen_from, name)
-        )
+        candidates = [
+            *((self._fixture_in(in_class.attrs, name),) if in_class is not None else ()),
+            self._fixture_in(seen_from.namespace, name),
+            *self._conftest_fixtures(seen_from, name),
+        ]
+        fixture = _after_requester([c for c in candidates if c is not None], func, name)
         if fixture is None:
             return None
-        value = self._call_fixture(fixture, depth, seen_from, in_class, None)
+        if run is not None and id(fixture.node) in run.by_fixture:
+            return run.by_fixture[id(fixture.node)]
+        if not self.api.is_plain_fixture(fixture):
+            return None  # (its value is one of its params: the test's rows choose it)
+        value = self._call_fixture(fixture, depth, seen_from, in_class, None, run)
         return None if isinstance(value, UnknownV) else value
 
-    def _call_fixture(self, fixture: FunctionV, depth: int, seen_from: ModuleInfo, in_class: ClassV | None, request: Value | None, chosen: Mapping[str, Value] | None = None) -> Value:
+    def _call_fixture(self, fixture: FunctionV, depth: int, seen_from: ModuleInfo, in_class: ClassV | None, request: Value | None, run: FixtureRun | None = None) -> Value:
         """A fixture's value: called with its own parameters injected as fixtures (and
-        `request`, where given; `chosen`: the values of parametrized fixtures it
-        requests, for one of the test's runs), what a yield fixture yields."""
+        `request`, where given; `run`: the values of the parametrized fixtures of one of
+        the test's runs), what a yield fixture yields."""
         args: list[Value] = []
         a = fixture.node.args
         for param in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - len(a.defaults)]:
-            given = request if param.arg == "request" else chosen.get(param.arg) if chosen else None
-            args.append(given or self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class) or OpaqueV(param.arg))
+            given = request if param.arg == "request" else None
+            args.append(given or self._fixture_value(fixture, param.arg, depth + 1, seen_from, in_class, run) or OpaqueV(param.arg))
         try:
             value = self.call_function(fixture, args, {}, False, Ctx(), None, generic=True)
         except RecursionError:
@@ -1531,49 +1558,64 @@ class Interpreter:
         return self._rows_through_fixtures(func, rows, given)
 
     def _rows_through_fixtures(self, func: FunctionV, rows: list[dict[str, Value]] | None, given: frozenset[str]) -> list[dict[str, Value]] | None:
-        """A test's rows crossed with the `params=` of the fixtures its fixtures request
-        (`tokens(seq_len)` with `seq_len` over [64, 127]): one run per param, every
-        fixture of the run built with the same value, as pytest shares one fixture value
-        per run; a param the test requests itself keeps its row's value (probe 108d)."""
+        """A test's rows crossed with the `params=` of the fixtures its fixtures request,
+        at any depth (`tokens(seq_len)` with `seq_len` over [64, 127]; an override
+        `seq_len(seq_len)` of a parametrized one): one run per param, every fixture of
+        the run built from the same value, as pytest shares one value per run; a
+        parametrize row's value overrides the fixture of its name (probes 108d, 109a)."""
         a = func.node.args
         names = [p.arg for p in [*a.posonlyargs, *a.args]]
-        dependents: dict[str, tuple[FunctionV, list[str]]] = {}
-        choices: dict[str, list[Value]] = {}
+        built: dict[str, FunctionV] = {}  # the test's parameters to build, by their fixtures
+        roots: dict[int, tuple[FunctionV, list[Value]]] = {}  # the parametrized fixtures they reach
         for name in names:
             if rows is not None and all(name in row for row in rows) or name in given:
                 continue
             fixture = self._any_fixture(func, name)
             if fixture is None or self.api.fixture_param_list(fixture) is not None or isinstance(fixture.node, ast.Lambda):
                 continue
-            inner = fixture.node.args
-            needs: list[str] = []
-            for param in [*inner.posonlyargs, *inner.args][: len(inner.posonlyargs) + len(inner.args) - len(inner.defaults)]:
-                if rows is not None and all(param.arg in row for row in rows):
-                    needs.append(param.arg)  # (`@parametrize("width", ...)` overriding the fixture `cols(width)` requests)
-                    continue
-                dependency = self._any_fixture(func, param.arg) if param.arg != "request" else None
-                if dependency is None:
-                    continue
-                values = self.api.fixture_params(dependency)
-                if values is None and (params := self.api.fixture_param_list(dependency)) is not None:
-                    values = [self._fixture_with_param(dependency, value, func.module) for value in params]
-                if values is not None:
-                    needs.append(param.arg)
-                    choices[param.arg] = values
-            if needs:
-                dependents[name] = (fixture, needs)
-        if not dependents:
+            overridden = frozenset.intersection(*(frozenset(row) for row in rows)) if rows else frozenset[str]()
+            reached: list[tuple[FunctionV, list[Value]]] = []
+            if self._parametrized_below(func, fixture, 0, overridden, reached):
+                built[name] = fixture
+                for root, values in reached:
+                    roots.setdefault(id(root.node), (root, values))
+        if not built:
             return rows
         out: list[dict[str, Value]] = []
+        keys = list(roots)
         for row in rows or [{}]:
-            free = [name for name in choices if name not in row]
-            for combination in itertools.product(*(choices[name] for name in free)):
-                chosen = {**{name: row[name] for _, needs in dependents.values() for name in needs if name in row}, **dict(zip(free, combination))}
-                built = {name: self._call_fixture(fixture, 1, func.module, None, None, chosen) for name, (fixture, _) in dependents.items()}
-                out.append({**row, **built})
+            for combination in itertools.product(*(roots[key][1] for key in keys)):
+                run = FixtureRun(dict(zip(keys, combination)), row)
+                values = {name: self._call_fixture(fixture, 1, func.module, None, None, run) for name, fixture in built.items()}
+                out.append({**row, **values})
                 if len(out) >= case_rows.MAX_ROWS:
                     return out
         return out
+
+    def _parametrized_below(self, test: FunctionV, fixture: FunctionV, depth: int, overridden: frozenset[str], found: list[tuple[FunctionV, list[Value]]]) -> bool:
+        """Does `fixture` request, at any depth up to three as pytest resolves them for
+        `test`, a parametrized fixture (each added to `found` with its values) or one a
+        parametrize row overrides (`overridden`, by name)?"""
+        if depth > 3 or isinstance(fixture.node, ast.Lambda):
+            return False
+        depends = False
+        inner = fixture.node.args
+        for param in [*inner.posonlyargs, *inner.args][: len(inner.posonlyargs) + len(inner.args) - len(inner.defaults)]:
+            if param.arg in overridden:
+                depends = True
+                continue
+            dependency = self._any_fixture(test, param.arg, fixture) if param.arg != "request" else None
+            if dependency is None or dependency.node is fixture.node:
+                continue
+            values = self.api.fixture_params(dependency)
+            if values is None and (params := self.api.fixture_param_list(dependency)) is not None:
+                values = [self._fixture_with_param(dependency, value, test.module) for value in params]
+            if values is not None:
+                found.append((dependency, values))
+                depends = True
+            elif self._parametrized_below(test, dependency, depth + 1, overridden, found):
+                depends = True
+        return depends
 
     def _given_names(self, func: FunctionV) -> frozenset[str]:
         """The parameters hypothesis' `@given(...)` supplies: its keywords, and as many of
@@ -1602,9 +1644,10 @@ class Interpreter:
         request = ClassV(ast.ClassDef(name="FixtureRequest", bases=[], keywords=[], body=[], decorator_list=[]), fixture.module, (), {}, [], "_pytest.fixtures.FixtureRequest")
         return self._call_fixture(fixture, 0, seen_from, None, InstanceV(request, {"param": param}, False, ()))
 
-    def _any_fixture(self, func: FunctionV, name: str) -> FunctionV | None:
+    def _any_fixture(self, func: FunctionV, name: str, requester: FunctionV | None = None) -> FunctionV | None:
         """The fixture named `name` that pytest gives `func` (class, module, conftest),
-        parametrized or not."""
+        parametrized or not; asked by the fixture `requester` of that very name (an
+        override requesting what it overrides), the next one out."""
         scopes: list[State] = []
         if func.owner is not None:
             scopes.append(func.owner.attrs)
@@ -1613,28 +1656,26 @@ class Interpreter:
             info = self.project.by_path.get(path)
             if info is not None:
                 scopes.append(self.module_namespace(info))
-        for scope in scopes:
-            found = self.resolved(scope, name) if name in scope else None
-            if isinstance(found, FunctionV) and any(getattr(d, "qualname", None) == "pytest.fixture" for d in found.decorators):
-                return found
-        return None
+        found = [fixture for scope in scopes if (fixture := self._fixture_in(scope, name)) is not None]
+        return _after_requester(found, requester, name) if requester is not None else found[0] if found else None
 
-    def _conftest_fixture(self, module: ModuleInfo, name: str) -> FunctionV | None:
-        """The `@pytest.fixture` named `name` that pytest finds for a test module in the
-        conftest.py files of its folder and the folders above, closest first."""
+    def _conftest_fixtures(self, module: ModuleInfo, name: str) -> list[FunctionV]:
+        """The `@pytest.fixture`s named `name` in the conftest.py files pytest loads for a
+        test module (its folder's and the folders' above), closest first."""
+        found: list[FunctionV] = []
         for path in conftest_paths(module.path):
             info = self.project.by_path.get(path)
             if info is None:
                 continue
-            fixture = self._plain_fixture(self.module_namespace(info), name)
+            fixture = self._fixture_in(self.module_namespace(info), name)
             if fixture is not None:
-                return fixture
-        return None
+                found.append(fixture)
+        return found
 
-    def _plain_fixture(self, namespace: State, name: str) -> FunctionV | None:
-        """The module's `@pytest.fixture` function named `name` (a lazy definition run)."""
+    def _fixture_in(self, namespace: State, name: str) -> FunctionV | None:
+        """The namespace's `@pytest.fixture` function named `name`, parametrized or not."""
         fixture = self.resolved(namespace, name) if name in namespace else None
-        if isinstance(fixture, FunctionV) and self.api.is_plain_fixture(fixture):
+        if isinstance(fixture, FunctionV) and any(getattr(d, "qualname", None) == "pytest.fixture" for d in fixture.decorators):
             return fixture
         return None
 

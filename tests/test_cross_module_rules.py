@@ -997,6 +997,28 @@ def test_a_grad_test_whose_model_comes_only_from_a_conftest_fixture(tmp_path: Pa
     assert places(tmp_path, monkeypatch, capsys, files) == [["model.py:8:16:", "JCD201"]]
 
 
+@pytest.mark.parametrize(("override", "found"), [("seq_len + 1", "T = S = 65"), ("seq_len + seq_len % 2", None)])
+def test_a_fixture_overriding_the_parametrized_fixture_it_requests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, override: str, found: str | None) -> None:
+    # probe 109a: tests/train/conftest.py's `seq_len(seq_len)` takes the parent conftest's
+    # parametrized seq_len; it resolved to itself (applied three times) and its params
+    # never reached the batch fixture that requests it
+    files = {
+        "model.py": "import jax\nimport jax.numpy as jnp\n\n\ndef loss(x):\n    q = x.astype(jnp.bfloat16)\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum()\n",
+        "tests/conftest.py": (
+            "import jax.numpy as jnp\nimport pytest\n\n\n@pytest.fixture(params=[64, 128])\ndef seq_len(request):\n    return request.param\n\n\n"
+            "@pytest.fixture\ndef batch(seq_len):\n    return jnp.zeros((1, seq_len, 2, 64))\n"
+        ),
+        "tests/train/conftest.py": f"import pytest\n\n\n@pytest.fixture\ndef seq_len(seq_len):\n    return {override}\n",
+        "tests/train/test_grad.py": "import jax\n\nfrom model import loss\n\n\ndef test_grad(batch):\n    jax.grad(loss)(batch)\n",
+    }
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    if found is None:
+        assert lines == []
+    else:
+        assert len(lines) == 1 and lines[0].startswith("model.py:7:") and "JCD201" in lines[0] and found in lines[0], lines
+
+
 STORED_ENC = """\
 import jax
 import jax.numpy as jnp
