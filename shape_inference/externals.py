@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
-from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES
+from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES, ModuleInfo
 from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude, top_level_imports
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote, real_part
 from jax_cudnn_lint.shape_inference.values import (
@@ -3224,11 +3224,18 @@ def h_default_backend(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
     (`"cudnn" if jax.default_backend() == "gpu" else None`) is judged as it runs there,
     unless the module's own top level forces the CPU (`jax.config.update("jax_platforms",
     "cpu")`, `os.environ["JAX_PLATFORMS"] = "cpu"`: a tutorial's, probe 47c)."""
-    if fr.module.forces_cpu is None:
-        fr.module.forces_cpu = _forces_cpu(fr.module.tree)
-    if fr.module.forces_cpu:
+    if module_forces_cpu(fr.module):
         return ConstV("cpu", (interp.step(fr, node, f"{A.src(node)} is 'cpu': the module sets JAX_PLATFORMS to cpu"),))
+    if interp.tests_force_cpu(fr.ctx, fr.module):
+        return ConstV("cpu", (interp.step(fr, node, f"{A.src(node)} is 'cpu': the test's module or conftest.py sets JAX_PLATFORMS to cpu"),))
     return ConstV("gpu", (interp.step(fr, node, f"{A.src(node)} is 'gpu' on the target GPU"),))
+
+
+def module_forces_cpu(module: ModuleInfo) -> bool:
+    """_forces_cpu of a module's tree, once."""
+    if module.forces_cpu is None:
+        module.forces_cpu = _forces_cpu(module.tree)
+    return module.forces_cpu
 
 
 def _forces_cpu(tree: ast.Module) -> bool:
@@ -3354,9 +3361,7 @@ def h_devices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     ok, name = const_value(backend) if backend is not None else (True, None)
     if not ok or name not in (None, "gpu", "cuda", "cpu"):
         return UNKNOWN
-    if fr.module.forces_cpu is None:
-        fr.module.forces_cpu = _forces_cpu(fr.module.tree)
-    platform = "cpu" if name == "cpu" or name is None and fr.module.forces_cpu else "gpu"
+    platform = "cpu" if name == "cpu" or name is None and (module_forces_cpu(fr.module) or interp.tests_force_cpu(fr.ctx, fr.module)) else "gpu"
     where = "the module sets JAX_PLATFORMS to cpu" if platform == "cpu" and name is None else "on the target GPU host"
     device = ExtObjectV("jax.Device", (), (("platform", ConstV(platform, (interp.step(fr, node, f"{A.src(node)}: {platform} devices {where}"),))),))
     return IterV(device, True, (interp.step(fr, node, A.src(node)),))

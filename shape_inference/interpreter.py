@@ -408,6 +408,7 @@ class Interpreter:
         self._imported_not_indexed: list[ModuleInfo] = []  # modules a conditional import that ran names (note_import_run)
         self.package_reexports: dict[tuple[int, int, str], bool] = {}  # (_package_reexports)
         self.packages_imported_whole: dict[int, tuple[ModuleInfo, ...]] = {}  # (by a module's id: its `import pkg`s of project packages)
+        self.cpu_test_roots: dict[str, bool] = {}  # (tests_force_cpu, by the entry's path)
         # a reached module's facts with the lazy definitions that mention some names parsed in
         self.facts_with_definitions: dict[tuple[int, tuple[str, ...]], ScopeFacts | None] = {}
         from jax_cudnn_lint.shape_inference import jax_api
@@ -4471,7 +4472,9 @@ class Interpreter:
             cache_state = (sum(held.writes[0] for held in self.cache_held.values()), sum(self.cache_clears.values()))
         else:
             cache_state = 0
-        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site, cache_state)
+        # (a test whose conftest forces the CPU sees `jax.default_backend()` as "cpu")
+        on_cpu = self.tests_force_cpu(ctx, func.module)
+        return (func.key(), self._closure_key(func), tuple(map(keyed, args)), tuple(sorted((k, keyed(v)) for k, v in kwargs.items())), ctx.key(), generic, caller is None, self.linen_decoding > 0, self.globals_epoch, self.absl_flags.changes, patched, self.aside_runs > 0, self.marked_site, cache_state, on_cpu)
 
     def _closure_key(self, func: FunctionV) -> object:
         """What a nested function reads from its enclosing scopes now: those scopes change
@@ -4492,6 +4495,29 @@ class Interpreter:
                     found.append((name, held.key() if isinstance(held, _KEYED_BY_VALUE) else id(held)))
                     break
         return tuple(found)
+
+    def tests_force_cpu(self, ctx: Ctx, module: ModuleInfo) -> bool:
+        """Does the test this analysis runs from (its entry's module: the first call
+        site's, else `module`) run on the CPU because its module, or a conftest.py that
+        pytest loads for it, forces the platform before anything runs (`jax.config.update(
+        "jax_platforms", "cpu")`)?  Then `jax.default_backend()` is "cpu" in all it calls,
+        a library's backend pick included (probe 109b)."""
+        root = ctx.chain[0].path if ctx.chain else module.path
+        found = self.cpu_test_roots.get(root)
+        if found is None:
+            from jax_cudnn_lint.shape_inference.externals import module_forces_cpu
+
+            found = False
+            if is_test_path(root):
+                for path in (root, *conftest_paths(root)):
+                    info = self.project.by_path.get(path)
+                    if info is not None:
+                        self.project.load(info)
+                        if module_forces_cpu(info):
+                            found = True
+                            break
+            self.cpu_test_roots[root] = found
+        return found
 
     def _patched_on_chain(self, ctx: Ctx) -> tuple[str, ...]:
         """The watched APIs some patch holds for at a call site of the chain."""

@@ -1019,6 +1019,36 @@ def test_a_fixture_overriding_the_parametrized_fixture_it_requests(tmp_path: Pat
         assert len(lines) == 1 and lines[0].startswith("model.py:7:") and "JCD201" in lines[0] and found in lines[0], lines
 
 
+@pytest.mark.parametrize(
+    ("where", "forcing", "found"),
+    [
+        ("tests/conftest.py", 'jax.config.update("jax_platforms", "cpu")', False),
+        ("tests/conftest.py", 'os.environ["JAX_PLATFORMS"] = "cpu"', False),
+        ("tests/test_grad.py", 'jax.config.update("jax_platforms", "cpu")', False),
+        ("tests/conftest.py", 'jax.config.update("jax_enable_x64", True)', True),
+        ("main.py", 'jax.config.update("jax_platforms", "cpu")', True),  # a program beside the tests: not theirs
+    ],
+)
+def test_tests_whose_conftest_forces_the_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, where: str, forcing: str, found: bool) -> None:
+    # probe 109b: the package picks "cudnn" if jax.default_backend() == "gpu"; the test
+    # suite forces the CPU in its conftest (or its module), so under pytest it is None
+    files = {
+        "pkg/__init__.py": (
+            "import jax\nimport jax.numpy as jnp\n\n\ndef impl():\n    return 'cudnn' if jax.default_backend() == 'gpu' else None\n\n\n"
+            "def loss(x):\n    q = x.astype(jnp.bfloat16)\n    return jax.nn.dot_product_attention(q, q, q, implementation=impl()).astype(jnp.float32).sum()\n"
+        ),
+        "tests/conftest.py": "",
+        "tests/test_grad.py": "import jax\nimport jax.numpy as jnp\n\nfrom pkg import loss\n\n\ndef test_grad():\n    jax.grad(loss)(jnp.zeros((1, 7, 2, 64)))\n",
+        "main.py": "",
+    }
+    # (the environment counts where it is set before JAX is imported; the config after)
+    prelude = f"import os\n\n{forcing}\n\nimport jax\n\n" if forcing.startswith("os.") else f"import jax\n\n{forcing}\n\n"
+    files[where] = prelude + files[where]
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert bool(lines) == found, lines
+
+
 STORED_ENC = """\
 import jax
 import jax.numpy as jnp
