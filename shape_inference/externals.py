@@ -3596,6 +3596,13 @@ def _with_attribute(inst: InstanceV, path: list[str], value: Value) -> InstanceV
         held = _with_attribute(inner, path[1:], value) if isinstance(inner, InstanceV) else None
     if held is None:
         return None
+    if inst.diff and not held.diff:
+        # a module differentiated whole, one part swapped for one without tangents
+        # (`eqx.tree_at(lambda m: m.text, model, freeze(model.text))`): the others keep
+        # theirs, this one has none (probe 109d)
+        attrs = {name: other.tainted(True) for name, other in inst.attrs.items()}
+        attrs[path[0]] = held
+        return InstanceV(inst.cls, attrs, False, inst.why, inst.ready)
     return InstanceV(inst.cls, {**inst.attrs, path[0]: held}, inst.diff, inst.why, inst.ready)
 
 

@@ -1004,6 +1004,17 @@ def _equinox_tree(tree: Value) -> bool:
     return isinstance(tree, InstanceV) and A.is_eqx_class(tree.cls) or isinstance(tree, ExtObjectV) and tree.qualname.startswith("equinox.nn.")
 
 
+def _stops_a_leaf(interp: Interpreter, func: Value, node: ast.AST, fr: Frame, budget: list[int]) -> bool:
+    """Does `func` give a differentiated float array leaf back without its tangent?"""
+    if not isinstance(func, FunctionV) or budget[0] <= 0:
+        return False
+    budget[0] -= 1
+    mark = len(interp.events)
+    out = interp.call(func, [ArrayV(None, "float32", True)], {}, False, node, fr)
+    del interp.events[mark:]
+    return isinstance(out, ArrayV) and not out.diff
+
+
 def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: Frame, budget: list[int]) -> Value:
     """One level of jax.tree.map: tuples, lists and dicts are nodes, None an empty
     subtree, arrays and numbers leaves; anything else may be a node we cannot see."""
@@ -1031,6 +1042,11 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         for name, held in first.attrs.items():
             static = A.is_static_field(first.cls, name) or isinstance(held, (FunctionV, PartialV, ExternalV))
             mapped.attrs[name] = held if static else _tree_map(interp, func, [t.attrs[name] for t in trees if isinstance(t, InstanceV)], node, fr, budget)
+        if first.diff and len(trees) == 1 and not any(value.diff for value in mapped.attrs.values()) and _stops_a_leaf(interp, func, node, fr, budget):
+            # `tree_map(lambda a: stop_gradient(a) if eqx.is_array(a) else a, model.text)`:
+            # a module whose tangents came from being differentiated whole, its leaves
+            # stopped one by one, has none left (probe 109d: a frozen text tower)
+            mapped = InstanceV(first.cls, mapped.attrs, False, first.why, first.ready)
         return mapped
     if isinstance(first, ExtObjectV) and all(A.is_train_state(t) and [k for k, _ in t.kwargs] == [k for k, _ in first.kwargs] for t in trees):
         # flax's TrainState: its fields mapped (probe 58b)
@@ -1154,6 +1170,10 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
         return UNKNOWN
     module = arrays[0].args[0]
     differentiated = {_holds(p) for p in arrays if p.diff}
+    if not differentiated and module.diff and any(_holds(p) == "all" for p in arrays):
+        # `eqx.combine(jax.lax.stop_gradient(arrays), static)` of a module differentiated
+        # whole: every array of it stopped (probe 109d: a frozen text tower)
+        return module.tainted(False)
     if "all" in differentiated or {"params", "rest"} <= differentiated:
         return mark_differentiated(module)  # (every variable of it was differentiated)
     if (marked := _marked_by_spec(arrays, differentiated, module)) is not None:
