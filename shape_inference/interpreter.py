@@ -5060,6 +5060,11 @@ def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
         # (and the transforms it names: a test file that drives a module it takes whole
         # also differentiates in tests that use only fixtures: probe 61b)
         return None if info.entry_names is None else info.entry_names | DIFFERENTIATION_NAMES
+    if info.entry == "differentiating" and info.entry_names:
+        # a file that differentiates in some functions and in others calls a leading
+        # function that differentiates inside (`jax.eval_shape(train_step, q, k, v)`
+        # beside a grad test: probe 109b)
+        return info.entry_names | DIFFERENTIATION_NAMES
     return DIFFERENTIATION_NAMES
 
 

@@ -1049,6 +1049,28 @@ def test_tests_whose_conftest_forces_the_cpu(tmp_path: Path, monkeypatch: pytest
     assert bool(lines) == found, lines
 
 
+@pytest.mark.parametrize("beside", ["jax.eval_shape(jax.grad(lambda q: q.astype(jnp.float32).sum()), q)", "pass"])
+def test_a_differentiating_file_that_also_calls_a_training_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, beside: str) -> None:
+    # probe 109b: a file naming jax.grad in one function was entered only through its
+    # transforms, so its other function handing the library's train_step to eval_shape
+    # at seven tokens was not analysed (without the grad beside it, it was: a driver)
+    files = {
+        "attnlib/__init__.py": (
+            "import jax\nimport jax.numpy as jnp\n\n\ndef train_step(q, impl='cudnn'):\n"
+            "    def loss(q):\n        return jax.nn.dot_product_attention(q, q, q, implementation=impl).astype(jnp.float32).sum()\n"
+            "    return jax.grad(loss)(q)\n"
+        ),
+        "c.py": (
+            "import jax\nimport jax.numpy as jnp\n\nfrom attnlib import train_step\n\n\n"
+            f"def even():\n    q = jnp.zeros((2, 8, 4, 64), jnp.bfloat16)\n    {beside}\n\n\n"
+            "def odd():\n    jax.eval_shape(train_step, jnp.zeros((2, 7, 4, 64), jnp.bfloat16))\n"
+        ),
+    }
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert len(lines) == 1 and lines[0].startswith("attnlib/__init__.py:7:") and "T = S = 7" in lines[0], lines
+
+
 STORED_ENC = """\
 import jax
 import jax.numpy as jnp
