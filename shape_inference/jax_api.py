@@ -1830,12 +1830,14 @@ def _first_device(devices: IterV, index: ast.Slice) -> bool:
 
 
 def _from_one_on(interp: Interpreter, node: ast.Subscript, fr: Frame) -> bool:
-    """`[1:]` (or `[n:]` for a known n >= 1) with no stop or step."""
+    """`[1:]`, `[1:2]` (or `[n:]`, `[n:m]` for known n >= 1 and m >= 0) with no step:
+    empty on a run without arguments (probe 110d: `launch(*sys.argv[1:2])`)."""
     index = node.slice
-    if not isinstance(index, ast.Slice) or index.upper is not None or index.step is not None or index.lower is None:
+    if not isinstance(index, ast.Slice) or index.step is not None or index.lower is None:
         return False
     start = int_value(interp.ev(index.lower, fr))
-    return start is not None and start >= 1
+    stop = int_value(interp.ev(index.upper, fr)) if index.upper is not None else 0
+    return start is not None and start >= 1 and stop is not None and stop >= 0
 
 
 def _text_item(interp: Interpreter, base: ConstV, node: ast.Subscript, fr: Frame) -> Value:
