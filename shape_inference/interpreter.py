@@ -699,7 +699,7 @@ class Interpreter:
     def analyse_generically(self, info: ModuleInfo) -> None:
         """Analyse each function and method as if called from outside with unknown values."""
         wanted: set[str] | None = None
-        if info.entry != "full" and (seeds := _entry_seeds(info, bool(self.project.imported_by.get(info.path)))) is not None:
+        if info.entry != "full" and (seeds := _entry_seeds(info)) is not None:
             wanted = differentiating_functions(info.facts, _functions_of(info), seeds | self._tested_functions(info) | self._stored_transforms(info))
         for name, value in list(info.namespace.items()):
             if isinstance(value, FunctionV) and value.module is info:
@@ -5052,7 +5052,7 @@ def _worth_entering(info: ModuleInfo) -> bool:
     return info.entry_names is None or bool(used & info.entry_names)
 
 
-def _entry_seeds(info: ModuleInfo, imported: bool) -> frozenset[str] | None:
+def _entry_seeds(info: ModuleInfo) -> frozenset[str] | None:
     """The names through which an importer root's functions are entered: the
     differentiation transforms it names, or (a driver) the leading names it uses; a
     test file's forward-only tests too (`_tested_functions`)."""
@@ -5060,12 +5060,6 @@ def _entry_seeds(info: ModuleInfo, imported: bool) -> frozenset[str] | None:
         # (and the transforms it names: a test file that drives a module it takes whole
         # also differentiates in tests that use only fixtures: probe 61b)
         return None if info.entry_names is None else info.entry_names | DIFFERENTIATION_NAMES
-    if info.entry == "differentiating" and info.entry_names and not imported:
-        # a program or test that differentiates in some functions and in others calls a
-        # leading function that differentiates inside (`jax.eval_shape(train_step, q, k,
-        # v)` beside a grad test: probe 109b).  Not a module the project imports: its
-        # callers are where the values come from (+17 % calls on maxtext otherwise)
-        return info.entry_names | DIFFERENTIATION_NAMES
     return DIFFERENTIATION_NAMES
 
 
