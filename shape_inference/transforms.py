@@ -1005,14 +1005,21 @@ def _equinox_tree(tree: Value) -> bool:
 
 
 def _stops_a_leaf(interp: Interpreter, func: Value, node: ast.AST, fr: Frame, budget: list[int]) -> bool:
-    """Does `func` give a differentiated float array leaf back without its tangent?"""
+    """Does `func` give every differentiated float array leaf back without its tangent,
+    whatever its rank (a vector, a kernel, a conv's) or one unknown?  (`stop_gradient(a) if
+    a.ndim == 2 else a` stops the kernels only: probe 110a.)"""
     if not isinstance(func, FunctionV) or budget[0] <= 0:
         return False
     budget[0] -= 1
     mark = len(interp.events)
-    out = interp.call(func, [ArrayV(None, "float32", True)], {}, False, node, fr)
-    del interp.events[mark:]
-    return isinstance(out, ArrayV) and not out.diff
+    try:
+        for shape in (None, (D.const(8),), (D.const(8), D.const(8)), (D.const(3), D.const(3), D.const(8), D.const(8))):
+            out = interp.call(func, [ArrayV(shape, "float32", True)], {}, False, node, fr)
+            if not (isinstance(out, ArrayV) and not out.diff):
+                return False
+        return True
+    finally:
+        del interp.events[mark:]
 
 
 def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: Frame, budget: list[int]) -> Value:
