@@ -3238,6 +3238,22 @@ def module_forces_cpu(module: ModuleInfo) -> bool:
     return module.forces_cpu
 
 
+def forces_cpu_before_importing(module: ModuleInfo, is_project_module: Callable[[str], bool]) -> bool:
+    """A test module or conftest that forces the CPU before it imports any module of
+    the project: one imported first may have started JAX's backends on the GPU (a
+    library calling `jax.local_device_count()` at import: probe 110a)."""
+    if not module_forces_cpu(module):
+        return False
+    for stmt in module.tree.body:
+        if _names_platforms(stmt):
+            return True
+        if isinstance(stmt, ast.ImportFrom) and (stmt.level or is_project_module(stmt.module or "")):
+            return False
+        if isinstance(stmt, ast.Import) and any(is_project_module(alias.name) for alias in stmt.names):
+            return False
+    return True
+
+
 def _forces_cpu(tree: ast.Module) -> bool:
     """Does the module set the platforms to "cpu" alone, once, at its top level before
     anything runs: `jax.config.update("jax_platforms", "cpu")` (or the older
@@ -3252,7 +3268,8 @@ def _forces_cpu(tree: ast.Module) -> bool:
         return False
     update = config_update(stmt)
     if update is not None:
-        return update[0] in ("jax_platforms", "jax_platform_name") and _module_text(tree, update[1]) == "cpu"
+        text = _module_text(tree, update[1])
+        return update[0] == "jax_platforms" and _first_platform(text) == "cpu" or update[0] == "jax_platform_name" and text == "cpu"
     # the environment: read once, when JAX is imported, so only a write before any import
     # that may import it counts (probe 57a: set after `import jax`, the GPU is used)
     if not _before_any_import_of_jax(tree, stmt):
@@ -3288,7 +3305,13 @@ def _cpu_variable(name: object, value: object) -> bool:
     lowercases JAX_PLATFORM_NAME, not JAX_PLATFORMS ("CPU" there is no backend)."""
     if not isinstance(value, str):
         return False
-    return name == "JAX_PLATFORMS" and value == "cpu" or name == "JAX_PLATFORM_NAME" and value.lower() == "cpu"
+    return name == "JAX_PLATFORMS" and _first_platform(value) == "cpu" or name == "JAX_PLATFORM_NAME" and value.lower() == "cpu"
+
+
+def _first_platform(value: object) -> str | None:
+    """The platform JAX makes the default of a `jax_platforms` list ("cpu,gpu": the
+    first; probe 110a)."""
+    return value.split(",")[0].strip() if isinstance(value, str) else None
 
 
 # packages whose import does not import JAX (checked with numpy 2, absl, einops 0.8,

@@ -4505,7 +4505,7 @@ class Interpreter:
         root = ctx.chain[0].path if ctx.chain else module.path
         found = self.cpu_test_roots.get(root)
         if found is None:
-            from jax_cudnn_lint.shape_inference.externals import module_forces_cpu
+            from jax_cudnn_lint.shape_inference.externals import forces_cpu_before_importing
 
             found = False
             if is_test_path(root):
@@ -4513,7 +4513,7 @@ class Interpreter:
                     info = self.project.by_path.get(path)
                     if info is not None:
                         self.project.load(info)
-                        if module_forces_cpu(info):
+                        if forces_cpu_before_importing(info, lambda name: self.project.find(name) is not None):
                             found = True
                             break
             self.cpu_test_roots[root] = found

@@ -1027,6 +1027,10 @@ def test_a_fixture_overriding_the_parametrized_fixture_it_requests(tmp_path: Pat
         ("tests/test_grad.py", 'jax.config.update("jax_platforms", "cpu")', False),
         ("tests/conftest.py", 'jax.config.update("jax_enable_x64", True)', True),
         ("main.py", 'jax.config.update("jax_platforms", "cpu")', True),  # a program beside the tests: not theirs
+        ("tests/conftest.py", 'jax.config.update("jax_platforms", "cpu,gpu")', False),  # the first platform is the default (probe 110a)
+        ("tests/conftest.py", 'jax.config.update("jax_platforms", "gpu,cpu")', True),
+        # forced after importing the package, which may have started the backends (probe 110a)
+        ("tests/test_grad.py", 'import pkg\njax.config.update("jax_platforms", "cpu")', True),
     ],
 )
 def test_tests_whose_conftest_forces_the_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, where: str, forcing: str, found: bool) -> None:
