@@ -1566,6 +1566,7 @@ class Interpreter:
         parametrize row's value overrides the fixture of its name (probes 108d, 109a)."""
         a = func.node.args
         names = [p.arg for p in [*a.posonlyargs, *a.args]]
+        overridden = frozenset[str](name for name in rows[0] if all(name in row for row in rows)) if rows else frozenset[str]()
         built: dict[str, FunctionV] = {}  # the test's parameters to build, by their fixtures
         roots: dict[int, tuple[FunctionV, list[Value]]] = {}  # the parametrized fixtures they reach
         for name in names:
@@ -1574,7 +1575,6 @@ class Interpreter:
             fixture = self._any_fixture(func, name)
             if fixture is None or self.api.fixture_param_list(fixture) is not None or isinstance(fixture.node, ast.Lambda):
                 continue
-            overridden = frozenset.intersection(*(frozenset(row) for row in rows)) if rows else frozenset[str]()
             reached: list[tuple[FunctionV, list[Value]]] = []
             if self._parametrized_below(func, fixture, 0, overridden, reached):
                 built[name] = fixture
