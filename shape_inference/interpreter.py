@@ -219,7 +219,7 @@ def _after_requester(candidates: list[FunctionV], requester: FunctionV, name: st
     """The fixture pytest gives for `name`, from the candidates closest first: a fixture
     named `name` requesting `name` (`def seq_len(seq_len): return seq_len + 1`, an
     override) gets the next one out, not itself (probe 109a: it was applied three times)."""
-    if requester.node.name == name if not isinstance(requester.node, ast.Lambda) else False:
+    if not isinstance(requester.node, ast.Lambda) and requester.node.name == name:
         for i, candidate in enumerate(candidates):
             if candidate.node is requester.node:
                 return candidates[i + 1] if i + 1 < len(candidates) else None
