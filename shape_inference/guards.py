@@ -15,8 +15,9 @@ import ast
 
 # an expression an if-test may read the length through, read again for its value
 _READ_AGAIN = (ast.Attribute, ast.Subscript, ast.Call)
-# the tests a flag may hold the result of: `eval_only = t in EVAL`, `not short`, `a and b`
-FLAG_TESTS = (ast.Compare, ast.BoolOp, ast.UnaryOp)
+def is_flag_test(node: ast.expr) -> bool:
+    """A comparison, `and`/`or`, or `not`: a value a later `if` may test (not `-n`)."""
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
 def _plain(node: ast.expr) -> bool:

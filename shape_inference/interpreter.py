@@ -1549,10 +1549,7 @@ class Interpreter:
             if rows is not None and all(param.arg in row for row in rows) or param.arg in given:
                 continue
             fixture = self._any_fixture(func, param.arg)
-            values = self.api.fixture_params(fixture) if fixture is not None else None
-            if values is None and fixture is not None and (params := self.api.fixture_param_list(fixture)) is not None:
-                # a body that builds its value from `request.param` (`jnp.zeros(shape, request.param)`)
-                values = [self._fixture_with_param(fixture, value, func.module) for value in params]
+            values = self._param_values(fixture, func.module) if fixture is not None else None
             if values is None:
                 continue
             rows = [{**row, param.arg: value} for row in (rows or [{}]) for value in values][:case_rows.MAX_ROWS]
@@ -1608,15 +1605,22 @@ class Interpreter:
             dependency = self._any_fixture(test, param.arg, fixture) if param.arg != "request" else None
             if dependency is None or dependency.node is fixture.node:
                 continue
-            values = self.api.fixture_params(dependency)
-            if values is None and (params := self.api.fixture_param_list(dependency)) is not None:
-                values = [self._fixture_with_param(dependency, value, test.module) for value in params]
+            values = self._param_values(dependency, test.module)
             if values is not None:
                 found.append((dependency, values))
                 depends = True
             elif self._parametrized_below(test, dependency, depth + 1, overridden, found):
                 depends = True
         return depends
+
+    def _param_values(self, fixture: FunctionV, seen_from: ModuleInfo) -> list[Value] | None:
+        """A parametrized fixture's value for each of its `params=`: the param itself where
+        it returns `request.param`, else its body run with each (`jnp.zeros(shape,
+        request.param)`); None for a fixture without params."""
+        values = self.api.fixture_params(fixture)
+        if values is None and (params := self.api.fixture_param_list(fixture)) is not None:
+            values = [self._fixture_with_param(fixture, value, seen_from) for value in params]
+        return values
 
     def _given_names(self, func: FunctionV) -> frozenset[str]:
         """The parameters hypothesis' `@given(...)` supplies: its keywords, and as many of
@@ -2096,7 +2100,7 @@ class Interpreter:
         value = self.ev(stmt.value, fr)
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
-        if isinstance(target := stmt.targets[0], ast.Name) and (fr.flags is not None or isinstance(stmt.value, guards.FLAG_TESTS)):
+        if isinstance(target := stmt.targets[0], ast.Name) and (fr.flags is not None or guards.is_flag_test(stmt.value)):
             self._note_flag(target.id, stmt.value, value, fr)
         self.api.learn_rank_from_unpacking(self, stmt, value, fr)
 
@@ -2233,7 +2237,7 @@ class Interpreter:
         """`eval_only = t in EVAL`: a later `if eval_only:` reads what the test read."""
         if fr.flags is not None:
             fr.flags.pop(name, None)
-        if isinstance(test, guards.FLAG_TESTS) and self.api.truth(value) is None:
+        if guards.is_flag_test(test) and self.api.truth(value) is None:
             origins = self._guard_origins(test, fr)
             if origins:
                 if fr.flags is None:
@@ -3481,14 +3485,14 @@ class Interpreter:
             return UNKNOWN.tainted(value.diff)  # changed through another name or by a callee
         return value
 
-    def _lazy_module_attribute(self, info: ModuleInfo, namespace: State, name: str) -> Value:
-        """`from pkg import Attention` where pkg serves the name through its module-level
-        `__getattr__` (PEP 562): what the hook returns (probe 108a; `pkg.Attention` reads
-        it as e_attribute does)."""
+    def _lazy_module_attribute(self, info: ModuleInfo, namespace: State, name: str, node: ast.AST | None = None, fr: Frame | None = None) -> Value:
+        """A name a module does not bind, served by its module-level `__getattr__` (PEP
+        562): what the hook returns, read as `pkg.Attention` (from the frame reading it)
+        or by `from pkg import Attention` (probes 36b, 108a)."""
         hook = self.resolved(namespace, "__getattr__") if "__getattr__" in namespace else None
         if not isinstance(hook, FunctionV) or isinstance(hook.node, ast.Lambda) or len(hook.node.args.args) != 1:
             return UNKNOWN
-        return self.call(hook, [ConstV(name)], {}, False, hook.node, Frame(info, namespace, Ctx()))
+        return self.call(hook, [ConstV(name)], {}, False, node or hook.node, fr or Frame(info, namespace, Ctx()))
 
     def s_lazydef(self, stmt: LazyDef, fr: Frame) -> None:
         self.assign_name(stmt.name, LazyDefV(fr.module, stmt), fr)
@@ -3559,12 +3563,9 @@ class Interpreter:
             sub = self.project.find(f"{base.info.name}.{name}")
             if sub is not None:
                 return ModuleV(sub)
-            hook = self.resolved(namespace, "__getattr__") if "__getattr__" in namespace else None
-            if isinstance(hook, FunctionV) and len(hook.node.args.args) == 1:
-                # a package's lazy attributes (PEP 562): `pkg.attention` served by its
-                # module-level `__getattr__(name)` (probe 36b)
-                return self.call(hook, [ConstV(name)], {}, False, node, fr)
-            return UNKNOWN
+            # a package's lazy attributes (PEP 562): `pkg.attention` served by its
+            # module-level `__getattr__(name)` (probe 36b)
+            return self._lazy_module_attribute(base.info, namespace, name, node, fr)
         if isinstance(base, InstanceV):
             if base.cls.intercepts is None:
                 base.cls.intercepts = isinstance(base.cls.lookup("__getattribute__"), FunctionV)

@@ -893,11 +893,7 @@ def _call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
         if len(args) < 2 or not isinstance(args[1], TupleV) or not args[1].items:
             return UNKNOWN
         operands = args[2:]
-        results = [interp.call(branch, operands, {}, False, node, fr) for branch in args[1].items]
-        out = results[0]
-        for r in results[1:]:
-            out = join(out, r)
-        return out
+        return _joined([interp.call(branch, operands, {}, False, node, fr) for branch in args[1].items])
     if name == "map":
         if len(args) < 2:
             return UNKNOWN
@@ -908,14 +904,18 @@ def _call_control_flow(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, 
         # with the operands, whatever the platform (probe 107b: a cuDNN `cuda=` branch
         # raised on the CPU too)
         branches = [value for key, value in kwargs.items() if key != "default" or not absent(value)]
-        results = [interp.call(branch, args, {}, False, node, fr) for branch in branches]
-        if not results:
-            return UNKNOWN
-        out = results[0]
-        for r in results[1:]:
-            out = join(out, r)
-        return out
+        return _joined([interp.call(branch, args, {}, False, node, fr) for branch in branches])
     return UNKNOWN
+
+
+def _joined(results: list[Value]) -> Value:
+    """What one of several traced branches returns (lax.switch, lax.platform_dependent)."""
+    if not results:
+        return UNKNOWN
+    out = results[0]
+    for other in results[1:]:
+        out = join(out, other)
+    return out
 
 
 def loop_carry(init: Value, out: Value) -> Value:

@@ -11,6 +11,7 @@ window, the layout) leaves the axis, or the whole shape, unknown.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -314,7 +315,7 @@ def h_conv_patches(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     channels = lhs.shape[lhs_spec.index("C")]
     spatial = iter(filter_shape)
     kernel = tuple(
-        D.mul(channels, D.const(_product(filter_shape))) if letter == "O" else D.const(1) if letter == "I" else D.const(next(spatial))
+        D.mul(channels, D.const(math.prod(filter_shape))) if letter == "O" else D.const(1) if letter == "I" else D.const(next(spatial))
         for letter in rhs_spec
     )
     rhs = ArrayV(kernel, lhs.dtype)
@@ -328,13 +329,6 @@ def h_conv_patches(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     if strides is None or padding is None:
         return ArrayV(None, lhs.dtype, any_diff(*args, *kwargs.values()))
     return h_conv(interp, [lhs, rhs, strides, padding], conv_kwargs, node, fr, "jax.lax.conv_general_dilated")
-
-
-def _product(sizes: list[int]) -> int:
-    total = 1
-    for size in sizes:
-        total *= size
-    return total
 
 
 # -- lax.reduce_window and the pools built on it -------------------------------------------------
