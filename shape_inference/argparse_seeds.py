@@ -15,7 +15,8 @@ Unknown as a whole.  An explicit argument list of literals (`parse_args(["--seq-
 "511"])`, a notebook's or a test's) sets the options it names, converted as argparse
 does; one we cannot follow (a positional, an abbreviation, nargs) is Unknown as a
 whole.  An option without an explicit default (or a required one, or a positional) is
-simply absent, so reading it gives Unknown.
+simply absent, so reading it gives Unknown; a positional with `nargs="?"` is optional and
+has its default.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ _BLIND = "\0blind"  # something was added that we cannot follow
 _OPTION = "\0option:"  # + an option string: (dest, how its value converts, action)
 _CHOICES = "\0choices:"  # + dest: the `choices=` of an option
 _POSITIONAL = "\0positional"  # the parser takes positional arguments
+_DEST = "\0dest:"  # + dest: an attribute every namespace it parses has
 # True while no code we cannot see has had the parser: Interpreter.escape turns every
 # attribute Unknown, this one too (such code may have called set_defaults, which wins)
 _INTACT = "\0intact"
+WHOLE = "\0whole"  # on a namespace: it has no attributes but those listed
 EXITS = frozenset({"error", "exit"})  # print a message and raise SystemExit
 METHODS = frozenset(
     {"add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
@@ -134,17 +137,22 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
     if dest is None:
         parser.attrs[_BLIND] = UNKNOWN
         return
+    parser.attrs[_DEST + dest] = ConstV(True)
+    action = kwargs.get("action")
     if not names[0].startswith("-"):
         parser.attrs[_POSITIONAL] = ConstV(True)
-        return  # a positional: given on every run, no default to rely on
-    action = kwargs.get("action")
-    kind = kwargs.get("type")
-    meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))
-    if "choices" in kwargs:
-        # a given value must be one of them, else argparse exits (probe 48a)
-        parser.attrs[_CHOICES + dest] = kwargs["choices"]
-    for name in names:
-        parser.attrs[_OPTION + name] = meta
+        nargs = kwargs.get("nargs")
+        if not (isinstance(nargs, ConstV) and nargs.value == "?" and action is None):
+            return  # a positional: given on every run, no default to rely on
+        # `nargs="?"`: optional, its default on a run without it (probe 110d)
+    else:
+        kind = kwargs.get("type")
+        meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))
+        if "choices" in kwargs:
+            # a given value must be one of them, else argparse exits (probe 48a)
+            parser.attrs[_CHOICES + dest] = kwargs["choices"]
+        for name in names:
+            parser.attrs[_OPTION + name] = meta
     required = kwargs.get("required")
     if required is not None and not (isinstance(required, ConstV) and required.value is False):
         return
@@ -312,6 +320,9 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
         if set_by is not False:
             argv = set_by
     values: dict[str, Value] = {}
+    for key in parser.attrs:
+        if key.startswith(_DEST):
+            values[key[len(_DEST):]] = UNKNOWN  # (no default: None, or the value given)
     for key, value in parser.attrs.items():
         if key.startswith(_DEFAULT):
             values[key[len(_DEFAULT):]] = value
@@ -320,6 +331,19 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
             values[key[len(_PARSER_DEFAULT):]] = value
     if isinstance(argv, TupleV) and argv.items and not _given(parser, argv, values, interp.step(fr, node, "given in the argument list")):
         return UNKNOWN
-    return layers.make_namespace(interp, NAMESPACE, [], values, node, fr)
+    namespace = layers.make_namespace(interp, NAMESPACE, [], values, node, fr)
+    if isinstance(namespace, InstanceV) and not any(isinstance(v, ExternalV) and v.qualname == "argparse.SUPPRESS" for v in values.values()):
+        # every option seen: an attribute the namespace lacks is not there, and
+        # `getattr(args, "dropout", 0.1)` is the default (probe 106e)
+        namespace.attrs[WHOLE] = ConstV(True)
+    return namespace
+
+
+def has_no_attribute(value: Value, name: str) -> bool:
+    """Does this namespace certainly lack the attribute `name`?  Only for one parsed with
+    every option seen and not handed since to code that may have added attributes (which
+    makes every attribute Unknown, this marker too)."""
+    whole = value.attrs.get(WHOLE) if isinstance(value, InstanceV) else None
+    return isinstance(whole, ConstV) and whole.value is True and name not in cast("InstanceV", value).attrs and not name.startswith("__")
 
 

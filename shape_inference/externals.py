@@ -2665,6 +2665,8 @@ def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         return interp.getattr_(base, name, node, fr)
     if isinstance(base, InstanceV) and name in base.attrs:
         return interp.getattr_(base, name, node, fr)
+    if argparse_seeds.has_no_attribute(base, name):
+        return args[2]
     return UNKNOWN
 
 
