@@ -50,6 +50,10 @@ def _odd(dim: Dim | None) -> bool:
     return dim is not None and dim.parity() == 1 and (dim.value is None or 0 < dim.value < 2**63)  # (10 ** 30 + 1 overflows first)
 
 
+def _even(dim: Dim | None) -> bool:
+    return dim is not None and dim.parity() == 0
+
+
 def _other_dtype_fails_first(call: AttentionCall) -> bool:
     """With one operand's shape unknown, is the known one's dtype one cuDNN rejects (not
     float16/bfloat16/fp8)?  Then whatever the other is, a dtype check (NN-2's mismatch
@@ -72,16 +76,19 @@ def _describe(name: str, dim: Dim | None, here: str) -> str:
     return f"{name}={dim.render()}" + (f" ({origin})" if origin and dim.parity() == 1 else "")
 
 
-def _frozen_lines(events: list[object], config: Config) -> set[tuple[str, int, int]]:
+def _trained_in_sight(events: list[object], config: Config) -> set[tuple[str, int, int]]:
     """The attention lines, with the analysis root (CallEvent.root), that some path
-    reaches inside a reverse-mode transform that does not differentiate them: there the
-    analysis saw the training, and a forward-only path of the same program to the line
-    (the model's `init` at the training length) is no hazard of its own (probe 59b: an
-    encoder frozen by stop_gradient on its params got JCD202 from init)."""
+    reaches inside a reverse-mode transform that does not differentiate them, or does
+    with lengths known to be even: there the analysis saw the program's training of the
+    line, and a forward-only path of the same program to it (the model's `init`, at the
+    training length or another) is no hazard of its own (probe 59b: an encoder frozen by stop_gradient on its params got
+    JCD202 from init; 111c: `init` at 127 tokens beside training at 128).  A root that
+    hands a function or a model to code out of sight may train it there: not counted."""
     return {
         (call.event.module.path, call.event.node.lineno, id(call.event.root))
         for call in attention_calls(events, config)  # type: ignore[arg-type]
-        if call.is_cudnn and not call.differentiated and under_reverse_mode(call.event.ctx.transforms) and call.event.root is not None and not call.event.root.open
+        if call.is_cudnn and under_reverse_mode(call.event.ctx.transforms) and call.event.root is not None and not call.event.root.open
+        and (not call.differentiated or _even(call.T) and _even(call.S))
     }
 
 
@@ -115,7 +122,7 @@ def _guarded_by_itself(call: AttentionCall, trained: set[tuple[str, int, Step, i
 def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
     findings: list[Finding] = []
     version = config.jax_version_tuple
-    frozen = _frozen_lines(events, config)
+    trained_in_sight = _trained_in_sight(events, config)
     calls = list(attention_calls(events, config))  # type: ignore[arg-type]
     trained = _trained_arms(calls)
     for call in calls:
@@ -135,9 +142,10 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # JCD202 needs the query's length: a decode step's token of unknown length reads an odd cache (probe 31a)
         if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
-        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno, id(call.event.root)) in frozen):
-            # the differentiation is in sight and does not reach q, k, v or the bias; the
-            # same program's forward-only path beside it is no hazard of its own, but a
+        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno, id(call.event.root)) in trained_in_sight):
+            # the differentiation is in sight (and does not reach q, k, v or the bias, or
+            # does at a length judged on its own); the same program's forward-only path
+            # beside it is no hazard of its own, but a
             # function analysed for callers out of sight may be differentiated there
             # (probe 60a: a loss handed to an unseen trainer's fit)
             continue
