@@ -2505,6 +2505,14 @@ def h_ahead_of_time(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     return UNKNOWN
 
 
+def h_export(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jax.export.export(jax.jit(f), platforms=[...])(*avals)`: the exporter traces f
+    with those arguments like `.lower` does (probe 111e), so its call is h_ahead_of_time's."""
+    if len(args) != 1:
+        return UNKNOWN
+    return BoundMethodV(ExternalV("jax.stages.trace"), args[0])
+
+
 # finfo's attributes that are scalars of the dtype asked about
 _FINFO_SCALARS = ("min", "max", "eps", "tiny", "smallest_normal", "resolution", "epsneg", "smallest_subnormal")
 
@@ -3171,6 +3179,8 @@ _register(["items", "keys", "values"], ["builtins.dict"], h_dict_view)
 _register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
 _register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
+_register(["export"], ["jax.export", "jax.experimental.export"], h_export)
+
 _register(["dtype"], _NP, h_np_dtype)
 _register(list(_SCALAR_TYPES), _NP, h_scalar_type)
 _register(["partial"], ["functools"], h_partial)
@@ -4093,7 +4103,13 @@ HANDLERS["jax.config.update"] = h_config_update
 # unmodelled callables known not to change the objects they are given
 # (nnx's state readers only read the module: `nnx.state(model, nnx.Param)` as a scan's
 # initial carry left the model forgotten, and the grad in the scan's body unseen: probe 37b)
-_PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset"})
+_PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset",
+                               # copies, views and printouts of an nnx graph or a pytree: the model
+                               # itself is left as it was (probe 111b: `ema = nnx.clone(model)`
+                               # left the model forgotten, and its training unseen)
+                               "flax.nnx.clone", "flax.nnx.graph.clone", "flax.nnx.display", "flax.nnx.iter_graph", "flax.nnx.graph.iter_graph",
+                               "flax.nnx.to_tree", "flax.nnx.tabulate", "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_flatten",
+                               "jax.tree.flatten", "equinox.tree_pprint", "equinox.tree_pformat", "equinox.tree_equal"})
 
 # array libraries whose functions are pure and differentiable in their array inputs...
 _ARRAY_LIBRARIES = ("jax.numpy.", "jax.lax.", "jax.scipy.", "jax.nn.", "einops.")
@@ -4108,7 +4124,7 @@ _NO_TANGENT = frozenset(
 # libraries that log, save or display what they are given and change none of it (the
 # standard library's and absl's logging, absl's flags, experiment trackers, progress bars): a config handed to them keeps
 # what is known of it (probe 58a: `logging.info("%s", cfg)` under absl's logging)
-_RECORDING_LIBRARIES = frozenset({"absl", "wandb", "tqdm", "yaml", "clu", "tensorboard", "tensorboardX", "mlflow", "rich", "logging"})
+_RECORDING_LIBRARIES = frozenset({"absl", "wandb", "tqdm", "yaml", "clu", "tensorboard", "tensorboardX", "mlflow", "rich", "logging", "pprint"})
 
 # libraries whose functions never change the objects they are given (optax is functional:
 # `tx.update(grads, state, params)` returns new values)
