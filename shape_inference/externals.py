@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, environment, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -3181,6 +3181,14 @@ _register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["export"], ["jax.export", "jax.experimental.export"], h_export)
 
+
+def h_environment_default(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`os.environ.get("SEQ_LEN", "1024")`: its default, where nothing analysed sets it."""
+    return environment.read_default(interp, list(args), dict(kwargs), node, fr)
+
+
+for _q in environment.READS:
+    HANDLERS[_q] = h_environment_default
 _register(["dtype"], _NP, h_np_dtype)
 _register(list(_SCALAR_TYPES), _NP, h_scalar_type)
 _register(["partial"], ["functools"], h_partial)

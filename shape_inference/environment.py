@@ -1,0 +1,137 @@
+"""Environment variables' defaults as seeds, like argparse's (SHAPES.md): after
+
+    SEQ_LEN = int(os.environ.get("SEQ_LEN", "1024"))
+
+`SEQ_LEN` is 1024 on a run without the variable set, with the read as its provenance;
+a finding built on it holds for that run, as one built on an option's default holds for
+the run without the option (probes 109a, 111d).
+
+Only a read with its default spelled out (`os.environ.get(name, default)`,
+`os.getenv(name, default)`), of a name no analysed module may set: a module that writes
+it (`os.environ[name] = ...`, `setdefault`, `update`, `putenv`, pytest's
+`monkeypatch.setenv`, `mock.patch.dict(os.environ, ...)`) or writes names it does not
+spell (a loop over a dict, `load_dotenv()`, `os.environ.clear()`) makes the read Unknown.
+A read without a default (None when unset) stays Unknown: code branches on whether a
+variable is set far more often than it sizes arrays from its absence.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference.modules import conftest_paths
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, IntV, Value, const_value
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+    from jax_cudnn_lint.shape_inference.modules import ModuleInfo
+
+READS = ("os.environ.get", "os.getenv")
+# calls that set or unset the variable named by their first argument
+_SETS_ONE = ("environ.setdefault", "environ.pop", "environ.__setitem__", "environ.__delitem__", "putenv", "unsetenv", "setenv", "delenv")
+# calls that set what their dict or keywords name
+_SETS_MANY = ("environ.update",)
+# calls that may set any variable
+_SETS_ANY = ("environ.clear", "load_dotenv", "environ.popitem")
+
+# (a module's tree) -> the names it may set, and whether it may set names it does not spell
+_written: dict[int, tuple[ast.Module, frozenset[str], bool]] = {}
+
+
+def read_default(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    """The default of `os.environ.get(name, default)` / `os.getenv(name, default)` where
+    no analysed module may set `name`; else Unknown."""
+    ok, name = const_value(args[0]) if args else (False, None)
+    default = args[1] if len(args) == 2 and not kwargs else kwargs.get("default") if len(args) == 1 and set(kwargs) == {"default"} else None
+    if not ok or not isinstance(name, str) or default is None or _may_be_set(interp, fr, name):
+        return UNKNOWN
+    step = interp.step(fr, node, f"default of ${name} (unset in the environment)")
+    if isinstance(default, IntV):
+        return IntV(default.dim.with_why(step))
+    if isinstance(default, ConstV):
+        return ConstV(default.value, (*default.why, step))
+    return default
+
+
+def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
+    """Does the reading module, the program's entry module or a conftest.py pytest loads
+    for it (a fixture's `monkeypatch.setenv`), or any other module the analysis has
+    parsed, set `name` or variables it does not spell?"""
+    entry = fr.ctx.chain[0].path if fr.ctx.chain else fr.module.path
+    around: list[ModuleInfo] = []
+    for path in (entry, *conftest_paths(entry)):
+        info = interp.project.by_path.get(path)
+        if info is not None:
+            interp.project.load(info)
+            around.append(info)
+    for module in (fr.module, *around, *interp.project.parsed):
+        names, any_name = _writes(module.tree)
+        if any_name or name in names:
+            return True
+    return False
+
+
+def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
+    """The environment variables a module's code sets or unsets, and whether it may set
+    others it does not spell; once per tree."""
+    held = _written.get(id(tree))
+    if held is not None and held[0] is tree:
+        return held[1], held[2]
+    names: set[str] = set()
+    any_name = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_environ(node.value):
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                names.add(key.value)
+            else:
+                any_name = True
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            any_name = any_name or any(_is_environ(target) for target in targets)  # `os.environ = {...}`
+        elif isinstance(node, ast.Call):
+            callee = dotted_name(node.func) or ""
+            if callee.endswith(_SETS_ANY):
+                any_name = True
+            elif callee.endswith(_SETS_ONE):
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    names.add(first.value)
+                else:
+                    any_name = True
+            elif callee.endswith(_SETS_MANY) or callee.endswith("patch.dict") and node.args and _names_environ(node.args[0]):
+                spelled = _spelled_keys(node.args[1:] if callee.endswith("patch.dict") else node.args, node.keywords)
+                if spelled is None:
+                    any_name = True
+                else:
+                    names |= spelled
+    _written[id(tree)] = (tree, frozenset(names), any_name)
+    return frozenset(names), any_name
+
+
+def _spelled_keys(args: list[ast.expr], keywords: list[ast.keyword]) -> set[str] | None:
+    """The keys an `update`/`patch.dict` call sets: those of a dict display of string
+    keys and its keywords; None where any is not spelled (a dict built elsewhere,
+    `**kw`, `clear=True`)."""
+    found: set[str] = set()
+    for arg in args:
+        if not isinstance(arg, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys):
+            return None
+        found |= {k.value for k in arg.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    for keyword in keywords:
+        if keyword.arg is None or keyword.arg == "clear":
+            return None
+        found.add(keyword.arg)
+    return found
+
+
+def _is_environ(node: ast.expr) -> bool:
+    name = dotted_name(node)
+    return name is not None and (name == "environ" or name.endswith(".environ"))
+
+
+def _names_environ(node: ast.expr) -> bool:
+    """`os.environ`, or the string "os.environ" that mock.patch.dict also takes."""
+    return _is_environ(node) or isinstance(node, ast.Constant) and node.value == "os.environ"

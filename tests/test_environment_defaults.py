@@ -1,0 +1,63 @@
+"""Environment variables' defaults across a project: the default holds on a run without
+the variable set, unless analysed code sets it (a test's `monkeypatch.setenv` in a
+conftest fixture, a launcher's `os.environ[...] = ...`) or sets names it does not spell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write
+from jax_cudnn_lint.cli import main
+
+SETTINGS = 'import os\n\nSEQ_LEN = int(os.environ.get("TSF_SEQ_LEN", "255"))\n'
+
+MODEL = """\
+import jax
+import jax.numpy as jnp
+
+from tsf.settings import SEQ_LEN
+
+
+def loss(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def train():
+    return jax.grad(loss)(jnp.zeros((2, SEQ_LEN, 4, 64), jnp.bfloat16))
+"""
+
+TEST = "from tsf.model import train\n\n\ndef test_train(seq_env):\n    train()\n"
+
+
+def lint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, files: dict[str, str]) -> list[str]:
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "found"),
+    [
+        ("    yield\n", True),  # nothing sets it: the default runs
+        ('    monkeypatch.setenv("TSF_SEQ_LEN", "256")\n', False),
+        ('    with mock.patch.dict(os.environ, {"TSF_SEQ_LEN": "256"}):\n        yield\n', False),
+        ('    with mock.patch.dict(os.environ, {"OTHER": "1"}):\n        yield\n', True),  # another variable
+        ("    os.environ.update(ENV)\n", False),  # names it does not spell
+    ],
+)
+def test_a_conftest_fixture_setting_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fixture: str, found: bool) -> None:
+    conftest = f"import os\nfrom unittest import mock\n\nimport pytest\n\nENV = {{}}\n\n\n@pytest.fixture\ndef seq_env(monkeypatch):\n{fixture}"
+    files = {"tsf/__init__.py": "", "tsf/settings.py": SETTINGS, "tsf/model.py": MODEL, "tests/conftest.py": conftest, "tests/test_model.py": TEST}
+    lines = lint(tmp_path, monkeypatch, capsys, files)
+    assert bool(lines) is found, lines
+    if found:
+        assert "JCD201" in lines[0] and "default of $TSF_SEQ_LEN (unset in the environment)" in lines[0]
+
+
+def test_a_launcher_setting_the_variable_before_importing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    launcher = 'import os\n\nos.environ["TSF_SEQ_LEN"] = "256"\n\nfrom tsf.model import train\n\nif __name__ == "__main__":\n    train()\n'
+    files = {"tsf/__init__.py": "", "tsf/settings.py": SETTINGS, "tsf/model.py": MODEL, "launch.py": launcher}
+    assert lint(tmp_path, monkeypatch, capsys, files) == []
