@@ -18,15 +18,17 @@ variable is set far more often than it sizes arrays from its absence.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import conftest_paths
 from jax_cudnn_lint.shape_inference.scopes import dotted_name
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, IntV, Value, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
-    from jax_cudnn_lint.shape_inference.modules import ModuleInfo
+    from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 
 READS = ("os.environ.get", "os.getenv")
 # calls that set or unset the variable named by their first argument
@@ -36,6 +38,10 @@ _SETS_MANY = ("environ.update",)
 # calls that may set any variable
 _SETS_ANY = ("environ.clear", "load_dotenv", "environ.popitem")
 
+# text without any of these sets no variable
+_MARKERS = ("environ", "setenv", "putenv", "unsetenv", "delenv", "dotenv")
+# (a project) -> its conftest.py modules, parsed
+_conftests: dict[int, tuple[Project, list[ModuleInfo]]] = {}
 # (a module's tree) -> the names it may set, and whether it may set names it does not spell
 _written: dict[int, tuple[ast.Module, frozenset[str], bool]] = {}
 
@@ -56,17 +62,23 @@ def read_default(interp: Interpreter, args: list[Value], kwargs: dict[str, Value
 
 
 def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
-    """Does the reading module, the program's entry module or a conftest.py pytest loads
-    for it (a fixture's `monkeypatch.setenv`), or any other module the analysis has
-    parsed, set `name` or variables it does not spell?"""
+    """Does the reading module, the program's entry module, any conftest.py of the
+    project (a fixture's `monkeypatch.setenv`, autouse or not: the function that reads
+    may be judged from its own module before a test's run reaches it, probe 112d), the
+    project's roots, or any other module the analysis has parsed, set `name` or
+    variables it does not spell?"""
+    project = interp.project
     entry = fr.ctx.chain[0].path if fr.ctx.chain else fr.module.path
     around: list[ModuleInfo] = []
     for path in (entry, *conftest_paths(entry)):
-        info = interp.project.by_path.get(path)
+        info = project.by_path.get(path)
         if info is not None:
-            interp.project.load(info)
+            project.load(info)
             around.append(info)
-    for module in (fr.module, *around, *interp.project.parsed):
+    held = _conftests.get(id(project))
+    if held is None or held[0] is not project:
+        held = _conftests[id(project)] = (project, project.conftests())
+    for module in (fr.module, *around, *held[1], *project.roots, *project.parsed):
         names, any_name = _writes(module.tree)
         if any_name or name in names:
             return True
@@ -81,7 +93,7 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
         return held[1], held[2]
     names: set[str] = set()
     any_name = False
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_environ(node.value):
             key = node.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -109,6 +121,22 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
                     names |= spelled
     _written[id(tree)] = (tree, frozenset(names), any_name)
     return frozenset(names), any_name
+
+
+def _nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node of a module, the definitions a skeleton left unparsed (lazy_defs)
+    included where their text may touch the environment; one that does not parse alone
+    counts as setting any name."""
+    for stmt in tree.body:
+        if isinstance(stmt, LazyDef):
+            if not any(marker in stmt.text for marker in _MARKERS):
+                continue
+            parsed = stmt.parse("<environment>")
+            if parsed is None:
+                yield ast.Call(ast.Name("load_dotenv"), [], [])  # (read as: may set any name)
+                continue
+            stmt = parsed
+        yield from ast.walk(stmt)
 
 
 def _spelled_keys(args: list[ast.expr], keywords: list[ast.keyword]) -> set[str] | None:

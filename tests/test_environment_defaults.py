@@ -28,7 +28,7 @@ def train():
     return jax.grad(loss)(jnp.zeros((2, SEQ_LEN, 4, 64), jnp.bfloat16))
 """
 
-TEST = "from tsf.model import train\n\n\ndef test_train(seq_env):\n    train()\n"
+TEST = "from tsf.model import train\n\n\ndef test_train():\n    train()\n"
 
 
 def lint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, files: dict[str, str]) -> list[str]:
@@ -48,8 +48,10 @@ def lint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, files: di
         ("    os.environ.update(ENV)\n", False),  # names it does not spell
     ],
 )
-def test_a_conftest_fixture_setting_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fixture: str, found: bool) -> None:
-    conftest = f"import os\nfrom unittest import mock\n\nimport pytest\n\nENV = {{}}\n\n\n@pytest.fixture\ndef seq_env(monkeypatch):\n{fixture}"
+def test_an_autouse_conftest_fixture_setting_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, fixture: str, found: bool) -> None:
+    # (autouse, not requested: the reading function is also judged from its own module,
+    # before any test's run parses the conftest: probe 112d)
+    conftest = f"import os\nfrom unittest import mock\n\nimport pytest\n\nENV = {{}}\n\n\n@pytest.fixture(autouse=True)\ndef seq_env(monkeypatch):\n{fixture}"
     files = {"tsf/__init__.py": "", "tsf/settings.py": SETTINGS, "tsf/model.py": MODEL, "tests/conftest.py": conftest, "tests/test_model.py": TEST}
     lines = lint(tmp_path, monkeypatch, capsys, files)
     assert bool(lines) is found, lines
