@@ -16,6 +16,7 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall, attention_ca
 from jax_cudnn_lint.lint_rules.attention_checks import first_note, handled, neutral_dtype_repro, only_dtype_before, use_fp8
 from jax_cudnn_lint.lint_rules.evidence import context_lines, evidence_lines, origin_phrase, related_locations
 from jax_cudnn_lint.lint_rules.registry import rule
+from jax_cudnn_lint.shape_inference.context import UNKNOWN_ARGNUMS
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
 from jax_cudnn_lint.shape_inference.jax_api import FORWARD_MODE, GRAD_LIKE
 
@@ -43,6 +44,13 @@ def under_reverse_mode(transforms: tuple[tuple[str, object], ...]) -> bool:
     """Is the call inside a reverse-mode transform the analysis followed?  Then the
     taint says what it differentiates: JCD202's "not proven" would be "disproven"."""
     return any(kind in _REVERSE_MODE for kind, _ in transforms)
+
+
+def forward_only(transforms: tuple[tuple[str, object], ...]) -> bool:
+    """No differentiating transform around the call, not even one whose arguments the
+    analysis could not tell (`nnx.grad(f, argnums=nnx.DiffState(0, a_callable))`, probe
+    112a: a fine-tuning path at 255 is no init beside the training)."""
+    return not any(kind.removesuffix(UNKNOWN_ARGNUMS) in GRAD_LIKE or kind.removesuffix(UNKNOWN_ARGNUMS) in _REVERSE_MODE for kind, _ in transforms)
 
 
 def _odd(dim: Dim | None) -> bool:
@@ -142,7 +150,7 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # JCD202 needs the query's length: a decode step's token of unknown length reads an odd cache (probe 31a)
         if not call.differentiated and call.T is not None and call.T.value == 1:
             continue  # one query token against a cache: a decode step, which nobody trains
-        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or (call.event.module.path, call.event.node.lineno, id(call.event.root)) in trained_in_sight):
+        if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or forward_only(call.event.ctx.transforms) and (call.event.module.path, call.event.node.lineno, id(call.event.root)) in trained_in_sight):
             # the differentiation is in sight (and does not reach q, k, v or the bias, or
             # does at a length judged on its own); the same program's forward-only path
             # beside it is no hazard of its own, but a

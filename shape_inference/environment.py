@@ -31,15 +31,20 @@ if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.modules import ModuleInfo, Project
 
 READS = ("os.environ.get", "os.getenv")
-# calls that set or unset the variable named by their first argument
-_SETS_ONE = ("environ.setdefault", "environ.pop", "environ.__setitem__", "environ.__delitem__", "putenv", "unsetenv", "setenv", "delenv")
+# calls that set or unset the variable named by their first argument (`os.putenv` changes
+# the process's environment, not `os.environ`, which the reads read: not one)
+_SETS_ONE = ("environ.setdefault", "environ.pop", "environ.__setitem__", "environ.__delitem__", "setenv", "delenv")
 # calls that set what their dict or keywords name
 _SETS_MANY = ("environ.update",)
 # calls that may set any variable
 _SETS_ANY = ("environ.clear", "load_dotenv", "environ.popitem")
+# os.environ's methods that read it, or write it as the call pass reads
+_READS_OR_CALL_PASS = frozenset({"get", "copy", "items", "keys", "values", "__contains__", "__getitem__", "__iter__", "__len__", "setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__"})
+# calls handed os.environ that only copy or show it
+_COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "len", "sorted", "list", "print", "repr", "str", "set", "frozenset"})
 
 # text without any of these sets no variable
-_MARKERS = ("environ", "setenv", "putenv", "unsetenv", "delenv", "dotenv")
+_MARKERS = ("environ", "setenv", "delenv", "dotenv")
 # (a project) -> its conftest.py modules, parsed
 _conftests: dict[int, tuple[Project, list[ModuleInfo]]] = {}
 # (a module's tree) -> the names it may set, and whether it may set names it does not spell
@@ -87,40 +92,69 @@ def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
 
 def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
     """The environment variables a module's code sets or unsets, and whether it may set
-    others it does not spell; once per tree."""
+    others it does not spell; once per tree.  `os.environ` used other than read (`.get`,
+    an item, `in`, a copy) or written by a method that names its variables counts as
+    setting any: an alias (`env = os.environ`), a helper it is handed to, `operator.
+    setitem`, `os.environb` (probe 112a)."""
     held = _written.get(id(tree))
     if held is not None and held[0] is tree:
         return held[1], held[2]
     names: set[str] = set()
     any_name = False
-    for node in _nodes(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_environ(node.value):
-            key = node.slice
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                names.add(key.value)
-            else:
-                any_name = True
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            any_name = any_name or any(_is_environ(target) for target in targets)  # `os.environ = {...}`
-        elif isinstance(node, ast.Call):
-            callee = dotted_name(node.func) or ""
+    for parent in _nodes(tree):
+        if isinstance(parent, ast.ImportFrom) and parent.module == "os":
+            # `from os import environ as ENV` (an alias the reads below do not know), environb
+            any_name = any_name or any(alias.name == "environb" or alias.name == "environ" and alias.asname not in (None, "environ") for alias in parent.names)
+        elif isinstance(parent, ast.Call):
+            callee = dotted_name(parent.func) or ""
             if callee.endswith(_SETS_ANY):
                 any_name = True
             elif callee.endswith(_SETS_ONE):
-                first = node.args[0] if node.args else None
+                first = parent.args[0] if parent.args else None
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     names.add(first.value)
                 else:
                     any_name = True
-            elif callee.endswith(_SETS_MANY) or callee.endswith("patch.dict") and node.args and _names_environ(node.args[0]):
-                spelled = _spelled_keys(node.args[1:] if callee.endswith("patch.dict") else node.args, node.keywords)
+            elif callee.endswith(_SETS_MANY) or callee.endswith("patch.dict") and parent.args and _names_environ(parent.args[0]):
+                spelled = _spelled_keys(parent) if callee.endswith("patch.dict") else _spelled_keys(parent, 0)
                 if spelled is None:
                     any_name = True
                 else:
                     names |= spelled
+        for child in ast.iter_child_nodes(parent):
+            if _is_environ(child) or _names_environb(child):
+                written = _written_through(child, parent)
+                if written is None:
+                    any_name = True
+                elif written:
+                    names.add(written)
     _written[id(tree)] = (tree, frozenset(names), any_name)
     return frozenset(names), any_name
+
+
+def _written_through(environ: ast.expr, parent: ast.AST) -> str | None:
+    """How code uses `os.environ` (`environ`, the child of `parent`): "" for a read or a
+    write the call pass above reads (`.setdefault("X", ...)`), the variable's name for an
+    item set or deleted by name, None for anything that may set any variable."""
+    if _names_environb(environ):
+        return None
+    if isinstance(parent, ast.Subscript) and parent.value is environ:
+        if isinstance(parent.ctx, ast.Load):
+            return ""
+        key = parent.slice
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    if isinstance(parent, ast.Attribute) and parent.value is environ:
+        return "" if parent.attr in _READS_OR_CALL_PASS else None
+    if isinstance(parent, ast.Compare) and environ in parent.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+        return ""
+    if isinstance(parent, ast.Call) and environ in parent.args:
+        callee = dotted_name(parent.func) or ""
+        return "" if callee in _COPIES or callee.endswith("patch.dict") else None
+    if isinstance(parent, ast.Dict) and environ in parent.values or isinstance(parent, ast.Starred):
+        return ""  # `{**os.environ, "X": "1"}`: a copy
+    if isinstance(parent, ast.keyword) and parent.arg == "env":
+        return ""  # `subprocess.run(cmd, env=os.environ)`: the child's copy
+    return None
 
 
 def _nodes(tree: ast.Module) -> Iterator[ast.AST]:
@@ -139,25 +173,35 @@ def _nodes(tree: ast.Module) -> Iterator[ast.AST]:
         yield from ast.walk(stmt)
 
 
-def _spelled_keys(args: list[ast.expr], keywords: list[ast.keyword]) -> set[str] | None:
-    """The keys an `update`/`patch.dict` call sets: those of a dict display of string
-    keys and its keywords; None where any is not spelled (a dict built elsewhere,
-    `**kw`, `clear=True`)."""
+def _spelled_keys(call: ast.Call, first: int | None = None) -> set[str] | None:
+    """The keys an `os.environ.update(...)` (its arguments from `first`) or a
+    `mock.patch.dict(os.environ, values, clear=False, **kw)` sets: those of dict
+    displays of string keys and of keywords; None where any is not spelled (a dict built
+    elsewhere, `**kw`, `clear=True`)."""
+    dicts = call.args[first:] if first is not None else call.args[1:]
     found: set[str] = set()
-    for arg in args:
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg == "clear":
+            return None
+        if first is None and keyword.arg == "values":
+            dicts = [*dicts, keyword.value]
+        else:
+            found.add(keyword.arg)
+    for arg in dicts:
         if not isinstance(arg, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys):
             return None
         found |= {k.value for k in arg.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-    for keyword in keywords:
-        if keyword.arg is None or keyword.arg == "clear":
-            return None
-        found.add(keyword.arg)
     return found
 
 
-def _is_environ(node: ast.expr) -> bool:
-    name = dotted_name(node)
+def _is_environ(node: ast.AST) -> bool:
+    name = dotted_name(node) if isinstance(node, ast.expr) else None
     return name is not None and (name == "environ" or name.endswith(".environ"))
+
+
+def _names_environb(node: ast.AST) -> bool:
+    name = dotted_name(node) if isinstance(node, ast.expr) else None
+    return name is not None and (name == "environb" or name.endswith(".environb"))
 
 
 def _names_environ(node: ast.expr) -> bool:

@@ -63,3 +63,46 @@ def test_a_launcher_setting_the_variable_before_importing(tmp_path: Path, monkey
     launcher = 'import os\n\nos.environ["TSF_SEQ_LEN"] = "256"\n\nfrom tsf.model import train\n\nif __name__ == "__main__":\n    train()\n'
     files = {"tsf/__init__.py": "", "tsf/settings.py": SETTINGS, "tsf/model.py": MODEL, "launch.py": launcher}
     assert lint(tmp_path, monkeypatch, capsys, files) == []
+
+
+ONE_FILE = """\
+import operator
+import os
+from unittest import mock
+
+import jax
+import jax.numpy as jnp
+
+{setup}
+
+
+def loss(x):
+    return jax.nn.dot_product_attention(x, x, x, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def train():
+    seq = int(os.environ.get("SEQ", "255"))
+    return jax.grad(loss)(jnp.zeros((2, seq, 4, 64), jnp.bfloat16))
+"""
+
+
+@pytest.mark.parametrize(
+    ("setup", "found"),
+    [
+        ("", True),
+        ("env = os.environ\nenv['SEQ'] = '256'", False),  # an alias (probe 112a)
+        ("from os import environ as ENV\nENV['SEQ'] = '256'", False),
+        ("def apply(env):\n    env['SEQ'] = '256'\n\n\napply(os.environ)", False),  # a helper handed it
+        ("operator.setitem(os.environ, 'SEQ', '256')", False),
+        ("os.environb[b'SEQ'] = b'256'", False),
+        ("PATCH = mock.patch.dict(os.environ, values={'SEQ': '256'})", False),
+        ("os.environ |= {'SEQ': '256'}", False),
+        ("os.environ.setdefault('SEQ', '256')", False),
+        ("os.environ['OTHER'] = '1'", True),  # another variable
+        ("child = {**os.environ, 'SEQ': '256'}\nsaved = os.environ.copy()\nsaved['SEQ'] = '256'", True),  # copies
+        ("os.putenv('SEQ', '256')", True),  # the process's environment, not os.environ
+    ],
+)
+def test_writes_of_the_environment_in_the_reading_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, setup: str, found: bool) -> None:
+    lines = lint(tmp_path, monkeypatch, capsys, {"train.py": ONE_FILE.format(setup=setup)})
+    assert bool(lines) is found, lines
