@@ -51,8 +51,10 @@ from jax_cudnn_lint.shape_inference.values import (
     any_diff,
     class_chain,
     const_value,
+    fresh_copies,
     int_value,
     join,
+    next_serial,
     make_int,
     shape_of,
     live_view,
@@ -2505,6 +2507,15 @@ def h_ahead_of_time(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
     return UNKNOWN
 
 
+def h_nnx_clone(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`ema = nnx.clone(model)`: a copy of the module graph, four levels deep (deeper
+    objects are shared); the model itself is left as it was (probes 111b, 112a: the
+    clone trained, or switched to "xla" while the original trains)."""
+    if len(args) != 1 or kwargs or not isinstance(args[0], InstanceV):
+        return UNKNOWN
+    return fresh_copies(args[0], 0, next_serial())
+
+
 def h_export(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.export.export(jax.jit(f), platforms=[...])(*avals)`: the exporter traces f
     with those arguments like `.lower` does (probe 111e), so its call is h_ahead_of_time's."""
@@ -3180,6 +3191,7 @@ _register(sorted(_STR_METHODS), ["builtins.str"], h_str_method)
 _register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["export"], ["jax.export", "jax.experimental.export"], h_export)
+_register(["clone"], ["flax.nnx", "flax.nnx.graph"], h_nnx_clone)
 
 
 def h_environment_default(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -4115,7 +4127,7 @@ _PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.v
                                # copies, views and printouts of an nnx graph or a pytree: the model
                                # itself is left as it was (probe 111b: `ema = nnx.clone(model)`
                                # left the model forgotten, and its training unseen)
-                               "flax.nnx.clone", "flax.nnx.graph.clone", "flax.nnx.display", "flax.nnx.iter_graph", "flax.nnx.graph.iter_graph",
+                               "flax.nnx.display", "flax.nnx.iter_graph", "flax.nnx.graph.iter_graph",
                                "flax.nnx.to_tree", "flax.nnx.tabulate", "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_flatten",
                                "jax.tree.flatten", "equinox.tree_pprint", "equinox.tree_pformat", "equinox.tree_equal"})
 
