@@ -2508,12 +2508,39 @@ def h_ahead_of_time(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
 
 
 def h_nnx_clone(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`ema = nnx.clone(model)`: a copy of the module graph, four levels deep (deeper
-    objects are shared); the model itself is left as it was (probes 111b, 112a: the
-    clone trained, or switched to "xla" while the original trains)."""
+    """`ema = nnx.clone(model)`: a copy of the module graph; the model itself is left as
+    it was (probes 111b, 112a: the clone trained, or switched to "xla" while the
+    original trains).  A graph deeper than the copy goes is Unknown (113a: a switch
+    five levels down, shared, reached the original)."""
     if len(args) != 1 or kwargs or not isinstance(args[0], InstanceV):
         return UNKNOWN
-    return fresh_copies(args[0], 0, next_serial())
+    if _deeper_than(args[0], _CLONE_DEPTH):
+        return UNKNOWN
+    return fresh_copies(args[0], 0, next_serial(), deepest=4 * _CLONE_DEPTH)
+
+
+_CLONE_DEPTH = 12
+
+
+def _deeper_than(value: Value, levels: int, most: int = 2000) -> bool:
+    """Does an object, list or dict lie more than `levels` below `value` by its shortest
+    path, or are there more than `most` of them?  (Breadth first, each once.)"""
+    seen: set[int] = {id(value)}
+    level: list[Value] = [value]
+    for _ in range(levels + 1):
+        below: list[Value] = []
+        for held in level:
+            inner = held.attrs.values() if isinstance(held, InstanceV) else held.items if isinstance(held, TupleV) else (v for _, v in held.items) if isinstance(held, DictV) else ()
+            for item in inner:
+                if isinstance(item, (InstanceV, TupleV, DictV)) and id(item) not in seen:
+                    seen.add(id(item))
+                    below.append(item)
+        if not below:
+            return False
+        if len(seen) > most:
+            return True
+        level = below
+    return True
 
 
 def h_export(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -3092,7 +3119,13 @@ _register(["unpack_lstm_weights"], ["jax.experimental.rnn"], h_unpack_lstm_weigh
 _register(["make_causal_mask"], ["flax.linen", "flax.nnx"], h_causal_mask)
 _register(["apply", "init", "init_with_output"], ["flax.linen.scan()", "flax.linen.vmap()"], h_lifted_method)
 _register(["attend"], ["flax.linen.Embed", "flax.nnx.Embed"], h_embed_attend)
-_register(["apply", "init", "init_with_output"], ["flax.linen.MultiHeadDotProductAttention", "flax.linen.MultiHeadAttention", "flax.linen.SelfAttention"], h_layer_method)
+# (flax's own layers used as the top-level module: a unit test's, or an embedding applied
+# on its own before the model, probe 113c)
+_register(
+    ["apply", "init", "init_with_output"],
+    [f"flax.linen.{layer}" for layer in ("MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention", "Dense", "DenseGeneral", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "Einsum", "Conv", "ConvTranspose")],
+    h_layer_method,
+)
 _register(["make_attention_mask"], ["flax.linen", "flax.nnx"], h_attention_mask)
 _register(["combine_masks"], ["flax.linen", "flax.nnx"], h_combine_masks)
 _register(["len"], ["builtins"], h_len)
@@ -4127,8 +4160,9 @@ _PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.v
                                # copies, views and printouts of an nnx graph or a pytree: the model
                                # itself is left as it was (probe 111b: `ema = nnx.clone(model)`
                                # left the model forgotten, and its training unseen)
-                               "flax.nnx.display", "flax.nnx.iter_graph", "flax.nnx.graph.iter_graph",
-                               "flax.nnx.to_tree", "flax.nnx.tabulate", "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_flatten",
+                               # (not nnx.iter_graph, nnx.to_tree: they hand out the graph's own
+                               # nodes, which code then changes: probe 113a)
+                               "flax.nnx.display", "flax.nnx.tabulate", "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_flatten",
                                "jax.tree.flatten", "equinox.tree_pprint", "equinox.tree_pformat", "equinox.tree_equal"})
 
 # array libraries whose functions are pure and differentiable in their array inputs...

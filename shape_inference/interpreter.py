@@ -3589,6 +3589,12 @@ class Interpreter:
                 return self.api.bind_member(self, member, base, node, fr)
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
+            hook = base.cls.lookup("__getattr__")
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")):
+                # what Python asks when the attribute is not found: the class's own
+                # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
+                # MaxText's pyconfig does: probe 113b)
+                return self.call(self.api.bind_member(self, hook, base, node, fr), [ConstV(name)], {}, False, node, fr)
             return self.api.instance_external_attr(self, base, name, node, fr)
         if isinstance(base, SuperV):
             if isinstance(base.self_value, ClassV):

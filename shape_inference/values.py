@@ -631,26 +631,26 @@ def next_serial() -> int:
     return _SERIAL[0]
 
 
-def fresh_copies(value: Value, first: int, last: int, copies: dict[int, Value] | None = None, depth: int = 0) -> Value:
+def fresh_copies(value: Value, first: int, last: int, copies: dict[int, Value] | None = None, depth: int = 0, deepest: int = 4) -> Value:
     """`value` with the instances made in serials [first, last) copied, attributes and all
-    (once each: what the original shared, the copies share)."""
+    (once each: what the original shared, the copies share), `deepest` levels down."""
     if copies is None:
         copies = {}
     if isinstance(value, InstanceV):
-        if not first <= value.serial < last or depth > 4:
+        if not first <= value.serial < last or depth > deepest:
             return value
         done = copies.get(id(value))
         if done is not None:
             return done
         copy = InstanceV(value.cls, {}, value.diff, value.why, value.ready, [value.writes[0]], False, value.serial)
         copies[id(value)] = copy
-        copy.attrs.update({k: fresh_copies(v, first, last, copies, depth + 1) for k, v in value.attrs.items()})
+        copy.attrs.update({k: fresh_copies(v, first, last, copies, depth + 1, deepest) for k, v in value.attrs.items()})
         return copy
-    if isinstance(value, TupleV) and depth <= 4 and value.items:
-        items = tuple(fresh_copies(item, first, last, copies, depth + 1) for item in value.items)
+    if isinstance(value, TupleV) and depth <= deepest and value.items:
+        items = tuple(fresh_copies(item, first, last, copies, depth + 1, deepest) for item in value.items)
         return value if all(a is b for a, b in zip(items, value.items)) else TupleV(items, value.is_list, value.why, value.diff)
-    if isinstance(value, DictV) and depth <= 4 and value.items:
-        pairs = tuple((k, fresh_copies(v, first, last, copies, depth + 1)) for k, v in value.items)
+    if isinstance(value, DictV) and depth <= deepest and value.items:
+        pairs = tuple((k, fresh_copies(v, first, last, copies, depth + 1, deepest)) for k, v in value.items)
         return value if all(a[1] is b[1] for a, b in zip(pairs, value.items)) else DictV(pairs, value.why, value.diff)
     return value
 
