@@ -40,6 +40,8 @@ _SETS_MANY = ("environ.update",)
 _SETS_ANY = ("environ.clear", "load_dotenv", "environ.popitem")
 # os.environ's methods that read it, or write it as the call pass reads
 _READS_OR_CALL_PASS = frozenset({"get", "copy", "items", "keys", "values", "__contains__", "__getitem__", "__iter__", "__len__", "setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__"})
+# os.environ's methods that write it: the call pass reads them where they are called
+_WRITE_METHODS = frozenset({"setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__", "__ior__"})
 # calls handed os.environ that only copy or show it
 _COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "len", "sorted", "list", "print", "repr", "str", "set", "frozenset"})
 
@@ -101,7 +103,16 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
         return held[1], held[2]
     names: set[str] = set()
     any_name = False
+    called: set[int] = set()  # the callee expressions of the calls met so far
     for parent in _nodes(tree):
+        if isinstance(parent, ast.Call):
+            called.add(id(parent.func))
+        if isinstance(parent, ast.Constant) and parent.value in ("environ", "os.environ", "environb"):
+            any_name = True  # `setattr(os, "environ", ...)`, `vars(os)["environ"]`, `patch.object(os, "environ", ...)` (probe 113a)
+        elif isinstance(parent, ast.Attribute) and parent.attr in ("environ", "environb") and dotted_name(parent.value) is None:
+            any_name = True  # `sys.modules["os"].environ`, `__import__("os").environ`
+        elif isinstance(parent, ast.Attribute) and parent.attr in _WRITE_METHODS and _is_environ(parent.value) and id(parent) not in called:
+            any_name = True  # `put = os.environ.__setitem__`: a write called later
         if isinstance(parent, ast.ImportFrom) and parent.module == "os":
             # `from os import environ as ENV` (an alias the reads below do not know), environb
             any_name = any_name or any(alias.name == "environb" or alias.name == "environ" and alias.asname not in (None, "environ") for alias in parent.names)

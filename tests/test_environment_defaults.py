@@ -101,6 +101,9 @@ def train():
         ("os.environ['OTHER'] = '1'", True),  # another variable
         ("child = {**os.environ, 'SEQ': '256'}\nsaved = os.environ.copy()\nsaved['SEQ'] = '256'", True),  # copies
         ("os.putenv('SEQ', '256')", True),  # the process's environment, not os.environ
+        ("setattr(os, 'environ', {'SEQ': '256'})", False),  # reached other ways (probe 113a)
+        ("import sys\nsys.modules['os'].environ['SEQ'] = '256'", False),
+        ("put = os.environ.__setitem__\nput('SEQ', '256')", False),
     ],
 )
 def test_writes_of_the_environment_in_the_reading_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, setup: str, found: bool) -> None:
