@@ -2392,8 +2392,10 @@ class Interpreter:
         if isinstance(iterable, ArrayV) and isinstance(stmt.iter, ast.Call):
             iterable = self._numpy_arange_as_range(stmt.iter, fr) or iterable
         empty_range = isinstance(iterable, self.api.RangeV) and self.api.known_items(iterable, 0) == []
-        literal = isinstance(stmt.iter, (ast.List, ast.Tuple))
-        if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not literal):
+        # a list no other name holds: a display, a comprehension, or a slice's new list
+        # (`for arg in argv[1:]` on a run without arguments: MaxText's override loop, probe 114d)
+        fresh = isinstance(stmt.iter, (ast.List, ast.Tuple, ast.ListComp)) or isinstance(stmt.iter, ast.Subscript) and isinstance(stmt.iter.slice, ast.Slice)
+        if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not fresh):
             # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
             # never runs.  Not an empty list held by a name: another name for it may have
             # appended to it
