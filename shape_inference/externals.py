@@ -1888,6 +1888,9 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     value = args[2]
     interp.mutations += 1
     obj.touch()
+    if q == "builtins.setattr" and (isinstance(obj.cls.lookup("__setattr__"), FunctionV) or A.runs_a_setter(obj.cls.lookup(name.value))):
+        obj.attrs[name.value] = UNKNOWN  # the class's __setattr__ or a property's setter decides what is stored (probe 114a)
+        return ConstV(None)
     if attribute_dicts.stores_attributes_apart(obj.cls):
         obj.attrs[name.value] = UNKNOWN
         return ConstV(None)

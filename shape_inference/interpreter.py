@@ -1327,6 +1327,18 @@ class Interpreter:
                     return True  # `layers.Block`: most likely the method's class
         return False
 
+    def _getattr_hook_answers(self, cls: ClassV) -> bool:
+        """Is a class's own `__getattr__` what answers a read its object lacks?  Not where a
+        base of a library (a `dict` subclass: `cfg.update` is dict's method, found first)
+        has members we do not see, nor where the class's methods store attributes they do
+        not spell (`self.__dict__[key] = v`: what they stored is found first, probe 114a)."""
+        if cls.external_bases() - {"builtins.object"}:
+            return False
+        order = cls.mro()
+        if order is None:
+            return False
+        return not any(id(klass.node) in klass.module.facts.attribute_stores()[2] for klass in order)
+
     def _class_named(self, info: ModuleInfo, name: str) -> tuple[ModuleInfo, ast.ClassDef] | None:
         """The one class that `name` is in module `info`: defined there at top level, or
         imported by name from a project module; None where unknown or not one."""
@@ -3592,7 +3604,7 @@ class Interpreter:
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             hook = base.cls.lookup("__getattr__")
-            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")):
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and self._getattr_hook_answers(base.cls):
                 # what Python asks when the attribute is not found: the class's own
                 # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
                 # MaxText's pyconfig does: probe 113b)
