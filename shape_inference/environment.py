@@ -133,7 +133,7 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
                 else:
                     names |= spelled
         for child in ast.iter_child_nodes(parent):
-            if _is_environ(child) or _names_environb(child):
+            if isinstance(child, ast.expr) and (_is_environ(child) or _names_environb(child)):
                 written = _written_through(child, parent)
                 if written is None:
                     any_name = True
