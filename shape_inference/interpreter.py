@@ -1327,12 +1327,15 @@ class Interpreter:
                     return True  # `layers.Block`: most likely the method's class
         return False
 
-    def _getattr_hook_answers(self, cls: ClassV) -> bool:
+    def _getattr_hook_answers(self, cls: ClassV, reader: ModuleInfo) -> bool:
         """Is a class's own `__getattr__` what answers a read its object lacks?  Not where a
         base of a library (a `dict` subclass: `cfg.update` is dict's method, found first)
-        has members we do not see, nor where the class's methods store attributes they do
-        not spell (`self.__dict__[key] = v`: what they stored is found first, probe 114a)."""
+        has members we do not see, nor where the class's methods, or the code of its
+        module or of the reading one, store attributes they do not spell (`self.__dict__[
+        key] = v`, `vars(cfg)[k] = v`: what they stored is found first, probes 114a, 115a)."""
         if cls.external_bases() - {"builtins.object"}:
+            return False
+        if cls.module.facts.attribute_stores()[1] or reader.facts.attribute_stores()[1]:
             return False
         order = cls.mro()
         if order is None:
@@ -3604,7 +3607,7 @@ class Interpreter:
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             hook = base.cls.lookup("__getattr__")
-            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and self._getattr_hook_answers(base.cls):
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and self._getattr_hook_answers(base.cls, fr.module):
                 # what Python asks when the attribute is not found: the class's own
                 # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
                 # MaxText's pyconfig does: probe 113b)

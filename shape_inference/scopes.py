@@ -305,6 +305,12 @@ class ScopeFacts:
                     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                         stored = [n for t in targets if type(t) is not ast.Name for n in ast.walk(t) if isinstance(n, (ast.Attribute, ast.Subscript))]
+                    if isinstance(node, ast.AugAssign) and (obj := dict_of(node.target)) is not None:
+                        # `self.__dict__ |= overrides`: names it does not spell (probe 115a)
+                        if _is_self(obj):
+                            classes.add(id(top))
+                        else:
+                            dynamic = True
                     for target in stored:
                         if isinstance(target, ast.Attribute) and not _is_self(target.value):
                             names.add(target.attr)
