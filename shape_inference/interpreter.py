@@ -3607,7 +3607,7 @@ class Interpreter:
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             hook = base.cls.lookup("__getattr__")
-            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and self._getattr_hook_answers(base.cls, fr.module):
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and _may_know(base) and self._getattr_hook_answers(base.cls, fr.module):
                 # what Python asks when the attribute is not found: the class's own
                 # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
                 # MaxText's pyconfig does: probe 113b)
@@ -5018,6 +5018,15 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
 
 
 # what code out of sight may call to run a model: a function, a model object
+def _may_know(inst: InstanceV) -> bool:
+    """Can a `__getattr__` reading this object's state answer anything known?  Not where
+    every attribute it holds is Unknown (MaxText's config built from yaml out of sight:
+    running the hook for each of its reads cost a quarter of maxtext's analysis); an
+    object holding nothing may still have a hook that answers constants."""
+    held = [value for key, value in inst.attrs.items() if not key.startswith("\0")]
+    return not held or any(value is not UNKNOWN for value in held)
+
+
 _MAY_RUN_A_MODEL = (FunctionV, BoundMethodV, PartialV, TransformV, InstanceV, ExtObjectV)
 
 
