@@ -89,9 +89,10 @@ def _trained_in_sight(events: list[object], config: Config) -> set[tuple[str, in
     reaches inside a reverse-mode transform that does not differentiate them, or does
     with lengths known to be even: there the analysis saw the program's training of the
     line, and a forward-only path of the same program to it (the model's `init`, at the
-    training length or another) is no hazard of its own (probe 59b: an encoder frozen by stop_gradient on its params got
-    JCD202 from init; 111c: `init` at 127 tokens beside training at 128).  A root that
-    hands a function or a model to code out of sight may train it there: not counted."""
+    training length or another) is no hazard of its own (probe 59b: an encoder frozen by
+    stop_gradient on its params got JCD202 from init; 111c: `init` at 127 tokens beside
+    training at 128).  A root that hands a function or a model to code out of sight may
+    train it there: not counted."""
     return {
         (call.event.module.path, call.event.node.lineno, id(call.event.root))
         for call in attention_calls(events, config)  # type: ignore[arg-type]
@@ -152,10 +153,10 @@ def check_odd_seqlen(events: list[object], config: Config) -> list[Finding]:
             continue  # one query token against a cache: a decode step, which nobody trains
         if not call.differentiated and (under_reverse_mode(call.event.ctx.transforms) or forward_only(call.event.ctx.transforms) and (call.event.module.path, call.event.node.lineno, id(call.event.root)) in trained_in_sight):
             # the differentiation is in sight (and does not reach q, k, v or the bias, or
-            # does at a length judged on its own); the same program's forward-only path
-            # beside it is no hazard of its own, but a
-            # function analysed for callers out of sight may be differentiated there
-            # (probe 60a: a loss handed to an unseen trainer's fit)
+            # does at even lengths, judged on its own); the same program's forward-only
+            # path beside it is no hazard of its own, but a function analysed for callers
+            # out of sight may be differentiated there (probe 60a: a loss handed to an
+            # unseen trainer's fit)
             continue
         # None: a `*args`/`**kwargs` the analysis could not resolve may pass a bias or mask.
         # The placeholder-bias behaviour exists since 0.4.29, so from then on the length

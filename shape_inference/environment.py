@@ -8,9 +8,10 @@ the run without the option (probes 109a, 111d).
 
 Only a read with its default spelled out (`os.environ.get(name, default)`,
 `os.getenv(name, default)`), of a name no analysed module may set: a module that writes
-it (`os.environ[name] = ...`, `setdefault`, `update`, `putenv`, pytest's
-`monkeypatch.setenv`, `mock.patch.dict(os.environ, ...)`) or writes names it does not
-spell (a loop over a dict, `load_dotenv()`, `os.environ.clear()`) makes the read Unknown.
+it (`os.environ[name] = ...`, `setdefault`, `update`, pytest's `monkeypatch.setenv`,
+`mock.patch.dict(os.environ, ...)`) or may write names it does not spell (a loop over a
+dict, `load_dotenv()`, `os.environ.clear()`, an alias of `os.environ` or a helper it is
+handed to) makes the read Unknown.
 A read without a default (None when unset) stays Unknown: code branches on whether a
 variable is set far more often than it sizes arrays from its absence.
 """
@@ -18,6 +19,7 @@ variable is set far more often than it sizes arrays from its absence.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -47,10 +49,11 @@ _COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "len", "sorted", "lis
 
 # text without any of these sets no variable
 _MARKERS = ("environ", "setenv", "delenv", "dotenv")
-# (a project) -> the writes of its modules folded so far
-_folded: dict[int, _Folded] = {}
+# (a project) -> the writes of its modules folded so far; weak: a flake8 process makes a
+# project for every file it checks
+_folded: weakref.WeakKeyDictionary[Project, _Folded] = weakref.WeakKeyDictionary()
 # (a module's tree) -> the names it may set, and whether it may set names it does not spell
-_written: dict[int, tuple[ast.Module, frozenset[str], bool]] = {}
+_written: weakref.WeakKeyDictionary[ast.Module, tuple[frozenset[str], bool]] = weakref.WeakKeyDictionary()
 
 
 def read_default(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
@@ -88,7 +91,7 @@ def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
         names, any_name = _writes(module.tree) if module is fr.module else _module_writes(module)
         if any_name or name in names:
             return True
-    return _project_writes(project).answers(name)
+    return _project_writes(project).answers(project, name)
 
 
 class _Folded:
@@ -97,21 +100,20 @@ class _Folded:
     name may be set (215 reads over the corpus scanned every module each time: 2 s)."""
 
     def __init__(self, project: Project) -> None:
-        self.project = project
         self.names: set[str] = set()
         self.any_name = False
         self.fixed = [*project.conftests(), *project.roots]
         self.fixed_done = 0  # how many of `fixed` are folded in
         self.parsed_done = 0  # how many of project.parsed
 
-    def answers(self, name: str) -> bool:
+    def answers(self, project: Project, name: str) -> bool:
         """May `name` be set by what is folded, folding on until it may or all is?"""
         while not (self.any_name or name in self.names):
             if self.fixed_done < len(self.fixed):
                 module = self.fixed[self.fixed_done]
                 self.fixed_done += 1
-            elif self.parsed_done < len(self.project.parsed):
-                module = self.project.parsed[self.parsed_done]
+            elif self.parsed_done < len(project.parsed):
+                module = project.parsed[self.parsed_done]
                 self.parsed_done += 1
             else:
                 return False
@@ -122,25 +124,25 @@ class _Folded:
 
 
 def _project_writes(project: Project) -> _Folded:
-    folded = _folded.get(id(project))
-    if folded is None or folded.project is not project:
-        folded = _folded[id(project)] = _Folded(project)
+    folded = _folded.get(project)
+    if folded is None:
+        folded = _folded[project] = _Folded(project)
     return folded
 
 
 def _module_writes(module: ModuleInfo) -> tuple[frozenset[str], bool]:
     """_writes of a module, skipping the walk where its file's text names none of the
     markers (most of a large project: walking every tree cost 9 ms a module)."""
-    held = _written.get(id(module.tree))
-    if held is not None and held[0] is module.tree:
-        return held[1], held[2]
+    held = _written.get(module.tree)
+    if held is not None:
+        return held
     try:
         with open(module.path, "rb") as handle:
             text = handle.read()
     except (OSError, ValueError):
         text = None
     if text is not None and not any(marker.encode() in text for marker in _MARKERS):
-        _written[id(module.tree)] = (module.tree, frozenset(), False)
+        _written[module.tree] = (frozenset(), False)
         return frozenset(), False
     return _writes(module.tree)
 
@@ -151,9 +153,9 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
     an item, `in`, a copy) or written by a method that names its variables counts as
     setting any: an alias (`env = os.environ`), a helper it is handed to, `operator.
     setitem`, `os.environb` (probe 112a)."""
-    held = _written.get(id(tree))
-    if held is not None and held[0] is tree:
-        return held[1], held[2]
+    held = _written.get(tree)
+    if held is not None:
+        return held
     names: set[str] = set()
     any_name = False
     called: set[int] = set()  # the callee expressions of the calls met so far
@@ -192,7 +194,7 @@ def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:
                     any_name = True
                 elif written:
                     names.add(written)
-    _written[id(tree)] = (tree, frozenset(names), any_name)
+    _written[tree] = (frozenset(names), any_name)
     return frozenset(names), any_name
 
 

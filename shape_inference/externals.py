@@ -4160,11 +4160,9 @@ HANDLERS["jax.config.update"] = h_config_update
 # (nnx's state readers only read the module: `nnx.state(model, nnx.Param)` as a scan's
 # initial carry left the model forgotten, and the grad in the scan's body unseen: probe 37b)
 _PURE_UNMODELLED = frozenset({"flax.nnx.state", "flax.nnx.graphdef", "flax.nnx.variables", "flax.nnx.to_pure_dict", "builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.getattr", "builtins.repr", "builtins.str", "builtins.id", "builtins.type", "builtins.sorted", "builtins.any", "builtins.all", "builtins.iter", "builtins.next", "builtins.round", "builtins.enumerate", "builtins.zip", "builtins.reversed", "builtins.callable", "builtins.format", "builtins.set", "builtins.frozenset",
-                               # copies, views and printouts of an nnx graph or a pytree: the model
-                               # itself is left as it was (probe 111b: `ema = nnx.clone(model)`
-                               # left the model forgotten, and its training unseen)
-                               # (not nnx.iter_graph, nnx.to_tree: they hand out the graph's own
-                               # nodes, which code then changes: probe 113a)
+                               # printouts and structure readers of an nnx graph or a pytree leave
+                               # the model as it was (probe 111b); not nnx.iter_graph or to_tree,
+                               # which hand out the graph's own nodes for code to change (113a)
                                "flax.nnx.display", "flax.nnx.tabulate", "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_flatten",
                                "jax.tree.flatten", "equinox.tree_pprint", "equinox.tree_pformat", "equinox.tree_equal"})
 

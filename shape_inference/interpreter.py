@@ -5017,16 +5017,16 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
     return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
 
 
-# what code out of sight may call to run a model: a function, a model object
 def _may_know(inst: InstanceV) -> bool:
     """Can a `__getattr__` reading this object's state answer anything known?  Not where
     every attribute it holds is Unknown (MaxText's config built from yaml out of sight:
-    running the hook for each of its reads cost a quarter of maxtext's analysis); an
+    running the hook for each of its reads grew maxtext's analysed calls by 29 %); an
     object holding nothing may still have a hook that answers constants."""
     held = [value for key, value in inst.attrs.items() if not key.startswith("\0")]
     return not held or any(value is not UNKNOWN for value in held)
 
 
+# what code out of sight may call to run a model: a function, a model object
 _MAY_RUN_A_MODEL = (FunctionV, BoundMethodV, PartialV, TransformV, InstanceV, ExtObjectV)
 
 
