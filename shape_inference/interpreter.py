@@ -3607,7 +3607,7 @@ class Interpreter:
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             hook = base.cls.lookup("__getattr__")
-            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and _may_know(base) and self._getattr_hook_answers(base.cls, fr.module):
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and _STORED_UNSPELLED not in base.attrs and _may_know(base) and self._getattr_hook_answers(base.cls, fr.module):
                 # what Python asks when the attribute is not found: the class's own
                 # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
                 # MaxText's pyconfig does: probe 113b)
@@ -4173,6 +4173,7 @@ class Interpreter:
                 value.touch()
             return
         value.forget_all()
+        value.attrs[_STORED_UNSPELLED] = UNKNOWN  # (names its `__getattr__` must not answer for)
 
     def register_functions(self, values: Sequence[Value]) -> None:
         """Functions stored in a container or on an object: called later, through it."""
@@ -5015,6 +5016,11 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
     if not top or top in sys.stdlib_module_names:
         return False
     return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
+
+
+# on an object: code stored attributes on it it does not spell (`vars(cfg)[k] = v` in
+# another module): a read it lacks may be one of them, not its `__getattr__`'s
+_STORED_UNSPELLED = "\0stored unspelled"
 
 
 def _may_know(inst: InstanceV) -> bool:

@@ -1152,3 +1152,39 @@ def test_a_differentiation_stored_in_another_module_enters_its_callers(
     main(["--no-cache", "--exit-zero", "-j1", "."])
     out = capsys.readouterr().out
     assert "enc.py:7:12: JCD201" in out, out
+
+
+GETATTR_CONFIG = 'class Config:\n    def __getattr__(self, name):\n        return {"length": 255}[name]\n'
+OVERRIDES = "def apply(config, values):\n    for key, value in values.items():\n        vars(config)[key] = value\n"
+GETATTR_TRAIN = """\
+import jax
+import jax.numpy as jnp
+
+from cfg import Config
+from overrides import apply
+
+
+def loss(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def main():
+    config = Config()
+    {override}
+    q = jnp.zeros((2, config.length, 4, 64), jnp.bfloat16)
+    return jax.grad(loss)(q)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(("override", "found"), [("pass", True), ('apply(config, {"length": 256})', False)])
+def test_a_getattr_config_written_through_vars_in_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, override: str, found: bool) -> None:
+    # the class's `__getattr__` answers a read the object lacks, unless code stored
+    # attributes on it it does not spell: `vars(config)[key] = value` in another module
+    write(tmp_path, {"cfg.py": GETATTR_CONFIG, "overrides.py": OVERRIDES, "train.py": GETATTR_TRAIN.format(override=override)})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert ("JCD201" in capsys.readouterr().out) is found
