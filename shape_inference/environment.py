@@ -19,10 +19,12 @@ variable is set far more often than it sizes arrays from its absence.
 from __future__ import annotations
 
 import ast
+import re
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference import recursion
 from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
 from jax_cudnn_lint.shape_inference.modules import conftest_paths
 from jax_cudnn_lint.shape_inference.scopes import dotted_name
@@ -86,18 +88,19 @@ def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
             project.load(info)
             around.append(info)
     for module in around:
-        # (the reading module as the analysis has it, which may differ from its file: an
-        # editor's unsaved buffer through flake8's stdin)
-        names, any_name = _writes(module.tree) if module is fr.module else _module_writes(module)
+        names, any_name = _module_writes(module)
         if any_name or name in names:
             return True
     return _project_writes(project).answers(project, name)
 
 
 class _Folded:
-    """The writes of a project's conftests, roots and parsed modules, folded as reads
-    need them and the analysis parses more, each module once, and no further once any
-    name may be set (215 reads over the corpus scanned every module each time: 2 s)."""
+    """The writes of a project's modules, folded as reads need them, each module once,
+    and no further once any name may be set: its conftests and roots first, then what the
+    analysis parsed, then the files these import that the analysis never parsed (a
+    module imported only for what its import does, `import pkg.hooks`: probe 117a), read
+    from disk and parsed only where the text may set a variable.  (215 reads over
+    the corpus scanned every module each time: 2 s.)"""
 
     def __init__(self, project: Project) -> None:
         self.names: set[str] = set()
@@ -105,6 +108,8 @@ class _Folded:
         self.fixed = [*project.conftests(), *project.roots]
         self.fixed_done = 0  # how many of `fixed` are folded in
         self.parsed_done = 0  # how many of project.parsed
+        self.done: set[str] = set()  # the paths folded in
+        self.others: list[ModuleInfo] | None = None  # the rest of the project, once reached
 
     def answers(self, project: Project, name: str) -> bool:
         """May `name` be set by what is folded, folding on until it may or all is?"""
@@ -112,15 +117,41 @@ class _Folded:
             if self.fixed_done < len(self.fixed):
                 module = self.fixed[self.fixed_done]
                 self.fixed_done += 1
+                written = _module_writes(module)
             elif self.parsed_done < len(project.parsed):
                 module = project.parsed[self.parsed_done]
                 self.parsed_done += 1
+                written = _module_writes(module)
             else:
-                return False
-            names, any_name = _module_writes(module)
-            self.names |= names
-            self.any_name = self.any_name or any_name
+                if self.others is None:
+                    # the files those import (a module imported for what its import does)
+                    self.others = [info for info in project.by_path.values() if info.path not in self.done and any(importer in self.done for importer in project.imported_by.get(info.path, ()))]
+                if not self.others:
+                    return False
+                module = self.others.pop()
+                if module.path in self.done:
+                    continue
+                written = _module_writes(module) if module.loader is None else _file_writes(module.path)
+            self.done.add(module.path)
+            self.names |= written[0]
+            self.any_name = self.any_name or written[1]
         return True
+
+
+def _file_writes(path: str) -> tuple[frozenset[str], bool]:
+    """_writes of a project file the analysis has not parsed, from its text."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except (OSError, ValueError):
+        return frozenset(), False
+    if _sets_nothing(text):
+        return frozenset(), False
+    try:
+        tree = recursion.parse(text.decode("utf-8", "replace"), path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), False  # (a file that does not parse sets nothing when imported: it fails)
+    return _writes(tree)
 
 
 def _project_writes(project: Project) -> _Folded:
@@ -141,10 +172,29 @@ def _module_writes(module: ModuleInfo) -> tuple[frozenset[str], bool]:
             text = handle.read()
     except (OSError, ValueError):
         text = None
-    if text is not None and not any(marker.encode() in text for marker in _MARKERS):
+    if text is not None and _sets_nothing(text):
         _written[module.tree] = (frozenset(), False)
         return frozenset(), False
     return _writes(module.tree)
+
+
+# `environ` read by `.get(` / `.copy(` or as a `os.environ["X"]` value (not followed by `=`)
+_ENVIRON_READ = re.compile(rb"environ(?:\.(?:get|copy|items|keys|values)\(|\[[^\]\n]*\](?!\s*(?:=[^=]|\|=)))")
+
+
+_DELETES = re.compile(rb"\bdel\b[^\n]*environ")
+
+
+def _sets_nothing(text: bytes) -> bool:
+    """Is it plain from a file's text that it sets no variable: no marker at all, or
+    `environ` only read (`os.environ.get(`, `os.environ["X"]`), and no `setenv`,
+    `delenv` or dotenv?  (Most files that touch the environment only read it; walking
+    their trees was most of this module's cost on the corpus.)"""
+    if not any(marker.encode() in text for marker in _MARKERS):
+        return True
+    if any(marker in text for marker in (b"setenv", b"delenv", b"dotenv", b"environb")) or _DELETES.search(text):
+        return False
+    return text.count(b"environ") == len(_ENVIRON_READ.findall(text))
 
 
 def _writes(tree: ast.Module) -> tuple[frozenset[str], bool]:

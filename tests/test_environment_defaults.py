@@ -109,3 +109,13 @@ def train():
 def test_writes_of_the_environment_in_the_reading_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, setup: str, found: bool) -> None:
     lines = lint(tmp_path, monkeypatch, capsys, {"train.py": ONE_FILE.format(setup=setup)})
     assert bool(lines) is found, lines
+
+
+def test_a_module_imported_for_what_its_import_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # `import tsf.hooks` sets the variable as it is imported; the analysis never parses it
+    # (no name of it is used), the environment check reads it (probe 117a)
+    hooks = 'import os\n\nos.environ["TSF_SEQ_LEN"] = "256"\n'
+    launcher = "import tsf.hooks  # noqa: F401\nfrom tsf.model import train\n\nif __name__ == '__main__':\n    train()\n"
+    files = {"tsf/__init__.py": "", "tsf/settings.py": SETTINGS, "tsf/model.py": MODEL, "tsf/hooks.py": hooks, "launch.py": launcher}
+    assert lint(tmp_path, monkeypatch, capsys, files) == []
+    assert len(lint(tmp_path, monkeypatch, capsys, files | {"tsf/hooks.py": "X = 1\n"})) == 1
