@@ -2546,6 +2546,25 @@ def _deeper_than(value: Value, levels: int, most: int = 2000) -> bool:
     return True
 
 
+def h_patch_object(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`mock.patch.object(Config, "impl", None)` (a with item, a decorator, a patcher
+    started later) and `mock.patch.dict(CONFIG, {...})` on an object or dict of the
+    analysed code: while it holds, the attribute or the dict is not what the code set, so
+    Unknown (probe 116c; a patch from another module is read by mark_patches)."""
+    unset_attribute(args[0] if args else None, args[1] if len(args) > 1 else None)
+    if q.endswith("patch.dict") and args and isinstance(args[0], DictV):
+        mark_changed_in_place(args[0])
+    return UNKNOWN
+
+
+def unset_attribute(target: Value | None, name: Value | None) -> None:
+    """What a patch or a monkeypatch sets on a class or an object: Unknown."""
+    if isinstance(target, (ClassV, InstanceV)) and isinstance(name, ConstV) and isinstance(name.value, str):
+        target.attrs[name.value] = UNKNOWN
+        if isinstance(target, InstanceV):
+            target.touch()
+
+
 def h_export(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`jax.export.export(jax.jit(f), platforms=[...])(*avals)`: the exporter traces f
     with those arguments like `.lower` does (probe 111e), so its call is h_ahead_of_time's."""
@@ -3228,6 +3247,7 @@ _register(["select"], ["jax.lax"], h_where)
 _register(["trace"], ["jax.stages"], h_ahead_of_time)
 _register(["export"], ["jax.export", "jax.experimental.export"], h_export)
 _register(["clone"], ["flax.nnx", "flax.nnx.graph"], h_nnx_clone)
+_register(["object", "dict"], ["unittest.mock.patch", "mock.patch"], h_patch_object)
 
 
 def h_environment_default(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -4126,6 +4126,11 @@ class Interpreter:
         if isinstance(callee, self.api.ExtCallDecoratorV) and len(args) == 1 and not kwargs and not star_unknown and isinstance(args[0], (FunctionV, BoundMethodV, PartialV, TransformV)):
             # `jax.named_scope("mhsa")(f)`: the decorator applied by hand (probe 89e)
             return cast(Any, callee).apply(self, args[0], cast(ast.expr, node), fr)  # (jax_api's class, typed loosely as self.api is)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("setattr", "delattr") and len(args) >= 2:
+            # `monkeypatch.setattr(Config, "impl", None)` through pytest's fixture (probe 116c)
+            from jax_cudnn_lint.shape_inference.externals import unset_attribute
+
+            unset_attribute(args[0], args[1])
         self.escape(args, kwargs, unseen=True)
         # a method of a differentiated value not known (`params.items()` of the params a
         # grad differentiates) gives what carries its tangents (probe 61a)
