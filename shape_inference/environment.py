@@ -77,8 +77,8 @@ def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
     """Does the reading module, the program's entry module, any conftest.py of the
     project (a fixture's `monkeypatch.setenv`, autouse or not: the function that reads
     may be judged from its own module before a test's run reaches it, probe 112d), the
-    project's roots, or any other module the analysis has parsed, set `name` or
-    variables it does not spell?"""
+    project's roots, any other module the analysis has parsed, or a file these import,
+    set `name` or variables it does not spell?"""
     project = interp.project
     entry = fr.ctx.chain[0].path if fr.ctx.chain else fr.module.path
     around: list[ModuleInfo] = [fr.module]
@@ -138,14 +138,18 @@ class _Folded:
         return True
 
 
-def _file_writes(path: str) -> tuple[frozenset[str], bool]:
-    """_writes of a project file the analysis has not parsed, from its text."""
+def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:
-            text = handle.read()
+            return handle.read()
     except (OSError, ValueError):
-        return frozenset(), False
-    if _sets_nothing(text):
+        return None
+
+
+def _file_writes(path: str) -> tuple[frozenset[str], bool]:
+    """_writes of a project file the analysis has not parsed, from its text."""
+    text = _read(path)
+    if text is None or _sets_nothing(text):
         return frozenset(), False
     try:
         tree = recursion.parse(text.decode("utf-8", "replace"), path)
@@ -167,11 +171,7 @@ def _module_writes(module: ModuleInfo) -> tuple[frozenset[str], bool]:
     held = _written.get(module.tree)
     if held is not None:
         return held
-    try:
-        with open(module.path, "rb") as handle:
-            text = handle.read()
-    except (OSError, ValueError):
-        text = None
+    text = _read(module.path)
     if text is not None and _sets_nothing(text):
         _written[module.tree] = (frozenset(), False)
         return frozenset(), False
