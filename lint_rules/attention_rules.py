@@ -38,6 +38,7 @@ FIX = "pad T and S to even lengths and mask the padded keys (jax_cudnn_lint.kern
 # one, values the taint does not mark are not differentiated (probe 55b: a linearize of a
 # head's parameters over a frozen encoder gave JCD202)
 _REVERSE_MODE = (GRAD_LIKE - FORWARD_MODE) | {"jax.vjp", "flax.linen.vjp", "equinox.filter_vjp", "flax.nnx.vjp", "jax.linearize"}
+_DIFFERENTIATING = GRAD_LIKE | _REVERSE_MODE
 
 
 def under_reverse_mode(transforms: tuple[tuple[str, object], ...]) -> bool:
@@ -50,7 +51,7 @@ def forward_only(transforms: tuple[tuple[str, object], ...]) -> bool:
     """No differentiating transform around the call, not even one whose arguments the
     analysis could not tell (`nnx.grad(f, argnums=nnx.DiffState(0, a_callable))`, probe
     112a: a fine-tuning path at 255 is no init beside the training)."""
-    return not any(kind.removesuffix(UNKNOWN_ARGNUMS) in GRAD_LIKE or kind.removesuffix(UNKNOWN_ARGNUMS) in _REVERSE_MODE for kind, _ in transforms)
+    return not any(kind.removesuffix(UNKNOWN_ARGNUMS) in _DIFFERENTIATING for kind, _ in transforms)
 
 
 def _odd(dim: Dim | None) -> bool:

@@ -42,10 +42,10 @@ _SETS_ONE = ("environ.setdefault", "environ.pop", "environ.__setitem__", "enviro
 _SETS_MANY = ("environ.update",)
 # calls that may set any variable
 _SETS_ANY = ("environ.clear", "load_dotenv", "environ.popitem")
-# os.environ's methods that read it, or write it as the call pass reads
-_READS_OR_CALL_PASS = frozenset({"get", "copy", "items", "keys", "values", "__contains__", "__getitem__", "__iter__", "__len__", "setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__"})
 # os.environ's methods that write it: the call pass reads them where they are called
 _WRITE_METHODS = frozenset({"setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__", "__ior__"})
+# os.environ's methods that read it, or write it as the call pass reads
+_READS_OR_CALL_PASS = frozenset({"get", "copy", "items", "keys", "values", "__contains__", "__getitem__", "__iter__", "__len__"}) | _WRITE_METHODS
 # calls handed os.environ that only copy or show it
 _COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "len", "sorted", "list", "print", "repr", "str", "set", "frozenset"})
 

@@ -40,6 +40,7 @@ from jax_cudnn_lint.shape_inference.shapes import SymShapeV
 from jax_cudnn_lint.shape_inference.scopes import CALLED_LATER, DICT_WRITES, DISPLAYS, FIXED_ARGUMENT_CALLERS, LITERAL, FunctionNode, ScopeFacts, CONTEXT_FLAGS, config_update, constructor_name, dotted_name, imported_name, made_by_partial, dict_of, differentiating_functions, every_statement, parameter_names, set_and_restored, statements
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
+    STORED_UNSPELLED,
     UNKNOWN,
     ArrayV,
     BoundMethodV,
@@ -3607,7 +3608,7 @@ class Interpreter:
             if name == "__class__":
                 return self.generic_class_view(base.cls) if base.recipe is not None else base.cls
             hook = base.cls.lookup("__getattr__")
-            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and _STORED_UNSPELLED not in base.attrs and _may_know(base) and self._getattr_hook_answers(base.cls, fr.module):
+            if isinstance(hook, FunctionV) and not (name.startswith("__") and name.endswith("__")) and STORED_UNSPELLED not in base.attrs and _may_know(base) and self._getattr_hook_answers(base.cls, fr.module):
                 # what Python asks when the attribute is not found: the class's own
                 # `__getattr__` (a config reading its dict, `return self._keys[name]`, as
                 # MaxText's pyconfig does: probe 113b)
@@ -4178,7 +4179,6 @@ class Interpreter:
                 value.touch()
             return
         value.forget_all()
-        value.attrs[_STORED_UNSPELLED] = UNKNOWN  # (names its `__getattr__` must not answer for)
 
     def register_functions(self, values: Sequence[Value]) -> None:
         """Functions stored in a container or on an object: called later, through it."""
@@ -5021,11 +5021,6 @@ def _maybe_a_project_module(base: str, path: str) -> bool:
     if not top or top in sys.stdlib_module_names:
         return False
     return any(os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)) for folder in folders_above(os.path.abspath(path), 6))
-
-
-# on an object: code stored attributes on it it does not spell (`vars(cfg)[k] = v` in
-# another module): a read it lacks may be one of them, not its `__getattr__`'s
-_STORED_UNSPELLED = "\0stored unspelled"
 
 
 def _may_know(inst: InstanceV) -> bool:

@@ -603,6 +603,10 @@ class ClassV(Value):
         return out
 
 
+# on an object: code stored attributes on it that it does not spell (`vars(cfg)[k] = v`,
+# in any module): a read it lacks may be one of them (an attribute no code can spell)
+STORED_UNSPELLED = "\0stored unspelled"
+
 _SERIAL = [0]  # the serial the next instance made will have
 
 
@@ -715,12 +719,14 @@ class InstanceV(Value):
     def forget_all(self) -> None:
         """Code has stored attributes it does not spell (`setattr(self, k, v)` over a
         config, `self.__dict__.update(kw)`): each is Unknown, its class's values too,
-        which an instance attribute may now shadow."""
+        which an instance attribute may now shadow; and a name it lacks may be one of
+        them, not its class's `__getattr__`'s to answer (STORED_UNSPELLED)."""
         self.forget()
         for name in class_value_names(self.cls):
             if name not in self.attrs:
                 self.touch()
                 self.attrs[name] = UNKNOWN
+        self.attrs[STORED_UNSPELLED] = UNKNOWN
 
     def tainted(self, diff: bool) -> Value:
         if diff == self.diff:

@@ -1155,13 +1155,17 @@ def test_a_differentiation_stored_in_another_module_enters_its_callers(
 
 
 GETATTR_CONFIG = 'class Config:\n    def __getattr__(self, name):\n        return {"length": 255}[name]\n'
-OVERRIDES = "def apply(config, values):\n    for key, value in values.items():\n        vars(config)[key] = value\n"
+OVERRIDES = (
+    "import json\n\n\ndef apply(config, values):\n    for key, value in values.items():\n        vars(config)[key] = value\n\n\n"
+    "def apply_by_setattr(config, path):\n    with open(path) as handle:\n        values = json.load(handle)\n"
+    "    for key, value in values.items():\n        setattr(config, key, value)\n"
+)
 GETATTR_TRAIN = """\
 import jax
 import jax.numpy as jnp
 
 from cfg import Config
-from overrides import apply
+from overrides import apply, apply_by_setattr
 
 
 def loss(q):
@@ -1180,10 +1184,11 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize(("override", "found"), [("pass", True), ('apply(config, {"length": 256})', False)])
+@pytest.mark.parametrize(("override", "found"), [("pass", True), ('apply(config, {"length": 256})', False), ('apply_by_setattr(config, "overrides.json")', False)])
 def test_a_getattr_config_written_through_vars_in_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, override: str, found: bool) -> None:
     # the class's `__getattr__` answers a read the object lacks, unless code stored
-    # attributes on it it does not spell: `vars(config)[key] = value` in another module
+    # attributes on it it does not spell: `vars(config)[key] = value` or `setattr(config,
+    # key, value)` over a file's keys, in another module
     write(tmp_path, {"cfg.py": GETATTR_CONFIG, "overrides.py": OVERRIDES, "train.py": GETATTR_TRAIN.format(override=override)})
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
