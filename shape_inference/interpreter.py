@@ -288,6 +288,31 @@ def _changes_in_place(body: list[ast.stmt], iterated: ast.expr) -> bool:
     return False
 
 
+def _only_iterated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Is `name` one of `func`'s parameters, which its body reads only as a `for` loop's
+    iterable or `len()`'s argument, and no nested scope names?"""
+    params = func.args
+    if name not in {arg.arg for arg in (*params.posonlyargs, *params.args, *params.kwonlyargs)}:
+        return False
+    allowed: set[int] = set()
+    uses = 0
+    for node in ast.walk(ast.Module(body=list(func.body), type_ignores=[])):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            if any(isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node)):
+                return False
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name):
+            allowed.add(id(node.iter))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+            allowed.add(id(node.args[0]))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if isinstance(node, ast.Name) and node.id == name:
+            uses += 1
+            if id(node) not in allowed or not isinstance(node.ctx, ast.Load):
+                return False
+    return uses > 0
+
+
 def _value_key(value: Value) -> object:
     return value.key()
 
@@ -346,6 +371,7 @@ class Interpreter:
         self.static_fields: dict[tuple[int, str], bool] = {}
         self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
+        self.only_iterated_parameters: dict[tuple[ast.AST, str], bool] = {}  # (per function and parameter: _only_iterated)
         self.custom_rules: dict[int, tuple[Value, ...]] = {}  # a custom_vjp's / custom_jvp's function (its def's id) -> (fwd, bwd) / (jvp,)
         # functions stored in a container (`REGISTRY[name] = fn` in a decorator, `.append(fn)`):
         # called through it with arguments we do not see (their def's id)
@@ -2411,6 +2437,9 @@ class Interpreter:
         # a list no other name holds: a display, a comprehension, or a slice's new list
         # (`for arg in argv[1:]` on a run without arguments: MaxText's override loop, probe 114d)
         fresh = isinstance(stmt.iter, (ast.List, ast.Tuple, ast.ListComp)) or isinstance(stmt.iter, ast.Subscript) and isinstance(stmt.iter.slice, ast.Slice)
+        # or a parameter the function only iterates over (`main(sys.argv[1:])` looping
+        # over its `overrides`: nothing here can append to it, probe 117b)
+        fresh = fresh or isinstance(stmt.iter, ast.Name) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._only_iterated_parameter(stmt.iter.id, fr)
         if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not fresh):
             # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
             # never runs.  Not an empty list held by a name: another name for it may have
@@ -2518,6 +2547,17 @@ class Interpreter:
         if not all(isinstance(a, IntV) for a in args):
             return None
         return self.api.call_external(self, "builtins.range", args, {}, False, call, fr)
+
+    def _only_iterated_parameter(self, name: str, fr: Frame) -> bool:
+        """Is `name` a parameter of the running function that its body uses only as what a
+        `for` loop iterates over or `len()` counts, in no nested scope?"""
+        func = fr.func.node if fr.func is not None else None
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        answer = self.only_iterated_parameters.get((func, name))
+        if answer is None:
+            answer = self.only_iterated_parameters[(func, name)] = _only_iterated(func, name)
+        return answer
 
     def _loop_changes_its_list(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> bool:
         """Does the body change a list the loop iterates over (`for s in sizes`, or
