@@ -294,6 +294,13 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
             refs.append(ImportRef(len(base) - len(module), module, names, bound))
         else:
             refs.extend(ImportRef(0, name) for name in _split_names(match["mods"])[0])
+    if "DEFINE_config_file" in text:
+        # `config_flags.DEFINE_config_file("config", "configs/lm.py:tiny")`: absl loads that
+        # file at parse time and calls its get_config (shape_inference/configdict.py)
+        for path in _CONFIG_FILE_DEFAULT.findall(text):
+            dotted = path.removeprefix("./").replace("/", ".")
+            if _NAME_RE.fullmatch(dotted):
+                refs.append(ImportRef(0, dotted))
     if "import_module(" in text:
         # `importlib.import_module("models.encoder")` with a literal dotted name: a launcher
         # that loads its model so (probe 96d) imports it as `import models.encoder` would
@@ -320,6 +327,7 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
     return tuple(refs)
 
 
+_CONFIG_FILE_DEFAULT = re.compile(r"""\bDEFINE_config_file\(\s*(?:name\s*=\s*)?["'][\w.-]*["']\s*,\s*(?:default\s*=\s*)?["']([\w./]+)\.py(?::[^"'\n]*)?["']""")
 _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
 _IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
 _IMPORT_MODULE_RELATIVE = re.compile(

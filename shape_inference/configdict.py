@@ -18,13 +18,20 @@ and config_flags' DEFINE_config_dict.
   what the program sees when the flag is not given: `FLAGS.config` / `_CONFIG.value` are
   the ConfigDict; `FLAGS(argv)` with an argv other than sys.argv, `FLAGS.config = ...`
   or a flagsaver make it Unknown, and then the ConfigDict's fields too (they are
-  overridden in place).  DEFINE_config_file's default names a file run at parse time:
-  Unknown.
+  overridden in place).
+* `config_flags.DEFINE_config_file("config", "configs/lm.py:tiny")`: the default names
+  a file that absl loads at parse time, relative to the working directory, and calls its
+  `get_config("tiny")` (`get_config()` without the `:` part): where that path, from the
+  defining module's folder or one of the few above it, names exactly one file of the
+  project, the flag's default is what its `get_config` returns (a ConfigDict), as for
+  DEFINE_config_dict.  A file out of sight (the flake8 plugin sees one file), or two
+  candidates: Unknown.  DEFINE_config_dataclass: Unknown.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import attribute_dicts
@@ -37,6 +44,7 @@ from jax_cudnn_lint.shape_inference.values import (
     DictV,
     ExternalV,
     FloatV,
+    FunctionV,
     InstanceV,
     IntV,
     UnknownV,
@@ -300,7 +308,8 @@ def call_ref_method(interp: Interpreter, q: str, args: list[Value], kwargs: dict
 
 def define_config_dict(interp: Interpreter, q: str, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`config_flags.DEFINE_config_dict(name, config)`: an absl flag whose default is the
-    ConfigDict itself; DEFINE_config_file / _dataclass: a flag whose value is Unknown."""
+    ConfigDict itself; DEFINE_config_file: what its default file's `get_config` returns
+    (module docstring); DEFINE_config_dataclass: a flag whose value is Unknown."""
     from jax_cudnn_lint.shape_inference import absl_flags, layers
     from jax_cudnn_lint.shape_inference import jax_api as A
 
@@ -311,8 +320,11 @@ def define_config_dict(interp: Interpreter, q: str, args: list[Value], kwargs: d
         interp.escape(args, kwargs)
         return UNKNOWN
     value: Value = UNKNOWN
+    from_file = q.endswith(".DEFINE_config_file")
+    if from_file and "flag_values" not in kwargs and "sys_argv" not in kwargs:
+        config = _config_file_default(interp, args[1] if len(args) > 1 else kwargs.get("default"), node, fr)
     if (
-        q in CONFIG_DICT_FLAGS
+        (q in CONFIG_DICT_FLAGS or from_file)
         and isinstance(config, InstanceV)
         and A.is_mapping_namespace(config)
         and config.cls.qualname != "omegaconf.DictConfig"
@@ -327,6 +339,38 @@ def define_config_dict(interp: Interpreter, q: str, args: list[Value], kwargs: d
     holder = holder if isinstance(holder, InstanceV) else None
     interp.absl_flags.add(name_v.value, fr.module.path, value, holder)
     return holder or UNKNOWN
+
+
+# how many folders above the defining module's own may be the working directory a
+# DEFINE_config_file's relative default is read from (`python train.py` beside it,
+# `python -m pkg.train` or `python scripts/train.py` from the repository's root)
+_CONFIG_FILE_FOLDERS_UP = 3
+
+
+def _config_file_default(interp: Interpreter, default: Value | None, node: ast.AST, fr: Frame) -> Value | None:
+    """What the `get_config` of the project file a DEFINE_config_file default names
+    returns, or None where the file is not certain (module docstring)."""
+    if not (isinstance(default, ConstV) and isinstance(default.value, str) and default.value):
+        return None
+    path, colon, argument = default.value.partition(":")
+    if not path.endswith(".py"):
+        return None
+    here = os.path.dirname(os.path.abspath(fr.module.path))
+    folders = [here]
+    for _ in range(_CONFIG_FILE_FOLDERS_UP):
+        here = os.path.dirname(here)
+        folders.append(here)
+    found = {id(info): info for folder in folders if (info := interp.project.by_abs_path.get(os.path.normpath(os.path.join(folder, path)))) is not None}
+    if len(found) != 1:
+        return None
+    (info,) = found.values()
+    namespace = interp.module_namespace(info)
+    get_config = interp.resolved(namespace, "get_config") if "get_config" in namespace else None
+    if not isinstance(get_config, FunctionV):
+        return None
+    why = (interp.step(fr, node, f"default file {default.value!r} of the config flag: its get_config()"),)
+    args: list[Value] = [ConstV(argument, why)] if colon else []
+    return interp.call_function(get_config, args, {}, False, interp.callee_ctx(fr, node, get_config), fr)
 
 
 def items(interp: Interpreter, inst: InstanceV, node: ast.AST, fr: Frame) -> list[tuple[str, Value]] | None:

@@ -1193,3 +1193,63 @@ def test_a_getattr_config_written_through_vars_in_another_module(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert ("JCD201" in capsys.readouterr().out) is found
+
+
+CONFIG_FILE = """\
+import ml_collections
+
+SIZES = {"tiny": dict(seq_len=127), "small": dict(seq_len=256)}
+
+
+def get_config(config_string="small"):
+    config = ml_collections.ConfigDict()
+    config.heads = 4
+    config.update(SIZES[config_string])
+    return config
+"""
+CONFIG_FILE_TRAIN = """\
+import jax
+import jax.numpy as jnp
+from absl import app, flags
+from ml_collections import config_flags
+
+config_flags.DEFINE_config_file("config", {default!r}, "the training configuration")
+
+
+def loss(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def main(argv):
+    config = flags.FLAGS.config
+    q = jnp.zeros((2, config.seq_len, config.heads, 64), jnp.bfloat16)
+    return jax.grad(loss)(q)
+
+
+if __name__ == "__main__":
+    app.run(main)
+"""
+
+
+@pytest.mark.parametrize(
+    ("default", "train", "configs", "found"),
+    [
+        ("configs/lm.py:tiny", "train.py", ("configs/lm.py",), True),
+        ("configs/lm.py:small", "train.py", ("configs/lm.py",), False),
+        ("configs/lm.py", "train.py", ("configs/lm.py",), False),
+        ("configs/missing.py:tiny", "train.py", ("configs/lm.py",), False),
+        ("configs/lm.py:tiny", "scripts/train.py", ("configs/lm.py",), True),  # run from the repository's root
+        ("configs/lm.py:tiny", "scripts/train.py", ("configs/lm.py", "scripts/configs/lm.py"), False),  # which one depends on the working directory
+    ],
+)
+def test_a_config_file_flags_default_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, default: str, train: str, configs: tuple[str, ...], found: bool) -> None:
+    # absl loads DEFINE_config_file's default file at parse time and calls its
+    # get_config, with the part after ":" (probe 118c); no module imports that file
+    files = {train: CONFIG_FILE_TRAIN.format(default=default)}
+    files.update(dict.fromkeys(configs, CONFIG_FILE))
+    if len(configs) > 1:
+        files["scripts/configs/lm.py"] = CONFIG_FILE.replace('"tiny": dict(seq_len=127)', '"tiny": dict(seq_len=128)')
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert ("JCD201" in capsys.readouterr().out) is found
