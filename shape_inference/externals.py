@@ -1478,6 +1478,52 @@ def h_where(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     return out
 
 
+def h_sized_indices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`jnp.nonzero(mask, size=33)` (and one-argument `where`, `flatnonzero`,
+    `argwhere`, `unique` without its `return_*` options): JAX's static-size forms,
+    `size` entries each (padded or cut), for jit (probe 118b: a gather of 33 tokens)."""
+    name = q.rsplit(".", 1)[-1]
+    given = args[0] if args else None
+    size = int_value(kwargs["size"]) if "size" in kwargs else None
+    extra = set(kwargs) - {"size", "fill_value"} - ({"axis"} if name == "unique" else set())
+    if name == "where" and len(args) != 1:
+        return h_where(interp, args, kwargs, node, fr, q)
+    if not isinstance(given, ArrayV) or size is None or size < 0 or len(args) != 1 or extra or (name == "unique" and not absent(kwargs.get("axis"))):
+        return UNKNOWN
+    index = "int64" if x64_enabled(fr) else "int32"
+    length = D.const(size, (interp.step(fr, node, f"size={size} of {A.src(node)}"),))
+    if name == "flatnonzero":
+        return ArrayV((length,), index, False)
+    if name == "unique":
+        return ArrayV((length,), given.dtype, False)
+    if given.rank is None:
+        return UNKNOWN
+    if name == "argwhere":
+        return ArrayV((length, D.const(given.rank)), index, False)
+    return TupleV(tuple(ArrayV((length,), index, False) for _ in range(given.rank)))
+
+
+_MAX_TRIANGLE = 1 << 16  # the largest side `triu_indices` is counted for
+
+
+def h_triangle_indices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`np.triu_indices(n, k=1)` / `tril_indices(n, k, m)`: the (rows, columns) of a
+    triangle, two index arrays of its size (probe 118b: the 105 pairs of 15 atoms)."""
+    n = int_value(arg(args, kwargs, 0, "n"))
+    k_given, m_given = arg(args, kwargs, 1, "k"), arg(args, kwargs, 2, "m")
+    k = int_value(k_given) if k_given is not None else 0
+    m = int_value(m_given) if m_given is not None and not absent(m_given) else n
+    if n is None or k is None or m is None or not (0 <= n <= _MAX_TRIANGLE and 0 <= m <= _MAX_TRIANGLE) or len(args) + len(kwargs) > 3:
+        return UNKNOWN
+    if q.endswith("triu_indices"):
+        count = sum(max(0, m - max(0, i + k)) for i in range(n))
+    else:
+        count = sum(max(0, min(m, i + k + 1)) for i in range(n))
+    index = "int64" if q.startswith("numpy.") or x64_enabled(fr) else "int32"
+    length = D.const(count, (interp.step(fr, node, f"{count} = {A.src(node)}"),))
+    return TupleV((ArrayV((length,), index, False), ArrayV((length,), index, False)))
+
+
 def h_reduce(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     arr = _array(args[0] if args else kwargs.get("a"))
     if arr is None:
@@ -1791,10 +1837,15 @@ def _const_ints(values: Sequence[Value]) -> list[int] | None:
 
 _INT_FUNCTIONS: dict[str, Callable[..., object]] = {
     "builtins.divmod": divmod, "builtins.pow": pow, "math.isqrt": math.isqrt, "math.gcd": math.gcd, "math.lcm": math.lcm,
+    # pairs and orderings (probe 118b: `math.comb(n_res, 2)` residue pairs), of small ints
+    "math.comb": math.comb, "math.perm": math.perm, "math.factorial": math.factorial,
     # NumPy's, of two ints (a third argument is its `out`): a NumPy int (probe 85e)
     "numpy.gcd": math.gcd, "numpy.lcm": math.lcm,
     "builtins.int.bit_length": int.bit_length, "builtins.int.bit_count": int.bit_count, "builtins.int.item": int,
 }
+
+
+_MAX_COUNTED = 4096  # the largest argument of math.comb / perm / factorial computed
 
 
 def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -1803,6 +1854,8 @@ def h_int_function(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     ints = _const_ints(args) if not kwargs and not (q.startswith("numpy.") and len(args) != 2) else None
     if ints is None or (q == "builtins.pow" and (len(ints) < 2 or not 0 <= ints[1] <= 64 or abs(ints[0]) > 2**32)):
         return UNKNOWN  # a negative power is a float; a large one, too large to keep
+    if q in ("math.comb", "math.perm", "math.factorial") and any(abs(i) > _MAX_COUNTED for i in ints):
+        return UNKNOWN  # (a huge count takes long to compute, and is no length)
     try:
         result = _INT_FUNCTIONS[q](*ints)
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
@@ -2825,7 +2878,7 @@ def h_call_result(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
         values = args[0] if args and not kwargs else None
         listed = values if isinstance(values, TupleV) and q.endswith("sampled_from") else TupleV((values,)) if values is not None else None
         return A.CallResultV("hypothesis.strategies.sampled_from", listed)
-    if q in ("flax.nnx.All", "flax.nnx.PathContains", "flax.nnx.filterlib.All", "flax.nnx.filterlib.PathContains"):
+    if q in ("flax.nnx.All", "flax.nnx.Any", "flax.nnx.PathContains", "flax.nnx.filterlib.All", "flax.nnx.filterlib.Any", "flax.nnx.filterlib.PathContains"):
         # nnx's filters, as DiffState reads them (transforms.nnx_filter)
         return A.CallResultV(q.replace(".filterlib", ""), TupleV(tuple(args)) if not kwargs else None)
     if q == "jax.sharding.PartitionSpec":
@@ -3114,7 +3167,8 @@ _register(["custom_root"], ["jax.lax"], h_custom_root)
 _register(_BROADCAST, _NP + ["jax.lax"], h_broadcast)
 _register(_COMPARE, _NP, h_compare)
 _register(["isnan", "isfinite", "isinf", "logical_not"], _NP, h_bool_preserve)
-_register(["where"], _NP, h_where)
+_register(["where", "nonzero", "flatnonzero", "argwhere", "unique"], _NP, h_sized_indices)
+_register(["triu_indices", "tril_indices"], ["numpy", "jax.numpy"], h_triangle_indices)
 _register(["outer"], _NP, h_outer)
 _register(list(INITIALIZER_FACTORIES), _INITIALIZER_PREFIXES, h_initializer)
 _register(["zeros", "ones"], _INITIALIZER_PREFIXES, h_initializer_call)
@@ -3281,7 +3335,7 @@ _register(["field"], ["dataclasses", "flax.struct", "equinox", "attrs", "attr"],
 _register(["ib", "attrib"], ["attr"], h_call_result)
 _register(["Field"], ["pydantic", "pydantic.fields"], h_call_result)
 _register(["param"], ["pytest"], h_call_result)
-_register(["DiffState", "All", "PathContains"], ["flax.nnx"], h_call_result)
+_register(["DiffState", "All", "Any", "PathContains"], ["flax.nnx"], h_call_result)
 _register(["sampled_from", "just"], ["hypothesis.strategies"], h_call_result)
 _register(["default_matmul_precision"], ["jax"], h_call_result)
 _register(["raises"], ["pytest"], h_call_result)
@@ -3290,7 +3344,7 @@ _register(A.TEST_CASE_EXPECTING, ["unittest.TestCase"], h_call_result)
 _register(["enable_x64"], ["jax.experimental", "jax"], h_call_result)
 _register(["PartitionSpec"], ["jax.sharding"], h_call_result)
 _register(["divmod", "pow"], ["builtins"], h_int_function)
-_register(["isqrt", "gcd", "lcm"], ["math"], h_int_function)
+_register(["isqrt", "gcd", "lcm", "comb", "perm", "factorial"], ["math"], h_int_function)
 _register(["gcd", "lcm"], ["numpy"], h_int_function)
 _register(["bit_length", "bit_count", "item"], ["builtins.int"], h_int_function)
 _register(["sum"], ["builtins"], h_sum)

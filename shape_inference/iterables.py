@@ -23,6 +23,9 @@ Args = list[Value]
 Kwargs = dict[str, Value]
 
 _MAX_ITEMS = 64  # the most items a combination is built with (a grid beyond is not unrolled anyway)
+# the most combinations made (a loop runs 16 one by one; beyond, they are a length: 105
+# voxels of `list(product(range(3), range(5), range(7)))`, probe 118b), as a list display's
+_MAX_COMBINATIONS = 1024
 
 
 def _items(value: Value) -> list[Value] | None:
@@ -104,7 +107,7 @@ def h_product(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     combos: list[tuple[Value, ...]] = [()]
     for given in args:
         items = _items(given)
-        if items is None or len(combos) * len(items) > _MAX_ITEMS:
+        if items is None or len(combos) * len(items) > _MAX_COMBINATIONS:
             return UNKNOWN
         combos = [(*combo, item) for combo in combos for item in items]
     return TupleV(tuple(TupleV(combo) for combo in combos), True)
@@ -121,8 +124,8 @@ def h_combinations(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         return UNKNOWN
     makers = {"combinations": itertools.combinations, "permutations": itertools.permutations, "combinations_with_replacement": itertools.combinations_with_replacement}
     picks = makers[q.rsplit(".", 1)[-1]](range(len(items)), r)
-    combos = list(itertools.islice(picks, _MAX_ITEMS + 1))
-    if len(combos) > _MAX_ITEMS:
+    combos = list(itertools.islice(picks, _MAX_COMBINATIONS + 1))
+    if len(combos) > _MAX_COMBINATIONS:
         return UNKNOWN
     return TupleV(tuple(TupleV(tuple(items[i] for i in combo)) for combo in combos), True)
 

@@ -235,48 +235,57 @@ def _whole_params_diff_state(value: Value) -> Value:
 
 # What an nnx filter selects, as far as the analysis reads it: every nnx.Param (ALL_PARAMS),
 # the LoRA parameters (nnx.LoRAParam: an nnx.LoRA's, an nnx.LoRALinear's low-rank part),
-# or the variables under a path component ("path", name: nnx.PathContains(name)).
+# or the variables under a path component ("path", name: nnx.PathContains(name)); a
+# Selection is the union of some (nnx.Any).
 ALL_PARAMS = ("param",)
 Filter = tuple[str, ...]
+Selection = tuple[Filter, ...]
 
 
-def nnx_filter(wrt: Value, depth: int = 0) -> Filter | None:
-    """The filter a DiffState differentiates by (probe 52c: LoRA fine-tuning by
+def nnx_filter(wrt: Value, depth: int = 0) -> Selection | None:
+    """The filters a DiffState differentiates by (probe 52c: LoRA fine-tuning by
     `nnx.DiffState(0, nnx.LoRAParam)` or `nnx.All(nnx.Param, nnx.PathContains("lora"))`
-    was JCD202 where JCD201 is certain); None for one not read."""
+    was JCD202 where JCD201 is certain; 118d: `nnx.Any(PathContains("embed"),
+    PathContains("head"))`, either); None for one not read."""
     if isinstance(wrt, TupleV) and len(wrt.items) == 1 and depth < 4:
         return nnx_filter(wrt.items[0], depth + 1)  # `(nnx.Param,)`
     if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.Param":
-        return ALL_PARAMS
+        return (ALL_PARAMS,)
     if isinstance(wrt, ExternalV) and wrt.qualname == "flax.nnx.LoRAParam":
-        return ("lora",)
+        return (("lora",),)
     if isinstance(wrt, ClassV) and wrt.external_bases() & {"flax.nnx.Param", "flax.nnx.LoRAParam", "flax.nnx.Variable"}:
         # `class LoRAWeight(nnx.Param)` of the analysed code (probe 73e), or a Variable
         # subclass (83a: `class Expert(nnx.Variable)`, whose arrays only such a filter selects)
-        return ("class", str(id(wrt.node)))
+        return (("class", str(id(wrt.node))),)
     if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.PathContains" and isinstance(wrt.payload, TupleV) and len(wrt.payload.items) == 1:
         ok, name = const_value(wrt.payload.items[0])
-        return ("path", name) if ok and isinstance(name, str) else None
-    if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.All" and isinstance(wrt.payload, TupleV) and depth < 4:
+        return (("path", name),) if ok and isinstance(name, str) else None
+    if isinstance(wrt, A.CallResultV) and wrt.qualname in ("flax.nnx.All", "flax.nnx.Any") and isinstance(wrt.payload, TupleV) and wrt.payload.items and depth < 4:
         parts = [nnx_filter(item, depth + 1) for item in wrt.payload.items]
-        narrower = [part for part in parts if part != ALL_PARAMS]
-        if None in parts or len(narrower) > 1:
+        if None in parts:
             return None
-        return narrower[0] if narrower else ALL_PARAMS  # (nnx.Param holds every LoRAParam)
+        chosen = [part for part in parts if part is not None]
+        if wrt.qualname == "flax.nnx.Any":
+            # either: every parameter where one part takes them all
+            return (ALL_PARAMS,) if (ALL_PARAMS,) in chosen else tuple(f for part in chosen for f in part)
+        narrower = [part for part in chosen if part != (ALL_PARAMS,)]
+        if len(narrower) > 1:
+            return None  # (both: an intersection is not read)
+        return narrower[0] if narrower else (ALL_PARAMS,)  # (nnx.Param holds every LoRAParam)
     return None
 
 
-def _diff_filters(tv: TransformV) -> dict[int, Filter]:
+def _diff_filters(tv: TransformV) -> dict[int, Selection]:
     """The narrower filters of `argnums=nnx.DiffState(n, filter)`, by argument."""
     value = tv.param("argnums")
     states = value.items if isinstance(value, TupleV) else (value,) if value is not None else ()
-    found: dict[int, Filter] = {}
+    found: dict[int, Selection] = {}
     for state in states:
         if isinstance(state, A.CallResultV) and state.qualname == "flax.nnx.DiffState" and isinstance(state.payload, TupleV):
             argnum, wrt = state.payload.items
             chosen = nnx_filter(wrt)
             index = int_value(argnum)
-            if chosen is not None and chosen != ALL_PARAMS and index is not None:
+            if chosen is not None and chosen != (ALL_PARAMS,) and index is not None:
                 found[index] = chosen
     return found
 
@@ -294,10 +303,18 @@ def _lora_kind_selected(kind: Value | None, chosen: Filter) -> bool:
     return False
 
 
-def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth: int = 0) -> Value:
-    """An nnx module with only the parameters a narrower filter selects differentiated: the
+def mark_selected(value: Value, chosen: Selection) -> Value:
+    """An nnx module with only the parameters narrower filters select differentiated: the
     layers holding them (an nnx.LoRA, an nnx.LoRALinear's low-rank part, everything under
-    a path component) taint what they compute, the rest of the module does not."""
+    a path component) taint what they compute, the rest of the module does not.  Marks
+    only add, so a union is marked one filter after another."""
+    for one in chosen:
+        value = _mark_filter(value, one)
+    return value
+
+
+def _mark_filter(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth: int = 0) -> Value:
+    """mark_selected for one filter."""
     if isinstance(value, ExtObjectV):
         if chosen[0] == "path" and chosen[1] in path:
             return value.tainted(True)
@@ -315,10 +332,10 @@ def mark_selected(value: Value, chosen: Filter, path: tuple[str, ...] = (), dept
         return value
     if isinstance(value, InstanceV):
         module = InstanceV(value.cls, {}, False, value.why, value.ready)
-        module.attrs.update({name: mark_selected(held, chosen, (*path, name), depth + 1) for name, held in value.attrs.items()})
+        module.attrs.update({name: _mark_filter(held, chosen, (*path, name), depth + 1) for name, held in value.attrs.items()})
         return module
     if isinstance(value, TupleV):
-        return TupleV(tuple(mark_selected(item, chosen, (*path, str(i)), depth + 1) for i, item in enumerate(value.items)), value.is_list, value.why)
+        return TupleV(tuple(_mark_filter(item, chosen, (*path, str(i)), depth + 1) for i, item in enumerate(value.items)), value.is_list, value.why)
     return value
 
 
