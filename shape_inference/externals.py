@@ -807,6 +807,12 @@ def _list_as_vector(value: Value) -> Value:
 def h_stack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     parts = arg(args, kwargs, 0, "arrays")
     axis = _axis(arg(args, kwargs, 1, "axis"), 0)
+    if isinstance(parts, IterV) and parts.is_list and isinstance(parts.element, ArrayV) and parts.element.shape is not None and axis is not None and -parts.element.rank - 1 <= axis <= parts.element.rank:
+        # a list of unknown length, every item the element: a new axis of unknown length
+        # (`np.stack([data[i:i + n] for i in range(0, len(data) - n + 1, stride)])`)
+        shape = list(parts.element.shape)
+        shape.insert(axis if axis >= 0 else len(shape) + axis + 1, D.unknown())
+        return ArrayV(tuple(shape), parts.element.dtype, parts.element.diff, parts.element.why)
     if not isinstance(parts, TupleV):
         return ArrayV(None, None, parts.diff if parts is not None else False)
     return S.stack(interp, parts.items, axis, node, fr)

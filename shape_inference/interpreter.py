@@ -3922,6 +3922,8 @@ class Interpreter:
         gen = node.generators[0]
         items = self.api.unpack(self, iterable, None, False, gen, fr)
         count = len(items) if items is not None else self.api.known_length(iterable)
+        if count is None and isinstance(iterable, ArrayV) and iterable.shape:
+            count = iterable.shape[0].value  # its rows (`[x[s:s + n] for s in starts]`, starts an np.arange: probe 118b)
         if count is not None and _MAX_UNROLLED < count <= _MAX_WIDENED_ITEMS and not gen.ifs and not isinstance(node, (ast.DictComp, ast.SetComp)):
             # too many to evaluate one by one: each item is what the element evaluated once
             # with the target unknown describes, and there are that many of them

@@ -14,7 +14,10 @@ binds once to a draw of one start, and the draw is
 `randint(high)` / `randint(low, high, ...)` (NumPy's, or a Generator's `integers`) or
 `jax.random.randint(key, shape, minval, maxval)` with `low >= 0` and `high` written as
 `len(data) - m` (or `data.shape[k] - m` for the axis k sliced) of the very array sliced, with
-`offset + n <= m + 1`.  Everything here is read from the code as written; where any of
+`offset + n <= m + 1`.  Every start of `range(low, high, stride)` / `np.arange` (a
+forecaster's lookback windows, probe 118b) counts as a draw in [low, high); the high may
+be a name the function binds once (`n = len(series) - lookback - horizon + 1`), and the
+offset any ints (`series[s + lookback:s + lookback + horizon]`).  Everything here is read from the code as written; where any of
 it is not certain the length stays unknown: the start, the draw, the array and the names
 of the bound are bound once, or not again after the draw (probe 67a).
 """
@@ -35,9 +38,9 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_i
     known) where the bound of a random start proves it, else None."""
     if part.lower is None or part.upper is None or part.step is not None:
         return None
-    start, offset = _name_and_offset(part.lower)
+    start, offsets = _name_and_offsets(part.lower)
     added = _added_terms(part.lower, part.upper)
-    if start is None or offset < 0 or not added:
+    if start is None or not added:
         return None  # (read from the code alone, before anything is evaluated or searched)
     path = _path_to(fr.module.tree, part)
     function = next((node for node in reversed(path or []) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
@@ -45,23 +48,28 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_i
     if draw is None or function is None:
         return None
     lengths = [int_value(interp.ev(term, fr)) for term in added]
+    shifts = [int_value(interp.ev(term, fr)) for term in offsets]
     bounds = _bounds(interp, draw, fr)
-    if bounds is None or any(n is None for n in lengths):
+    if bounds is None or any(n is None for n in lengths) or any(n is None or n < 0 for n in shifts):
         return None
     length = sum(n for n in lengths if n is not None)
+    offset = sum(n for n in shifts if n is not None)
     low, high, inclusive, may_be_empty = bounds
     if length < 0:
         return None
     low_value = 0 if low is None else int_value(interp.ev(low, fr))
     if low_value is None or low_value < 0:
         return None
+    # a bound held by a name the function binds once (`n = len(series) - lookback -
+    # horizon + 1; for s in range(0, n, stride)`, probe 118b), read as written there
+    named = _assigned_expression(function, high) if isinstance(high, ast.Name) else None
     # what the draw measured is what is sliced: neither the array nor the names of the
     # bound are bound again after the draw (probe 67a: `data = data[MAGIC:]`)
-    measured = [node.id for part_read in (high, sliced, *((low,) if low is not None else ())) for node in ast.walk(part_read) if isinstance(node, ast.Name)]
+    measured = [node.id for part_read in (high, sliced, *((low,) if low is not None else ()), *((named,) if named is not None else ())) for node in ast.walk(part_read) if isinstance(node, ast.Name)]
     if any(line > draw.lineno for name in measured for line in _writes(function, name)) or _stored_as_attribute_after(function, sliced, draw.lineno):
         return None
     last = 0 if inclusive else 1  # (the high itself is drawn only where inclusive)
-    margin = _margin_below_length_of(interp, high, sliced, axis_index, fr)
+    margin = _margin_below_length_of(interp, named if named is not None else high, sliced, axis_index, fr)
     if margin is not None:
         if may_be_empty and (axis is None or axis - margin <= low_value):
             return None  # (jax.random.randint gives minval from an empty range: probe 67a)
@@ -84,15 +92,18 @@ def _stored_as_attribute_after(function: ast.FunctionDef | ast.AsyncFunctionDef,
     )
 
 
-def _name_and_offset(expr: ast.expr) -> tuple[str | None, int]:
-    """`i` -> ("i", 0); `i + 1` -> ("i", 1)."""
-    if isinstance(expr, ast.Name):
-        return expr.id, 0
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and isinstance(expr.left, ast.Name):
-        right = expr.right
-        if isinstance(right, ast.Constant) and type(right.value) is int:
-            return expr.left.id, right.value
-    return None, 0
+def _name_and_offsets(expr: ast.expr) -> tuple[str | None, list[ast.expr]]:
+    """`i` -> ("i", []); `i + 1` -> ("i", [1]); `s + lookback` -> ("s", [lookback]):
+    the start's name, first, and the terms added to it (ints when evaluated)."""
+    terms = _addends(expr)
+    first = terms[0]
+    return (first.id, terms[1:]) if isinstance(first, ast.Name) else (None, [])
+
+
+def _assigned_expression(function: ast.FunctionDef | ast.AsyncFunctionDef, name: ast.Name) -> ast.expr | None:
+    """What the function binds `name` to, once and nowhere else."""
+    assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name.id]
+    return assigns[0].value if len(assigns) == 1 and _stores(function, name.id) == 1 else None
 
 
 def _added_terms(lower: ast.expr, upper: ast.expr) -> list[ast.expr]:
@@ -198,6 +209,12 @@ def _bounds(interp: Interpreter, draw: ast.Call, fr: Frame) -> tuple[ast.expr | 
         if len(args) == 2 and not keywords:
             return args[0], args[1], stdlib == "random.randint", False
         return (None, args[0], False, False) if stdlib == "random.randrange" and len(args) == 1 and not keywords else None
+    if qualname in ("builtins.range", "numpy.arange", "jax.numpy.arange") and not keywords and 1 <= len(args) <= 3:
+        # every start of `range(0, n, stride)` in order (sliding windows): [low, high)
+        step = int_value(interp.ev(args[2], fr)) if len(args) == 3 else 1
+        if step is None or step <= 0:
+            return None
+        return (args[0], args[1], False, False) if len(args) > 1 else (None, args[0], False, False)
     if not qualname.endswith(("numpy.random.randint", "numpy.random.RandomState.randint", ".integers")):
         return None
     inclusive = False
@@ -221,8 +238,9 @@ def _margin_below_length_of(interp: Interpreter, high: ast.expr, array: ast.expr
     sum of ints the analysis knows; `array` is the very expression sliced (probe 67a:
     `docs[:, s:s + n]` below `docs.shape[1] - n`)."""
     terms: list[ast.expr] = []
-    while isinstance(high, ast.BinOp) and isinstance(high.op, ast.Sub):
-        terms.append(high.right)
+    added: list[ast.expr] = []  # (`len(x) - n + 1`: the last start is len - n)
+    while isinstance(high, ast.BinOp) and isinstance(high.op, (ast.Sub, ast.Add)):
+        (terms if isinstance(high.op, ast.Sub) else added).append(high.right)
         high = high.left
     target = ast.dump(array)
     of_array = (
@@ -234,7 +252,10 @@ def _margin_below_length_of(interp: Interpreter, high: ast.expr, array: ast.expr
     if not terms or not of_array:
         return None
     values = [int_value(interp.ev(term, fr)) for term in terms]
-    return sum(v for v in values if v is not None) if all(v is not None and v >= 0 for v in values) else None
+    plus = [int_value(interp.ev(term, fr)) for term in added]
+    if not all(v is not None and v >= 0 for v in (*values, *plus)):
+        return None
+    return sum(v for v in values if v is not None) - sum(v for v in plus if v is not None)
 
 
 def _path_to(tree: ast.AST, target: ast.AST) -> list[ast.AST] | None:

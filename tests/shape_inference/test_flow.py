@@ -994,13 +994,22 @@ def test_a_prompt_tokenized_by_characters() -> None:
         # what the draw measured must be what is sliced (probe 67a)
         ("np.random.randint(len(data) - BS, size=(4,))\n    data = data[16:]", "data[i:i + BS]", None),
         ("np.random.randint(len(data) - BS, size=(4,))\n    ix[ix < 0] = 0", "data[i:i + BS]", None),
+        # every start of a strided range, below a bound a name holds (probe 118b: a
+        # forecaster's lookback windows and their horizons)
+        ("np.arange(0, n, 7)", "data[i:i + BS]", 129),
+        ("np.arange(0, n, 7)", "data[i + BS:i + BS + 24]", 24),
+        ("range(0, n, 7)", "data[i + BS:i + BS + 25]", None),  # (one past the bound)
+        ("range(len(data) - BS + 1)", "data[i:i + BS]", 129),
+        ("range(0, len(data) - BS + 2, 3)", "data[i:i + BS]", None),
+        ("range(0, len(data) - BS, 0)", "data[i:i + BS]", None),
+        ("np.arange(0, n, 7)\n    n = n + 1", "data[i:i + BS]", None),
     ],
 )
 def test_a_window_at_a_random_start_drawn_to_fit(draw: str, window: str, length: int | None) -> None:
     src = P + (
         "import numpy as np\nBS = 129\n"
         "def get_batch(data, other):\n"
-        "    rng = np.random.default_rng(0)\n    rows = np.zeros((1000, 8))\n"
+        "    rng = np.random.default_rng(0)\n    rows = np.zeros((1000, 8))\n    n = len(data) - BS - 24 + 1\n"
         f"    ix = {draw}\n"
         f"    reveal_type(np.stack([{window} for i in ix]))\n"
         "get_batch(np.memmap('tokens.bin', dtype=np.uint16, mode='r'), np.zeros(10))\n"
