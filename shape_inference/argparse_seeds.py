@@ -30,8 +30,10 @@ from jax_cudnn_lint.shape_inference.scopes import dotted_name, in_prelude
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
     BoundMethodV,
+    ClassV,
     ConstV,
     ExternalV,
+    FunctionV,
     InstanceV,
     IntV,
     TupleV,
@@ -347,3 +349,31 @@ def has_no_attribute(value: Value, name: str) -> bool:
     return isinstance(whole, ConstV) and whole.value is True and name not in cast("InstanceV", value).attrs and not name.startswith("__")
 
 
+
+
+# what `tyro.cli` may be given besides the class or function: options of its help and
+# parsing that change no default (`default=` does, and `args=` unless empty: not followed)
+_TYRO_OPTIONS = frozenset({"prog", "description", "use_underscores", "console_outputs", "config"})
+
+
+def tyro_cli(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    """`tyro.cli(Args)` / `tyro.cli(main)`: a command line made from a dataclass's fields
+    or a function's parameters, read from sys.argv; on a run without options, the
+    dataclass built from its defaults (or the function called with them), as argparse's
+    defaults are (probe 118c).  Unknown where a field or parameter has no default (tyro
+    then stops the run), or anything else decides the values."""
+    from jax_cudnn_lint.shape_inference import jax_api as A
+
+    target = args[0] if len(args) == 1 else None
+    given = kwargs.get("args")
+    no_options = given is None or isinstance(given, TupleV) and not given.items  # (`args=[]`: a test's)
+    if target is None or set(kwargs) - _TYRO_OPTIONS - {"args"} or not no_options:
+        return UNKNOWN
+    if isinstance(target, ClassV) and A.is_dataclass_like(target) and all(default is not None for _, default, _ in target.all_fields()):
+        return interp.call(target, [], {}, False, node, fr)
+    if isinstance(target, FunctionV) and isinstance(target.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        params = target.node.args
+        positional = [*params.posonlyargs, *params.args]
+        if len(params.defaults) == len(positional) and all(d is not None for d in params.kw_defaults) and params.vararg is None:
+            return interp.call(target, [], {}, False, node, fr)
+    return UNKNOWN

@@ -4072,6 +4072,14 @@ def h_argument_parser(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast
 HANDLERS[argparse_seeds.PARSER] = h_argument_parser
 
 
+def h_tyro_cli(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """tyro.cli(Args): its defaults on a run without options (argparse_seeds.tyro_cli)."""
+    return argparse_seeds.tyro_cli(interp, list(args), kwargs, node, fr)
+
+
+HANDLERS["tyro.cli"] = h_tyro_cli
+
+
 def h_absl_define(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     return absl_flags.define(interp, q, list(args), kwargs, node, fr)
 
