@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, environment, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, enums, environment, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -4078,6 +4078,25 @@ def h_tyro_cli(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, f
 
 
 HANDLERS["tyro.cli"] = h_tyro_cli
+
+
+def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """typer: an app (`typer.Typer()`), its `command()` / `callback()` decorators,
+    `typer.run(main)` and the `typer.Option(127)` defaults (cli_commands.py)."""
+    if q == cli_commands.TYPER_APP:
+        return ExtObjectV(q, (), (), (interp.step(fr, node, A.src(node)),))
+    if q in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK):
+        return A.ExtCallDecoratorV(q, list(args[:1]), dict(kwargs))
+    if q in cli_commands.TYPER_PARAMS:
+        return cli_commands.typer_param(list(args), kwargs)
+    if q == "typer.run" and len(args) == 1 and not kwargs:
+        return cli_commands.call_with_defaults(interp, args[0], node, fr)
+    return UNKNOWN
+
+
+for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, *cli_commands.TYPER_PARAMS, "typer.run"):
+    HANDLERS[_q] = h_typer
+_register(["option", "argument", "command", "group"], ["click"], h_decorator_factory)
 
 
 def h_absl_define(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

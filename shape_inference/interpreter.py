@@ -25,7 +25,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, configdict, enums, guards, jax_api, python_version, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, enums, guards, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Guard, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -358,6 +358,10 @@ class Interpreter:
         # one object, so a write to it is seen by any helper that reads it through the
         # cache (their writes are part of every memo key but the cached functions')
         self.cache_held: dict[int, InstanceV] = {}
+        # typer apps (by id) and the commands registered on them, None once not followed
+        # (a callback, a command we cannot read): cli_commands.run_app
+        self.cli_apps: dict[int, list[Value] | None] = {}
+        self.cli_app_objects: dict[int, Value] = {}
         self.cache_clears: dict[object, int] = {}  # `f.cache_clear()` calls, by function: part of its memo key
         self.cache_slots: dict[object, list[object]] = {}  # a small lru_cache's arguments, oldest first (_use_cache_slot)
         self.cache_generations: dict[tuple[object, object], int] = {}  # how often those were pushed out
@@ -4166,6 +4170,8 @@ class Interpreter:
             return self.api.call_external(self, callee.qualname, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
+        if isinstance(callee, cli_commands.CliCommandV) and not star_unknown:
+            return cli_commands.call_command(self, callee, list(args), kwargs, node, fr)
         if isinstance(callee, self.api.ExtCallDecoratorV) and len(args) == 1 and not kwargs and not star_unknown and isinstance(args[0], (FunctionV, BoundMethodV, PartialV, TransformV)):
             # `jax.named_scope("mhsa")(f)`: the decorator applied by hand (probe 89e)
             return cast(Any, callee).apply(self, args[0], cast(ast.expr, node), fr)  # (jax_api's class, typed loosely as self.api is)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, configdict
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -1054,7 +1054,8 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return func
         if name == "functools.wraps.result":
             return func
-        return OpaqueDecoratedV(func)
+        clicked = cli_commands.click_decorate(name, [], {}, func)  # (`@click.pass_context`, a bare `@click.command`)
+        return clicked if clicked is not None else OpaqueDecoratedV(func)
     if isinstance(deco, ExtCallDecoratorV):
         return deco.apply(interp, func, node, fr)
     if isinstance(deco, (FunctionV, PartialV, TransformV, BoundMethodV)) or (isinstance(deco, ExtObjectV) and deco.qualname == "haiku.layer_stack"):
@@ -1148,8 +1149,8 @@ def _unwrap_pytest_param(entry: Value) -> Value:
 
 
 def decorated_function(value: Value) -> Value | None:
-    """The function inside an OpaqueDecoratedV, else None."""
-    return value.func if isinstance(value, OpaqueDecoratedV) else None
+    """The function inside an OpaqueDecoratedV (or a click command), else None."""
+    return value.func if isinstance(value, (OpaqueDecoratedV, cli_commands.CliCommandV)) else None
 
 
 class ExtCallDecoratorV(Value):
@@ -1176,7 +1177,10 @@ class ExtCallDecoratorV(Value):
         if name == "functools.wraps" or name.startswith("pytest.mark.") or name.startswith("hypothesis.") or name in _TRANSPARENT_DECORATORS or name in case_rows.RECORDED or name == "pytest.fixture":
             case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
-        return OpaqueDecoratedV(func)
+        if name in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK) and self.args:
+            return cli_commands.typer_register(interp, self.args[0], func, name == cli_commands.TYPER_CALLBACK)
+        clicked = cli_commands.click_decorate(name, self.args, self.kwargs, func)
+        return clicked if clicked is not None else OpaqueDecoratedV(func)
 
 
 def _transform_with(interp: Interpreter, name: str, func: Value, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
@@ -2062,6 +2066,8 @@ def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kw
 
     if obj.qualname == transforms.LINEAR_FUNCTION:
         return transforms.call_linear_function(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN
+    if obj.qualname == cli_commands.TYPER_APP:
+        return cli_commands.run_app(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN
     prefix, _, short = obj.qualname.rpartition(".")
     if prefix.endswith(".initializers") and short in externals.INITIALIZER_FACTORIES:
         return externals.call_initializer(interp, obj, args, kwargs, node, fr) if not star else UNKNOWN

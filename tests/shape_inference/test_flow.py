@@ -1271,3 +1271,35 @@ def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> Non
     array in place; its old length (127) was kept."""
     src = P + f"import numpy as np\ndef f():\n    buf = np.zeros(127, np.int32)\n    {change}\n    reveal_type(buf.shape[0])\nf()\n"
     assert one(src).int is None
+
+
+@pytest.mark.parametrize(
+    ("decorators", "call", "seq_len"),
+    [
+        ('@click.command()\n@click.option("--seq-len", "-s", default=127)', "train()", 127),
+        ('@click.command()\n@click.option("-s", "--seq-len", default="127", type=int)', "train()", 127),  # (the longest prefix names it)
+        ('@click.command()\n@click.option("--length", "seq_len", default=127)', "train(standalone_mode=False)", 127),
+        ('@click.command()\n@click.option("--seq-len", default=127)', "train([])", 127),
+        ('@click.command()\n@click.option("--seq-len")', "train()", None),  # (None: no default)
+        ('@click.command()\n@click.option("--seq-len", default=127, envvar="SEQ")', "train()", None),
+        ('@click.command()\n@click.option("--seq-len", default=127, required=True)', "train()", None),
+        ('@click.command()\n@click.option("--seq-len", default=127, callback=check)', "train()", None),
+        ('@click.command()\n@click.option("--seq-len", default=lambda: 127)', "train()", None),
+        ('@click.command()\n@click.pass_context\n@click.option("--seq-len", default=127)', "train()", None),
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len", "64"])', None),
+        ('@click.option("--seq-len", default=127)', "train()", None),  # (no command yet)
+        ("", "typer.run(train)", 127),
+        ("@app.command()", "app()", 127),
+        ("@app.command()\n@app.command()", "app()", None),  # (two commands: the run names one)
+        ("@app.command()", "app(['train'])", None),
+        ("@app.callback()", "app()", None),
+    ],
+)
+def test_click_and_typer_defaults_are_seeds(decorators: str, call: str, seq_len: int | None) -> None:
+    typer_default = "typer.Option(127, '--seq-len')" if "typer" in call else "127"
+    src = (
+        "import click, typer\n\ndef check(ctx, param, value):\n    return value\n\napp = typer.Typer()\n\n"
+        f"{decorators}\ndef train(seq_len={typer_default if 'click' not in decorators else '0'}):\n    reveal_type(seq_len)\n\n{call}\n"
+    )
+    found = [r for r in reveal(src, contextual_only=False) if not r.generic]
+    assert [r.int for r in found] == ([seq_len] if seq_len is not None else []) or (seq_len is None and all(r.int is None for r in found))
