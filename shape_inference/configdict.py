@@ -22,9 +22,10 @@ and config_flags' DEFINE_config_dict.
 * `config_flags.DEFINE_config_file("config", "configs/lm.py:tiny")`: the default names
   a file that absl loads at parse time, relative to the working directory, and calls its
   `get_config("tiny")` (`get_config()` without the `:` part): where that path, from the
-  defining module's folder or one of the few above it, names exactly one file of the
-  project, the flag's default is what its `get_config` returns (a ConfigDict), as for
-  DEFINE_config_dict.  A file out of sight (the flake8 plugin sees one file), or two
+  defining module's folder or any folder above it (`python train.py` beside it, `python
+  -m pkg.train` or `python scripts/train.py` from the repository's root), names exactly
+  one file of the project, the flag's default is what its `get_config` returns (a
+  ConfigDict), as for DEFINE_config_dict.  A file out of sight (the flake8 plugin sees one file), or two
   candidates: Unknown.  DEFINE_config_dataclass: Unknown.
 """
 
@@ -341,15 +342,10 @@ def define_config_dict(interp: Interpreter, q: str, args: list[Value], kwargs: d
     return holder or UNKNOWN
 
 
-# how many folders above the defining module's own may be the working directory a
-# DEFINE_config_file's relative default is read from (`python train.py` beside it,
-# `python -m pkg.train` or `python scripts/train.py` from the repository's root)
-_CONFIG_FILE_FOLDERS_UP = 3
-
-
 def _config_file_default(interp: Interpreter, default: Value | None, node: ast.AST, fr: Frame) -> Value | None:
     """What the `get_config` of the project file a DEFINE_config_file default names
-    returns, or None where the file is not certain (module docstring)."""
+    returns, or None where the file is not certain (module docstring): a stale copy
+    deeper in the tree makes two (probe 119a)."""
     if not (isinstance(default, ConstV) and isinstance(default.value, str) and default.value):
         return None
     path, colon, argument = default.value.partition(":")
@@ -357,7 +353,7 @@ def _config_file_default(interp: Interpreter, default: Value | None, node: ast.A
         return None
     here = os.path.dirname(os.path.abspath(fr.module.path))
     folders = [here]
-    for _ in range(_CONFIG_FILE_FOLDERS_UP):
+    while os.path.dirname(here) != here:
         here = os.path.dirname(here)
         folders.append(here)
     found = {id(info): info for folder in folders if (info := interp.project.by_abs_path.get(os.path.normpath(os.path.join(folder, path)))) is not None}

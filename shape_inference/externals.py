@@ -3603,7 +3603,7 @@ def h_haiku_dropout(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
 
 
 _register(["dropout"], ["haiku"], h_haiku_dropout)
-_register(["transform", "transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
+_register(["transform", "transform_with_state", "multi_transform", "multi_transform_with_state", "without_apply_rng"], ["haiku"], h_haiku_transform)
 # hk.layer_stack(n) is an object that, called on f, gives the stacked function
 _register(["layer_stack"], ["haiku"], h_layer)
 

@@ -1028,15 +1028,40 @@ def haiku_transform(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, nod
     step = interp.step(fr, node, A.src(node))
     if name == "without_apply_rng":
         inner = args[0] if args else None
+        if isinstance(inner, ExtObjectV) and inner.qualname in _HAIKU_MULTI_TRANSFORMS:
+            return _multi_transformed(interp, inner.qualname, inner.args[0], False, node, fr, step)
         if not isinstance(inner, ExtObjectV) or inner.qualname not in _HAIKU_TRANSFORMS:
             return UNKNOWN
         return ExtObjectV(inner.qualname, inner.args, (*inner.kwargs, ("apply_rng", ConstV(False))), (step,))
     if not args:
         return UNKNOWN
+    if q in _HAIKU_MULTI_TRANSFORMS:
+        return _multi_transformed(interp, q, args[0], True, node, fr, step)
     return ExtObjectV(q, (args[0],), (), (step,))
 
 
 _HAIKU_TRANSFORMS = ("haiku.transform", "haiku.transform_with_state")
+_HAIKU_MULTI_TRANSFORMS = ("haiku.multi_transform", "haiku.multi_transform_with_state")
+
+
+def _multi_transformed(interp: Interpreter, q: str, setup: Value, apply_rng: bool, node: ast.AST, fr: Frame, step: Step) -> Value:
+    """hk.multi_transform(f): f() returns (an init function, a tree of functions); the
+    object's `apply` is that tree, each an hk.transform's apply of its function (probe
+    118b: `(encode,) = f.apply`, differentiated)."""
+    made = interp.call(setup, [], {}, False, node, fr)
+    if not (isinstance(made, TupleV) and len(made.items) == 2):
+        return ExtObjectV(q, (setup,), (("apply", UNKNOWN),), (step,))
+    single = "haiku.transform_with_state" if q.endswith("_with_state") else "haiku.transform"
+    options: tuple[tuple[str, Value], ...] = () if apply_rng else (("apply_rng", ConstV(False)),)
+
+    def applied(fn: Value, depth: int = 0) -> Value:
+        if isinstance(fn, TupleV) and depth < 4:
+            return TupleV(tuple(applied(item, depth + 1) for item in fn.items), fn.is_list, fn.why)
+        if isinstance(fn, DictV) and depth < 4:
+            return DictV(tuple((key, applied(item, depth + 1)) for key, item in fn.items), fn.why)
+        return BoundMethodV(ExternalV(f"{single}.apply"), ExtObjectV(single, (fn,), options, (step,)))
+
+    return ExtObjectV(q, (setup,), (("apply", applied(made.items[1])),), (step,))
 
 
 def haiku_apply(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:

@@ -238,7 +238,7 @@ def _whole_params_diff_state(value: Value) -> Value:
 # or the variables under a path component ("path", name: nnx.PathContains(name)); a
 # Selection is the union of some (nnx.Any).
 ALL_PARAMS = ("param",)
-Filter = tuple[str, ...]
+Filter = tuple[str | int, ...]
 Selection = tuple[Filter, ...]
 
 
@@ -259,7 +259,7 @@ def nnx_filter(wrt: Value, depth: int = 0) -> Selection | None:
         return (("class", str(id(wrt.node))),)
     if isinstance(wrt, A.CallResultV) and wrt.qualname == "flax.nnx.PathContains" and isinstance(wrt.payload, TupleV) and len(wrt.payload.items) == 1:
         ok, name = const_value(wrt.payload.items[0])
-        return (("path", name),) if ok and isinstance(name, str) else None
+        return (("path", name),) if ok and isinstance(name, (str, int)) and not isinstance(name, bool) else None
     if isinstance(wrt, A.CallResultV) and wrt.qualname in ("flax.nnx.All", "flax.nnx.Any") and isinstance(wrt.payload, TupleV) and wrt.payload.items and depth < 4:
         parts = [nnx_filter(item, depth + 1) for item in wrt.payload.items]
         if None in parts:
@@ -313,7 +313,7 @@ def mark_selected(value: Value, chosen: Selection) -> Value:
     return value
 
 
-def _mark_filter(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth: int = 0) -> Value:
+def _mark_filter(value: Value, chosen: Filter, path: tuple[str | int, ...] = (), depth: int = 0) -> Value:
     """mark_selected for one filter."""
     if isinstance(value, ExtObjectV):
         if chosen[0] == "path" and chosen[1] in path:
@@ -335,7 +335,8 @@ def _mark_filter(value: Value, chosen: Filter, path: tuple[str, ...] = (), depth
         module.attrs.update({name: _mark_filter(held, chosen, (*path, name), depth + 1) for name, held in value.attrs.items()})
         return module
     if isinstance(value, TupleV):
-        return TupleV(tuple(_mark_filter(item, chosen, (*path, str(i)), depth + 1) for i, item in enumerate(value.items)), value.is_list, value.why)
+        # (a list's items are under int keys in nnx's paths: `PathContains("0")` is none of them, probe 119a)
+        return TupleV(tuple(_mark_filter(item, chosen, (*path, i), depth + 1) for i, item in enumerate(value.items)), value.is_list, value.why)
     return value
 
 

@@ -1240,15 +1240,15 @@ if __name__ == "__main__":
         ("configs/missing.py:tiny", "train.py", ("configs/lm.py",), False),
         ("configs/lm.py:tiny", "scripts/train.py", ("configs/lm.py",), True),  # run from the repository's root
         ("configs/lm.py:tiny", "scripts/train.py", ("configs/lm.py", "scripts/configs/lm.py"), False),  # which one depends on the working directory
+        ("configs/lm.py:tiny", "a/b/c/d/train.py", ("configs/lm.py",), True),
+        ("configs/lm.py:tiny", "a/b/c/d/train.py", ("a/configs/lm.py", "configs/lm.py"), False),  # (a stale copy: probe 119a)
     ],
 )
 def test_a_config_file_flags_default_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, default: str, train: str, configs: tuple[str, ...], found: bool) -> None:
     # absl loads DEFINE_config_file's default file at parse time and calls its
     # get_config, with the part after ":" (probe 118c); no module imports that file
-    files = {train: CONFIG_FILE_TRAIN.format(default=default)}
-    files.update(dict.fromkeys(configs, CONFIG_FILE))
-    if len(configs) > 1:
-        files["scripts/configs/lm.py"] = CONFIG_FILE.replace('"tiny": dict(seq_len=127)', '"tiny": dict(seq_len=128)')
+    files = {train: CONFIG_FILE_TRAIN.format(default=default), configs[0]: CONFIG_FILE}
+    files.update(dict.fromkeys(configs[1:], CONFIG_FILE.replace('"tiny": dict(seq_len=127)', '"tiny": dict(seq_len=128)')))
     write(tmp_path, files)
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
