@@ -288,13 +288,55 @@ def _changes_in_place(body: list[ast.stmt], iterated: ast.expr) -> bool:
     return False
 
 
+def _walk_names(loop: ast.For | ast.AsyncFor) -> list[str]:
+    """Names a loop body rebinds to an item or attribute of themselves (`node =
+    node[p]`, `node = node.get(p)`, `node = getattr(node, p)`)."""
+    names: list[str] = []
+    for node in ast.walk(ast.Module(body=list(loop.body), type_ignores=[])):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name, value = node.targets[0].id, node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("get", "setdefault"):
+            value = value.func.value
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" and value.args:
+            value = value.args[0]
+        elif isinstance(value, (ast.Subscript, ast.Attribute)):
+            value = value.value
+        if isinstance(value, ast.Name) and value.id == name:
+            names.append(name)
+    return names
+
+
+def _written_through_after(scope: ast.AST, name: str, loop: ast.stmt) -> bool:
+    """Does the function (or module) write into what `name` holds after `loop` (an item
+    or attribute store, `setattr(name, ...)`, a changing method)?"""
+    end = getattr(loop, "end_lineno", None) or loop.lineno
+    for node in ast.walk(scope):
+        if getattr(node, "lineno", 0) <= end:
+            continue
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+        if isinstance(node, ast.Call):
+            func_node = node.func
+            if isinstance(func_node, ast.Name) and func_node.id in ("setattr", "delattr") and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+                return True
+            if isinstance(func_node, ast.Attribute) and isinstance(func_node.value, ast.Name) and func_node.value.id == name and func_node.attr in _IN_PLACE:
+                return True
+    return False
+
+
 def _only_iterated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Is `name` one of `func`'s parameters, which its body reads only as a `for` loop's
-    iterable or `len()`'s argument, and no nested scope names?"""
+    """Is `name` one of `func`'s parameters, or a new list it binds once (a display, a
+    comprehension, a slice, a starred target: `*parents, leaf = path.split(".")`), which
+    its body reads only as a `for` loop's iterable or `len()`'s argument, and no nested
+    scope names?"""
     params = func.args
-    if name not in {arg.arg for arg in (*params.posonlyargs, *params.args, *params.kwonlyargs)}:
+    parameter = name in {arg.arg for arg in (*params.posonlyargs, *params.args, *params.kwonlyargs)}
+    fresh = _fresh_list_bindings(func, name)
+    if not parameter and fresh != 1:
         return False
     allowed: set[int] = set()
+    stores = 0
     uses = 0
     for node in ast.walk(ast.Module(body=list(func.body), type_ignores=[])):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
@@ -306,11 +348,29 @@ def _only_iterated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> b
             allowed.add(id(node.args[0]))
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
-        if isinstance(node, ast.Name) and node.id == name:
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Name) and node.id == name:
             uses += 1
             if id(node) not in allowed or not isinstance(node.ctx, ast.Load):
                 return False
-    return uses > 0
+    return uses > 0 and stores == (0 if parameter else 1)
+
+
+def _fresh_list_bindings(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
+    """How many assignments bind `name` to a list no other name holds: a display, a
+    comprehension, a slice, or a starred target of an unpacking."""
+    count = 0
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                value = node.value
+                count += isinstance(value, (ast.List, ast.ListComp)) or isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                count += any(isinstance(elt, ast.Starred) and isinstance(elt.value, ast.Name) and elt.value.id == name for elt in target.elts)
+    return count
 
 
 def _value_key(value: Value) -> object:
@@ -2441,8 +2501,9 @@ class Interpreter:
         # a list no other name holds: a display, a comprehension, or a slice's new list
         # (`for arg in argv[1:]` on a run without arguments: MaxText's override loop, probe 114d)
         fresh = isinstance(stmt.iter, (ast.List, ast.Tuple, ast.ListComp)) or isinstance(stmt.iter, ast.Subscript) and isinstance(stmt.iter.slice, ast.Slice)
-        # or a parameter the function only iterates over (`main(sys.argv[1:])` looping
-        # over its `overrides`: nothing here can append to it, probe 117b)
+        # or a parameter (or new list) the function only iterates over (`main(sys.argv[1:])`
+        # looping over its `overrides`, `*parents, leaf = path.split(".")`: nothing here can
+        # append to it, probes 117b, 119b)
         fresh = fresh or isinstance(stmt.iter, ast.Name) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._only_iterated_parameter(stmt.iter.id, fr)
         if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not fresh):
             # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
@@ -2474,9 +2535,30 @@ class Interpreter:
         def bind(frame: Frame) -> None:
             self.assign(stmt.target, element, frame, stmt)
 
+        walked = self._walked_objects(stmt, fr)
         self.loop(fr, stmt.body, stmt.orelse, bind, runs=items is not None)
         if appending is not None and fr.state is not None:
             self._appended(stmt, element, *appending, fr)
+        for name, before in walked:
+            if fr.state is None or fr.state.get(name) is not before:
+                # the name may still hold the object, or what the walk reached inside it,
+                # both unknown now: a write through the name changes them where we cannot
+                # see (a dotted-path setter, `node[leaf] = value`: probe 119b)
+                _changed_by_unseen_code(before, self.api.is_frozen_class)
+
+    def _walked_objects(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> list[tuple[str, Value]]:
+        """The names a loop walks down an object with (`node = node[p]`, `node =
+        getattr(node, p)`), holding a dict or an object before it, that the function
+        writes through after the loop (`node[leaf] = value`): with what they held."""
+        if fr.state is None:
+            return []
+        scope: ast.AST = fr.func.node if fr.func is not None else fr.module.tree
+        found: list[tuple[str, Value]] = []
+        for name in _walk_names(stmt):
+            before = fr.state.get(name)
+            if isinstance(before, (InstanceV, DictV)) and _written_through_after(scope, name, stmt):
+                found.append((name, before))
+        return found
 
     def _appending_loop(self, stmt: ast.For | ast.AsyncFor, iterable: Value, fr: Frame) -> tuple[ast.Call, str, TupleV, int] | None:
         """`for i in range(127): ids.append(f(i))` over more items than are run one by one:
@@ -2553,8 +2635,9 @@ class Interpreter:
         return self.api.call_external(self, "builtins.range", args, {}, False, call, fr)
 
     def _only_iterated_parameter(self, name: str, fr: Frame) -> bool:
-        """Is `name` a parameter of the running function that its body uses only as what a
-        `for` loop iterates over or `len()` counts, in no nested scope?"""
+        """Is `name` a parameter of the running function (or a new list it binds once)
+        that its body uses only as what a `for` loop iterates over or `len()` counts, in
+        no nested scope (_only_iterated)?"""
         func = fr.func.node if fr.func is not None else None
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
