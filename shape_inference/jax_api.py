@@ -97,6 +97,9 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("flax.nnx.module", "flax.nnx"),
     ("equinox.nn._linear", "equinox.nn"),
     ("haiku.experimental.layer_stack", "haiku.layer_stack"),  # (AlphaFold's evoformer stack)
+    # inside a transformed function: jax's, with haiku's state threaded (probe 119c)
+    ("haiku.grad", "jax.grad"),
+    ("haiku.value_and_grad", "jax.value_and_grad"),
     ("haiku", "haiku"),
     # absltest re-exports unittest's skip decorators (probe 48c)
     ("absl.testing.absltest.skipIf", "unittest.skipIf"),
