@@ -3590,7 +3590,7 @@ _register(
 )
 _register(["Sequential"], ["flax.linen", "flax.nnx"], h_layer)
 _register(["Linear", "LinearGeneral", "LoRA", "LoRALinear", "Embed", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Dropout", "MultiHeadAttention", "Einsum", "Conv", "ConvTranspose"], ["flax.nnx"], h_layer)
-_register(["Linear", "MLP", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential", "GRUCell", "LSTMCell",
+_register(["Linear", "MLP", "Embedding", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm", "Lambda", "Dropout", "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "Identity", "Sequential", "GRUCell", "LSTMCell",
            "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            *(f"{kind}Pool{n}d" for kind in ("Max", "Avg", "AdaptiveMax", "AdaptiveAvg") for n in (1, 2, 3))], ["equinox.nn"], h_layer)
 _register(["Linear", "Embed", "LayerNorm", "RMSNorm", "BatchNorm", "GroupNorm", "MultiHeadAttention", "Conv1D", "Conv2D", "Conv3D", "Sequential"], ["haiku"], h_layer)
@@ -3611,10 +3611,10 @@ _register(["layer_stack"], ["haiku"], h_layer)
 def h_haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
-    return layers.haiku_get_parameter(interp, args, kwargs, node, fr)
+    return layers.haiku_get_parameter(interp, args, kwargs, node, fr, state=q.endswith("get_state"))
 
 
-_register(["get_parameter"], ["haiku"], h_haiku_get_parameter)
+_register(["get_parameter", "get_state"], ["haiku"], h_haiku_get_parameter)
 
 
 def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

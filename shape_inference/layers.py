@@ -171,6 +171,8 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     x_value = args[0] if args else next(iter(kwargs.values()), None)
     if short == "Identity" and q.startswith("equinox") and x_value is not None:
         return x_value  # `jax.vmap(jax.vmap(eqx.nn.Identity()))(q)` (probe 35a, map_pfn)
+    if short == "Lambda" and q.startswith("equinox") and obj.args and len(args) == 1:
+        return interp.call(obj.args[0], args, {}, False, node, fr)  # `eqx.nn.Lambda(fn)(x)` is fn(x) (probe 119c)
     diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or (x_value.diff if x_value is not None else False)
     x = _arr(x_value)
     step = interp.step(fr, node, f"{short} {A.src(node)}")
@@ -248,7 +250,11 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if short == "Einsum" and q.startswith(("flax.linen", "flax.nnx")):
         return _einsum_layer(interp, obj, x, args, kwargs, node, fr, diff)
     if short in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm"):
-        return ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
+        normed = ArrayV(x.shape, _out_dtype(obj, x), diff, x.why, x.name)
+        if short == "BatchNorm" and q.startswith("equinox"):
+            # a stateful layer: `h, state = bn(h, state)` (probe 119c)
+            return TupleV((normed, args[1] if len(args) > 1 else kwargs.get("state", UNKNOWN)))
+        return normed
     if short in _EQUINOX_POOLS and q.startswith("equinox"):
         return _equinox_pool(obj, short, x, step, diff)
     if short == "Dropout":
@@ -429,11 +435,12 @@ def _sequential(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs
     return out
 
 
-def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, state: bool = False) -> Value:
     """`hk.get_parameter(name, shape, dtype=None, init=...)`: an array of that shape,
     differentiated when the parameters being applied are.  Its dtype is the one given, or
     float32 (haiku's default, probe 42a), unless a mixed-precision policy or a custom
-    getter or creator may cast it."""
+    getter or creator may cast it.  `hk.get_state(...)` (`state`): the same, never
+    differentiated (probe 119c: a memory of a known shape)."""
     shape_v = _in(args, kwargs, 1, "shape")
     dtype_v = _in(args, kwargs, 2, "dtype")
     shape = shape_of(shape_v) if shape_v is not None else None
@@ -446,7 +453,7 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
         dtype = None
     else:
         dtype = "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
-    return ArrayV(shape, dtype, fr.ctx.params_diff, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
+    return ArrayV(shape, dtype, fr.ctx.params_diff and not state, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
 
 
 def _initializer_spelled(node: ast.AST) -> str:
