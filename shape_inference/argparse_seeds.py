@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 PARSER = "argparse.ArgumentParser"
 NAMESPACE = "argparse.Namespace"
 _DEFAULT = "\0default:"  # + dest: the default of an option
-_PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win (argparse docs)
+_PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win over the defaults of arguments added before them
 _BLIND = "\0blind"  # something was added that we cannot follow
 _OPTION = "\0option:"  # + an option string: (dest, how its value converts, action)
 _CHOICES = "\0choices:"  # + dest: the `choices=` of an option
@@ -155,6 +155,10 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
             parser.attrs[_CHOICES + dest] = kwargs["choices"]
         for name in names:
             parser.attrs[_OPTION + name] = meta
+    if "default" in kwargs:
+        # an argument's own default wins over an earlier `set_defaults` of its dest (a
+        # later one wins over it: argparse sets both; probe 120b)
+        parser.attrs.pop(_PARSER_DEFAULT + dest, None)
     required = kwargs.get("required")
     if required is not None and not (isinstance(required, ConstV) and required.value is False):
         return
@@ -302,6 +306,48 @@ def _argv_set_by(tree: ast.Module) -> TupleV | None | bool:
     return TupleV(tuple(ConstV(cast("ast.Constant", item).value) for item in literal.elts[1:]), True)
 
 
+_ARGV_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__setitem__"})
+
+
+def _patches_argv(tree: ast.Module) -> bool:
+    """Does the module replace or change sys.argv other than by assigning it (a mock's
+    `patch.object(sys, "argv", [...])`, `patch("sys.argv", ...)`, pytest's
+    `monkeypatch.setattr(sys, "argv", ...)`, `sys.argv.append(...)`)?"""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        args = node.args
+        if any(isinstance(a, ast.Constant) and a.value == "sys.argv" for a in args):
+            return True
+        if len(args) >= 2 and dotted_name(args[0]) == "sys" and isinstance(args[1], ast.Constant) and args[1].value == "argv":
+            return True
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _ARGV_CHANGERS and dotted_name(func.value) == "sys.argv":
+            return True
+    return False
+
+
+def argv_patched(interp: Interpreter, fr: Frame) -> bool:
+    """May analysed code change the command line a parse reads: the reading module, the
+    entry modules or a conftest patching sys.argv (probe 120b: a test's
+    `mock.patch.object(sys, "argv", [...])` around `main()`)?"""
+    cache = interp.project.argv_patches
+    modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
+    for info in modules.values():
+        found = cache.get(info.path)
+        if found is None:
+            found = cache[info.path] = _patches_argv(info.tree)
+        if found:
+            return True
+    return False
+
+
+def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:
+    """Is the command line a click, typer or tyro parse reads the run's own, written
+    nowhere in analysed code (`sys.argv = [...]` in a function, or a patch)?"""
+    return "argv" not in fr.module.facts.attribute_stores()[0] and not argv_patched(interp, fr)
+
+
 def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
@@ -312,6 +358,8 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
     if not (isinstance(intact, ConstV) and intact.value is True) or _BLIND in parser.attrs:
         return UNKNOWN
     if not (listed or from_command_line) or "namespace" in kwargs or len(rest) > 1:
+        return UNKNOWN
+    if from_command_line and argv_patched(interp, fr):
         return UNKNOWN
     if from_command_line and "argv" in fr.module.facts.attribute_stores()[0]:
         # the script sets its own command line (`sys.argv = ["train.py", "--seq-len",
@@ -362,13 +410,14 @@ def tyro_cli(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], n
     dataclass built from its defaults (or the function called with them), as argparse's
     defaults are (probe 118c).  Unknown where a field or parameter has no default (tyro
     then stops the run), or anything else decides the values."""
+    from jax_cudnn_lint.shape_inference import cli_commands
     from jax_cudnn_lint.shape_inference import jax_api as A
 
     target = args[0] if len(args) == 1 else None
     given = kwargs.get("args")
-    no_options = given is None or isinstance(given, TupleV) and not given.items  # (`args=[]`: a test's)
+    no_options = given is None and command_line_as_given(interp, fr) or isinstance(given, TupleV) and not given.items  # (`args=[]`: a test's)
     if target is None or set(kwargs) - _TYRO_OPTIONS - {"args"} or not no_options:
-        return UNKNOWN
+        return cli_commands.not_followed(interp, target)
     if isinstance(target, ClassV) and A.is_dataclass_like(target) and all(default is not None for _, default, _ in target.all_fields()):
         return interp.call(target, [], {}, False, node, fr)
     if isinstance(target, FunctionV) and isinstance(target.node, (ast.FunctionDef, ast.AsyncFunctionDef)):

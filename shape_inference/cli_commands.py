@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, ExternalV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
@@ -35,11 +36,18 @@ CLICK_OPAQUE = ("click.pass_context", "click.pass_obj", "click.group", "click.ve
 TYPER_APP = "typer.Typer"
 TYPER_COMMAND = "typer.Typer.command"
 TYPER_CALLBACK = "typer.Typer.callback"
+TYPER_ADD = "typer.Typer.add_typer"
 TYPER_PARAMS = ("typer.Option", "typer.Argument")
+# what makes a command's defaults other than its parameters' (a default_map, a context class)
+_SETTINGS = frozenset({"context_settings", "cls"})
 # what a command's call may be given that changes no option (click's standalone mode)
 _RUN_OPTIONS = frozenset({"standalone_mode", "prog_name"})
 # click's and typer's conversions of a default we follow
 _CONVERSIONS = {"builtins.int": int, "builtins.float": float, "builtins.str": str, "builtins.bool": bool}
+# click's parameter types made by a call: the conversion each applies to its default
+# (a range checks it too: a default outside it stops the run before anything is traced)
+CLICK_TYPES = ("click.Choice", "click.IntRange", "click.FloatRange")
+_RANGES = {"click.IntRange": "builtins.int", "click.FloatRange": "builtins.float"}
 
 
 class CliCommandV(Value):
@@ -51,12 +59,13 @@ class CliCommandV(Value):
         self.func = func
         self.defaults = defaults
         self.command = command
+        self.opened = False  # code read its attributes (`main.params[0].default = 128`): not followed
 
     def key(self) -> object:
         return ("cli-command", self.func.key(), self.command, None if self.defaults is None else tuple((n, v.key()) for n, v in self.defaults))
 
 
-def click_decorate(qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value) -> Value | None:
+def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value) -> Value | None:
     """`@click.option(...)`, `@click.argument(...)`, `@click.command()` applied to a
     function (or to what the decorators below made of it); None for anything else."""
     inner, defaults = (func.func, func.defaults) if isinstance(func, CliCommandV) and not func.command else (func, ())
@@ -66,6 +75,11 @@ def click_decorate(qualname: str, args: list[Value], kwargs: dict[str, Value], f
         param = _click_param(args, kwargs, qualname == "click.argument")
         return CliCommandV(inner, None if defaults is None or param is None else (param, *defaults), False)
     if qualname == CLICK_COMMAND:
+        # (`context_settings` may hold a default_map or an env-var prefix, `cls` a command
+        # class that sets them: probe 120a)
+        if set(kwargs) & _SETTINGS:
+            not_followed(interp, inner)
+            return CliCommandV(inner, None, True)
         return CliCommandV(inner, defaults, True)
     if qualname in CLICK_OPAQUE:
         return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
@@ -80,7 +94,10 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
         if not ok or not isinstance(text, str):
             return None
         decls.append(text)
-    if set(kwargs) & {"required", "envvar", "prompt", "callback", "multiple", "nargs", "auto_envvar_prefix"} - ({"required"} if _off(kwargs.get("required")) else set()):
+    unfollowed = {"required", "envvar", "prompt", "callback", "multiple", "nargs", "auto_envvar_prefix", "flag_value", "count", "expose_value", "default_map"}
+    # (what says the default: `required=False`, `multiple=False`, `nargs=1`)
+    harmless = {key for key, plain in (("required", False), ("multiple", False), ("nargs", 1)) if key in kwargs and const_value(kwargs[key]) == (True, plain)}
+    if set(kwargs) & unfollowed - harmless:
         return None
     name = _click_name(decls)
     if name is None:
@@ -94,7 +111,12 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
     kind = kwargs.get("type")
     if kind is None:
         return (name, given) if _plain(given) else None
-    convert = _CONVERSIONS.get(kind.qualname) if isinstance(kind, ExternalV) else None
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    choice = kind.qualname if isinstance(kind, CallResultV) else None
+    if choice == "click.Choice":
+        return (name, given) if _plain(given) else None  # (a choice keeps its default as it is)
+    convert = _CONVERSIONS.get(kind.qualname) if isinstance(kind, ExternalV) else _CONVERSIONS.get(_RANGES.get(choice or "", ""))
     ok, raw = const_value(given)
     if convert is None or not ok or isinstance(raw, bool) != (convert is bool) and not isinstance(raw, str):
         return None
@@ -118,10 +140,6 @@ def _click_name(decls: list[str]) -> str | None:
     return name if name.isidentifier() else None
 
 
-def _off(value: Value | None) -> bool:
-    return value is not None and const_value(value) == (True, False)
-
-
 def _plain(value: Value) -> bool:
     """A default click passes as it is: a number, a string, a bool or None (a
     callable one is called; a list or tuple goes through the parameter's type)."""
@@ -135,18 +153,32 @@ def _int(number: int, given: Value) -> Value:
     return make_int(number, given.why)
 
 
-def _no_options(args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """A command's call that gives no option: `main()`, or an empty argument list
-    (`main([], standalone_mode=False)`, a test's), with run options only."""
+def _no_options(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], fr: Frame) -> bool:
+    """A command's call that gives no option: `main()` where analysed code does not set
+    the command line (`sys.argv = [...]`, a patch), or an empty argument list (`main([],
+    standalone_mode=False)`, a test's), with run options only."""
+    from jax_cudnn_lint.shape_inference.argparse_seeds import command_line_as_given
+
     given = [*args[:1], *([kwargs["args"]] if "args" in kwargs else [])]
-    return len(args) <= 1 and not set(kwargs) - _RUN_OPTIONS - {"args"} and all(isinstance(a, TupleV) and not a.items for a in given)
+    if len(args) > 1 or set(kwargs) - _RUN_OPTIONS - {"args"} or not all(isinstance(a, TupleV) and not a.items for a in given):
+        return False
+    return bool(given) or command_line_as_given(interp, fr)
+
+
+def not_followed(interp: Interpreter, func: Value | None) -> Value:
+    """A command line we do not follow runs `func`: analysed on its own, its parameters'
+    defaults are not what runs (an env var, a default_map or the arguments may set them)."""
+    if isinstance(func, FunctionV):
+        interp.cli_unfollowed.add(id(func.node))
+    return UNKNOWN
 
 
 def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`main()` of a click command: the function, called with its options' defaults."""
-    if not command.command or command.defaults is None or not _no_options(args, kwargs):
+    if not command.command or command.defaults is None or command.opened or not _no_options(interp, args, kwargs, fr):
+        # (a run given options, or one we do not follow: its defaults are not what runs)
         interp.escape(args, kwargs)
-        return UNKNOWN
+        return not_followed(interp, command.func)
     return interp.call(command.func, [], dict(command.defaults), False, node, fr)
 
 
@@ -163,6 +195,8 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
     names = [p.arg for p in positional] + [p.arg for p in params.kwonlyargs]
     keyword_defaults = dict(func.kw_defaults)
     values = [*func.defaults, *(keyword_defaults.get(p.arg) for p in params.kwonlyargs)]
+    if _annotated_options(func.node):
+        return None
     for name, value in zip(names, values):
         if value is None:
             return None
@@ -172,6 +206,20 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
                 return None
         out[name] = value
     return out
+
+
+def _annotated_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does a parameter's annotation give typer options that decide its value
+    (`Annotated[int, typer.Option(envvar="SEQ")]`, a callback, a prompt)?"""
+    params = node.args
+    for param in (*params.posonlyargs, *params.args, *params.kwonlyargs):
+        for inner in ast.walk(param.annotation) if param.annotation is not None else ():
+            if isinstance(inner, ast.Call) and any(k.arg in _TYPER_UNFOLLOWED for k in inner.keywords):
+                return True
+    return False
+
+
+_TYPER_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "default_factory", "parser", "click_type"})
 
 
 class TyperParamV(Value):
@@ -187,7 +235,7 @@ class TyperParamV(Value):
 
 def typer_param(args: list[Value], kwargs: dict[str, Value]) -> Value:
     """typer.Option(default, *decls, **options) / typer.Argument(default, ...)."""
-    if set(kwargs) & {"envvar", "prompt", "callback", "default_factory"}:
+    if set(kwargs) & _TYPER_UNFOLLOWED:
         return TyperParamV(None)
     return TyperParamV(args[0] if args else kwargs.get("default"))
 
@@ -196,21 +244,72 @@ def call_with_defaults(interp: Interpreter, func: Value, node: ast.AST, fr: Fram
     """`typer.run(main)`, or an app's one command: the function with its defaults."""
     defaults = signature_defaults(func)
     if defaults is None:
-        return UNKNOWN
+        return not_followed(interp, func)
     return interp.call(func, [], defaults, False, node, fr)
 
 
-def typer_register(interp: Interpreter, app: Value, func: Value, callback: bool) -> Value:
-    """`@app.command()` (typer returns the function as it is) or `@app.callback()`."""
+# what a typer app or command may be made with that changes no default or command
+_TYPER_OPTIONS = frozenset({"name", "help", "short_help", "epilog", "add_completion", "no_args_is_help", "rich_markup_mode", "rich_help_panel",
+                            "pretty_exceptions_enable", "pretty_exceptions_show_locals", "pretty_exceptions_short", "hidden", "deprecated"})
+
+
+def typer_app(args: list[Value], kwargs: dict[str, Value], step: Step) -> Value:
+    """`typer.Typer(...)`: an app, not followed when made with a callback, context
+    settings (a default_map) or anything else that decides what runs."""
+    from jax_cudnn_lint.shape_inference.values import ExtObjectV
+
+    marks: list[tuple[str, Value]] = []
+    if args or set(kwargs) - _TYPER_OPTIONS:
+        marks.append(("not_followed", ConstV(True)))
+    if set(kwargs) & _SETTINGS:
+        marks.append(("settings", ConstV(True)))  # (its commands' defaults are not what runs)
+    return ExtObjectV(TYPER_APP, (), tuple(marks), (step,))
+
+
+
+def typer_register(interp: Interpreter, app: Value, func: Value | None, callback: bool, options: dict[str, Value] | None = None) -> Value:
+    """`@app.command()` (typer returns the function as it is), `@app.callback()`, or
+    `app.add_typer(...)` (a group then: `func` None)."""
     commands = interp.cli_apps.get(id(app), [])
-    interp.cli_apps[id(app)] = None if callback or commands is None else [*commands, func]
+    marked = getattr(app, "kwarg", lambda _: None)
+    unfollowed = callback or func is None or options is not None and bool(set(options) - _TYPER_OPTIONS) or marked("not_followed") is not None
+    if options is not None and set(options) & _SETTINGS or marked("settings") is not None:
+        not_followed(interp, func)  # (its context settings decide its defaults)
+    interp.cli_apps[id(app)] = None if unfollowed or commands is None else [*commands, func]
+    if func is not None:
+        interp.cli_app_commands.setdefault(id(app), []).append(func)
     interp.cli_app_objects[id(app)] = app  # (holds it: its id is not recycled)
-    return func
+    return func if func is not None else UNKNOWN
 
 
 def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`app()`: its one command, run with its defaults (several need a command name)."""
     commands = interp.cli_apps.get(id(app))
-    if not _no_options(args, kwargs) or commands is None or len(commands) != 1:
+    if not _no_options(interp, args, kwargs, fr):
+        # a run given options (`app(["eval", "--seq-len", "256"])`): which command runs with
+        # what is not followed, so no command's defaults are known to run (probe 120b)
+        for func in interp.cli_app_commands.get(id(app), ()):
+            not_followed(interp, func)
+        return UNKNOWN
+    if commands is None or len(commands) != 1 or getattr(app, "kwarg", lambda _: None)("not_followed") is not None:
         return UNKNOWN
     return call_with_defaults(interp, commands[0], node, fr)
+
+
+RUNNERS = ("click.testing.CliRunner", "typer.testing.CliRunner")
+
+
+def invoke(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
+    """`CliRunner().invoke(cli, ["--seq-len", "256"])`, a test's run of a command or an
+    app: with an empty list, as the command runs without options; with any other,
+    what runs is not followed (no command's defaults are known to run)."""
+    cli = args[1] if len(args) > 1 else kwargs.get("cli")
+    given = args[2] if len(args) > 2 else kwargs.get("args")
+    argv = [given] if given is not None else [TupleV((), True)]
+    if isinstance(cli, CliCommandV):
+        call_command(interp, cli, argv, {}, node, fr)
+    elif getattr(cli, "qualname", None) == TYPER_APP:
+        run_app(interp, cli, argv, {}, node, fr)
+    else:
+        interp.escape([cli] if cli is not None else [], {})
+    return UNKNOWN

@@ -3617,6 +3617,19 @@ def h_haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node:
 _register(["get_parameter", "get_state"], ["haiku"], h_haiku_get_parameter)
 
 
+def h_haiku_mha_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """hk.MultiHeadAttention's `__init__` and `_linear_projection`, called by a subclass of
+    the analysed code on itself (A.LIBRARY_BASE_METHODS)."""
+    from jax_cudnn_lint.shape_inference import layers
+
+    if q.endswith(".__init__"):
+        return layers.haiku_mha_init(interp, list(args), kwargs)
+    return layers.haiku_linear_projection(interp, list(args), kwargs, node, fr)
+
+
+HANDLERS["haiku.MultiHeadAttention.__init__"] = HANDLERS["haiku.MultiHeadAttention._linear_projection"] = h_haiku_mha_method
+
+
 def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """nnx.split / nnx.merge, eqx.partition(m, eqx.is_array) (or is_inexact_array: the
     arrays a gradient reaches are the floating ones anyway; any other filter spec: some
@@ -4084,19 +4097,36 @@ def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     """typer: an app (`typer.Typer()`), its `command()` / `callback()` decorators,
     `typer.run(main)` and the `typer.Option(127)` defaults (cli_commands.py)."""
     if q == cli_commands.TYPER_APP:
-        return ExtObjectV(q, (), (), (interp.step(fr, node, A.src(node)),))
+        return cli_commands.typer_app(list(args), kwargs, interp.step(fr, node, A.src(node)))
     if q in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK):
         return A.ExtCallDecoratorV(q, list(args[:1]), dict(kwargs))
+    if q == cli_commands.TYPER_ADD and args:
+        return cli_commands.typer_register(interp, args[0], None, False)  # (a group of commands now)
     if q in cli_commands.TYPER_PARAMS:
         return cli_commands.typer_param(list(args), kwargs)
-    if q == "typer.run" and len(args) == 1 and not kwargs:
+    if q == "typer.run" and len(args) == 1 and not kwargs and argparse_seeds.command_line_as_given(interp, fr):
         return cli_commands.call_with_defaults(interp, args[0], node, fr)
+    if q == "typer.run" and args:
+        return cli_commands.not_followed(interp, args[0])
     return UNKNOWN
 
 
-for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, *cli_commands.TYPER_PARAMS, "typer.run"):
+for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, cli_commands.TYPER_ADD, *cli_commands.TYPER_PARAMS, "typer.run"):
     HANDLERS[_q] = h_typer
 _register(["option", "argument", "command", "group"], ["click"], h_decorator_factory)
+for _q in cli_commands.CLICK_TYPES:
+    HANDLERS[_q] = h_call_result
+
+
+def h_cli_runner(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """click's and typer's test runners: `CliRunner().invoke(cli, args)` runs the command."""
+    if q.endswith(".invoke"):
+        return cli_commands.invoke(interp, list(args), kwargs, node, fr)
+    return ExtObjectV(q, (), (), ())
+
+
+for _q in cli_commands.RUNNERS:
+    HANDLERS[_q] = HANDLERS[f"{_q}.invoke"] = h_cli_runner
 
 
 def h_absl_define(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

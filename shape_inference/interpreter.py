@@ -88,7 +88,7 @@ from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, 
 _MAX_UNROLLED = 64  # items of a comprehension evaluated one by one (Criteo's 39 features: probe 67b)
 _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widened element
 _MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
-_MAX_WHILE_PASSES = 64  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens: probe 75c)
+_MAX_WHILE_PASSES = 256  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens, ~113 at 1024: probes 75c, 120c)
 MAX_DEPTH = 10
 # dunder methods that, called on an object by name, may change any of its attributes
 _REBUILDING_DUNDERS = frozenset({"__init__", "__setattr__", "__delattr__", "__setstate__"})
@@ -422,6 +422,8 @@ class Interpreter:
         # (a callback, a command we cannot read): cli_commands.run_app
         self.cli_apps: dict[int, list[Value] | None] = {}
         self.cli_app_objects: dict[int, Value] = {}
+        self.cli_app_commands: dict[int, list[Value]] = {}  # every command registered on an app, followed or not
+        self.cli_unfollowed: set[int] = set()  # the nodes of functions a command line runs as we do not follow
         self.cache_clears: dict[object, int] = {}  # `f.cache_clear()` calls, by function: part of its memo key
         self.cache_slots: dict[object, list[object]] = {}  # a small lru_cache's arguments, oldest first (_use_cache_slot)
         self.cache_generations: dict[tuple[object, object], int] = {}  # how often those were pushed out
@@ -1294,6 +1296,10 @@ class Interpreter:
             return []  # the module's call index costs a walk: only where a default could matter
         if func.owner is None and node.name in func.module.facts.rewritten_functions():
             return [param.arg for param, _, _ in with_defaults]  # `f.__defaults__ = (512,)`
+        if id(node) in self.cli_unfollowed:
+            # a command line's parameters that something else than their defaults decides (an
+            # env var, a default_map, a patched sys.argv: cli_commands, probe 120a)
+            return [param.arg for param, _, _ in with_defaults]
         if func.owner is not None:
             if not any(not (isinstance(default, ast.Constant) and default.value is None) and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged
@@ -3752,6 +3758,9 @@ class Interpreter:
                 found = next((current.attrs[name] for current in after if name in current.attrs), None)
                 if found is not None and isinstance(base.self_value, InstanceV):
                     return self.api.bind_member(self, found, base.self_value, node, fr)
+                inherited = self.api.library_base_method(base.self_value, name) if isinstance(base.self_value, InstanceV) else None
+                if inherited is not None:
+                    return inherited  # `super().__init__(num_heads=4, key_size=64)` of hk.MultiHeadAttention's subclass
                 layer = base.self_value.attrs.get(self.api.LAYER_BASE) if isinstance(base.self_value, InstanceV) and name == "__call__" else None
                 if layer is None and isinstance(base.self_value, InstanceV) and attribute_dicts.is_attribute_dict(base.self_value.cls):
                     # dict's own method on a dict of ours (`super(AttrDict, cfg).__setitem__(k, v)`):

@@ -1057,7 +1057,7 @@ def apply_decorator(interp: Interpreter, deco: Value, func: Value, node: ast.exp
             return func
         if name == "functools.wraps.result":
             return func
-        clicked = cli_commands.click_decorate(name, [], {}, func)  # (`@click.pass_context`, a bare `@click.command`)
+        clicked = cli_commands.click_decorate(interp, name, [], {}, func)  # (`@click.pass_context`, a bare `@click.command`)
         return clicked if clicked is not None else OpaqueDecoratedV(func)
     if isinstance(deco, ExtCallDecoratorV):
         return deco.apply(interp, func, node, fr)
@@ -1181,8 +1181,8 @@ class ExtCallDecoratorV(Value):
             case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
         if name in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK) and self.args:
-            return cli_commands.typer_register(interp, self.args[0], func, name == cli_commands.TYPER_CALLBACK)
-        clicked = cli_commands.click_decorate(name, self.args, self.kwargs, func)
+            return cli_commands.typer_register(interp, self.args[0], func, name == cli_commands.TYPER_CALLBACK, self.kwargs)
+        clicked = cli_commands.click_decorate(interp, name, self.args, self.kwargs, func)
         return clicked if clicked is not None else OpaqueDecoratedV(func)
 
 
@@ -1362,6 +1362,10 @@ def _layer_subclass(interp: Interpreter, cls: ClassV, layer: str, args: Args, kw
         if default is not None and name not in given:
             given[name] = default
     built = call_external(interp, layer, list(args), given, False, node, fr)
+    if layer == "haiku.MultiHeadAttention":
+        from jax_cudnn_lint.shape_inference.layers import haiku_mha_fields
+
+        given = {**given, **(haiku_mha_fields(list(args), kwargs) or {})}  # (its fields, read by the subclass's __call__)
     own = {name for current in class_chain(cls) for name in current.attrs if not name.startswith("__") or name == "__call__"}
     if not own - {name for name, _, _ in cls.all_fields()}:
         return built  # `class Proj(nnx.Linear): pass`
@@ -1692,9 +1696,26 @@ def _decorated_with(func: FunctionV, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
+# library classes whose methods a subclass of the analysed code calls on itself, modelled
+# (layers.py): haiku's multi-head attention sets its fields and projects q, k and v
+LIBRARY_BASE_METHODS = {"haiku.MultiHeadAttention": frozenset({"__init__", "_linear_projection"})}
+
+
+def library_base_method(inst: InstanceV, name: str) -> Value | None:
+    """`self._linear_projection` (or `super().__init__`) of a subclass of a library class
+    whose method is modelled, bound to the object; None for any other."""
+    for qualname in inst.cls.external_bases():
+        if name in LIBRARY_BASE_METHODS.get(qualname, ()):
+            return BoundMethodV(ExternalV(f"{qualname}.{name}"), inst)
+    return None
+
+
 def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node: ast.AST, fr: Frame) -> Value:
     if is_linen_class(inst.cls) and name in ("apply", "init", "init_with_output", "param", "variable", "make_rng", "is_initializing", "sow", "bind"):
         return BoundMethodV(ExternalV(f"flax.linen.Module.{name}"), inst)
+    inherited = library_base_method(inst, name)
+    if inherited is not None:
+        return inherited
     if argparse_seeds.is_parser(inst):
         bound = argparse_seeds.method(inst, name)
         if bound is not None:
@@ -1783,6 +1804,10 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV(f"builtins.dict.{name}"), base)
     if isinstance(base, IntV) and name in ("bit_length", "bit_count", "item"):
         return BoundMethodV(ExternalV(f"builtins.int.{name}"), base)  # (item: a NumPy int's, np.lcm's)
+    if isinstance(base, (IntV, FloatV)) and name == "astype":
+        # a number only an array has this method for: `jnp.sqrt(d).astype(bf16)`, a 0-d
+        # array (Gemma's embedding scale, probe 120c)
+        return BoundMethodV(ExternalV("jax.Array.astype"), ArrayV((), None, base.diff, base.why))
     if isinstance(base, ConstV) and isinstance(base.value, str):
         return BoundMethodV(ExternalV(f"builtins.str.{name}"), base)
     if isinstance(base, TupleV):
@@ -1802,6 +1827,11 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
     if isinstance(base, TransformV) and base.kind in AHEAD_OF_TIME and name in ("lower", "trace", "eval_shape"):
         # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
         return BoundMethodV(ExternalV("jax.stages.trace"), base)
+    if isinstance(base, cli_commands.CliCommandV):
+        base.opened = True  # (`main.params[0].default = 128`: what runs is not followed)
+        return UNKNOWN
+    if isinstance(base, FunctionV) and name == "__name__" and isinstance(base.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ConstV(base.node.name)  # (a registry keyed by it: `_REGISTRY[fn.__name__] = fn`, probe 120d)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
     if isinstance(base, UnknownV) and name in ("reshape", "astype"):

@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference import windows as W
 from jax_cudnn_lint.shape_inference.context import Ctx, DiffTree, params_diff_of
-from jax_cudnn_lint.shape_inference.dims import Dim, Step
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import promote
 from jax_cudnn_lint.shape_inference.scopes import NNX_ATTENTION_KWARGS, dotted_name, imported_name
 from jax_cudnn_lint.shape_inference.values import (
@@ -40,8 +40,10 @@ from jax_cudnn_lint.shape_inference.values import (
     UnknownV,
     Value,
     absent,
+    any_diff,
     contains_diff,
     int_value,
+    make_int,
     shape_of,
     as_array as _arr,
     call_arg as _in,
@@ -454,6 +456,60 @@ def haiku_get_parameter(interp: Interpreter, args: Args, kwargs: Kwargs, node: a
     else:
         dtype = "float32" if absent(dtype_v) else A.dtype_name(dtype_v)
     return ArrayV(shape, dtype, fr.ctx.params_diff and not state, (interp.step(fr, node, A.src(node)),) if shape is not None else ())
+
+
+def haiku_mha_fields(args: Args, kwargs: Kwargs) -> dict[str, Value] | None:
+    """The fields `hk.MultiHeadAttention(num_heads, key_size, w_init_scale=None, *,
+    w_init, with_bias, b_init, value_size, model_size, name)` sets: `value_size` is
+    `key_size` and `model_size` is `key_size * num_heads` where not given."""
+    names = ("num_heads", "key_size", "w_init_scale")
+    if len(args) > len(names) or set(kwargs) & set(names[: len(args)]):
+        return None
+    given = {**dict(zip(names, args)), **kwargs}
+    heads, key_size = given.get("num_heads"), given.get("key_size")
+    if heads is None or key_size is None:
+        return None
+    value_size, model_size = given.get("value_size"), given.get("model_size")
+    fields = dict(given)
+    fields["value_size"] = key_size if value_size is None or absent(value_size) else value_size
+    if model_size is None or absent(model_size):
+        h, k = int_value(heads), int_value(key_size)
+        fields["model_size"] = make_int(h * k, merge_why(heads.why, key_size.why)) if h is not None and k is not None else UNKNOWN
+    fields.setdefault("with_bias", ConstV(True))
+    return fields
+
+
+def haiku_mha_init(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`super().__init__(...)` in a subclass of hk.MultiHeadAttention: its fields set."""
+    inst = args[0] if args else None
+    if not isinstance(inst, InstanceV):
+        return UNKNOWN
+    fields = haiku_mha_fields(list(args[1:]), {k: v for k, v in kwargs.items() if k != "name"})
+    if fields is None:
+        inst.forget()
+        return UNKNOWN
+    inst.attrs.update(fields)
+    if "name" in kwargs:
+        inst.attrs["name"] = kwargs["name"]
+    return ConstV(None)
+
+
+def haiku_linear_projection(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> Value:
+    """`self._linear_projection(x, head_size, name)` of hk.MultiHeadAttention: an
+    hk.Linear of `num_heads * head_size` features, reshaped to `(*x.shape[:-1],
+    num_heads, head_size)` (probes 116e, 119c: a subclass running cuDNN attention)."""
+    inst = args[0] if args else None
+    x = _in(args, kwargs, 1, "x")
+    head_size = _in(args, kwargs, 2, "head_size")
+    heads = inst.attrs.get("num_heads") if isinstance(inst, InstanceV) else None
+    if not isinstance(heads, IntV) or not isinstance(head_size, IntV) or x is None:
+        return UnknownV(any_diff(*args))
+    features = A.binop(interp, ast.Mult(), heads, head_size, node, fr)
+    projected = call_layer(interp, ExtObjectV("haiku.Linear", (features,), (("name", _in(args, kwargs, 3, "name") or ConstV(None)),), ()), [x], {}, False, node, fr)
+    if not isinstance(projected, ArrayV) or projected.shape is None:
+        return UnknownV(projected.diff)
+    step = interp.step(fr, node, f"{A.src(node)}: heads of hk.MultiHeadAttention")
+    return ArrayV(projected.shape[:-1] + (heads.dim.with_why(step), head_size.dim.with_why(step)), projected.dtype, projected.diff, projected.why)
 
 
 def _initializer_spelled(node: ast.AST) -> str:

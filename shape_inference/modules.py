@@ -218,6 +218,7 @@ class Project:
         self._nearest: dict[tuple[str, str], str | None] = {}  # (folder, dotted) -> _nearest_match
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
+        self.argv_patches: dict[str, bool] = {}  # module path -> does it patch sys.argv (argparse_seeds.argv_patched)
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         # one file on its own (the flake8 plugin): the project's other files are not seen
         self.alone = root is None and not lazy and len(trees) == 1
