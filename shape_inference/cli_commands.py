@@ -13,9 +13,15 @@ with its parameters' defaults (`seq_len: int = 127`, `seq_len: int = typer.Optio
 A finding built on them holds for the run without those options (probe 119d).
 
 Certain only where every parameter is: an option that is required, read from an
-environment variable, prompted for, given a callback, a callable default or a type we do
-not convert, an argument without a default, `@click.pass_context`, a group, an app with
-several commands or a callback, and a call with arguments make the call Unknown.
+environment variable, prompted for, given a callback, a flag value, a callable default or
+a type we do not convert, an argument without a default, `@click.pass_context`, a group,
+an app with several commands, a callback or `add_typer`, code reading the command's
+attributes, and a command line analysed code sets (`sys.argv = ...` in a function, a
+patch of it) make the call Unknown.  Where the defaults are not what runs (context
+settings with a default_map or an env-var prefix, `Annotated` options with an env var,
+the only runs in sight given options: `app(["--seq-len", "256"])`,
+`CliRunner().invoke(cli, [...])`), the function's own analysis does not take them either
+(`Interpreter.cli_unfollowed`), as a function every caller passes a value to.
 """
 
 from __future__ import annotations

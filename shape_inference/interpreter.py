@@ -88,6 +88,7 @@ from jax_cudnn_lint.shape_inference.watched_apis import CUDNN_ATTENTION_MODULE, 
 _MAX_UNROLLED = 64  # items of a comprehension evaluated one by one (Criteo's 39 features: probe 67b)
 _MAX_WIDENED_ITEMS = 1024  # items of a longer one, each described by the widened element
 _MAX_UNROLLED_LOOP = 16  # items of a literal tuple or list a for loop runs one by one (_MAX_UNROLLED for functions; 8 before: a defaults dict of 10 options added to argparse in a loop, probe 76c)
+_MAX_FOREVER_PASSES = 64  # passes of a `while True:` run one by one (its breaks are decided by the body)
 _MAX_WHILE_PASSES = 256  # passes of a while loop whose test stays decided, run one by one (t5's random_spans_helper takes ~56 at 512 tokens, ~113 at 1024: probes 75c, 120c)
 MAX_DEPTH = 10
 # dunder methods that, called on an object by name, may change any of its attributes
@@ -2712,12 +2713,14 @@ class Interpreter:
         try:
             # (one test more than passes: a loop of exactly _MAX_WHILE_PASSES passes ends
             # decided, probe 76a)
-            for passes in range(_MAX_WHILE_PASSES + 1 if fr.unrolling == 1 else 0):
+            # (`while True:` ends only by a jump, which a long body seldom decides: fewer)
+            most = _MAX_FOREVER_PASSES if forever else _MAX_WHILE_PASSES
+            for passes in range(most + 1 if fr.unrolling == 1 else 0):
                 truth = None if fr.state is None else True if forever else self.test_truth(stmt.test, fr)
                 if fr.state is None or truth is False:
                     decided = fr.state is not None or bool(breaks)
                     break
-                if truth is None or passes == _MAX_WHILE_PASSES:
+                if truth is None or passes == most:
                     break
                 continues.clear()
                 self.exec_block(stmt.body, fr)
