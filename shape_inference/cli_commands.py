@@ -27,10 +27,10 @@ the only runs in sight given options: `app(["--seq-len", "256"])`,
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, ExternalV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -127,7 +127,7 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
     if convert is None or not ok or isinstance(raw, bool) != (convert is bool) and not isinstance(raw, str):
         return None
     try:
-        converted = convert(raw)
+        converted = convert(cast("str | int | float", raw))
     except (TypeError, ValueError):
         return None
     return name, ConstV(converted, given.why) if not isinstance(converted, int) or isinstance(converted, bool) else _int(converted, given)
@@ -262,8 +262,6 @@ _TYPER_OPTIONS = frozenset({"name", "help", "short_help", "epilog", "add_complet
 def typer_app(args: list[Value], kwargs: dict[str, Value], step: Step) -> Value:
     """`typer.Typer(...)`: an app, not followed when made with a callback, context
     settings (a default_map) or anything else that decides what runs."""
-    from jax_cudnn_lint.shape_inference.values import ExtObjectV
-
     marks: list[tuple[str, Value]] = []
     if args or set(kwargs) - _TYPER_OPTIONS:
         marks.append(("not_followed", ConstV(True)))
@@ -277,15 +275,21 @@ def typer_register(interp: Interpreter, app: Value, func: Value | None, callback
     """`@app.command()` (typer returns the function as it is), `@app.callback()`, or
     `app.add_typer(...)` (a group then: `func` None)."""
     commands = interp.cli_apps.get(id(app), [])
-    marked = getattr(app, "kwarg", lambda _: None)
-    unfollowed = callback or func is None or options is not None and bool(set(options) - _TYPER_OPTIONS) or marked("not_followed") is not None
-    if options is not None and set(options) & _SETTINGS or marked("settings") is not None:
-        not_followed(interp, func)  # (its context settings decide its defaults)
-    interp.cli_apps[id(app)] = None if unfollowed or commands is None else [*commands, func]
-    if func is not None:
-        interp.cli_app_commands.setdefault(id(app), []).append(func)
     interp.cli_app_objects[id(app)] = app  # (holds it: its id is not recycled)
-    return func if func is not None else UNKNOWN
+    if func is None:
+        interp.cli_apps[id(app)] = None
+        return UNKNOWN
+    if options is not None and set(options) & _SETTINGS or _marked(app, "settings"):
+        not_followed(interp, func)  # (its context settings decide its defaults)
+    unfollowed = callback or options is not None and bool(set(options) - _TYPER_OPTIONS) or _marked(app, "not_followed")
+    interp.cli_apps[id(app)] = None if unfollowed or commands is None else [*commands, func]
+    interp.cli_app_commands.setdefault(id(app), []).append(func)
+    return func
+
+
+def _marked(app: Value, mark: str) -> bool:
+    """Was the typer app made with what `mark` names (typer_app)?"""
+    return isinstance(app, ExtObjectV) and app.kwarg(mark) is not None
 
 
 def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
@@ -297,7 +301,7 @@ def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str
         for func in interp.cli_app_commands.get(id(app), ()):
             not_followed(interp, func)
         return UNKNOWN
-    if commands is None or len(commands) != 1 or getattr(app, "kwarg", lambda _: None)("not_followed") is not None:
+    if commands is None or len(commands) != 1 or _marked(app, "not_followed"):
         return UNKNOWN
     return call_with_defaults(interp, commands[0], node, fr)
 
@@ -311,10 +315,10 @@ def invoke(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
     what runs is not followed (no command's defaults are known to run)."""
     cli = args[1] if len(args) > 1 else kwargs.get("cli")
     given = args[2] if len(args) > 2 else kwargs.get("args")
-    argv = [given] if given is not None else [TupleV((), True)]
+    argv: list[Value] = [given if given is not None else TupleV((), True)]
     if isinstance(cli, CliCommandV):
         call_command(interp, cli, argv, {}, node, fr)
-    elif getattr(cli, "qualname", None) == TYPER_APP:
+    elif isinstance(cli, ExtObjectV) and cli.qualname == TYPER_APP:
         run_app(interp, cli, argv, {}, node, fr)
     else:
         interp.escape([cli] if cli is not None else [], {})

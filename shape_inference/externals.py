@@ -807,7 +807,8 @@ def _list_as_vector(value: Value) -> Value:
 def h_stack(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     parts = arg(args, kwargs, 0, "arrays")
     axis = _axis(arg(args, kwargs, 1, "axis"), 0)
-    if isinstance(parts, IterV) and parts.is_list and isinstance(parts.element, ArrayV) and parts.element.shape is not None and axis is not None and -parts.element.rank - 1 <= axis <= parts.element.rank:
+    rank = parts.element.rank if isinstance(parts, IterV) and isinstance(parts.element, ArrayV) else None
+    if isinstance(parts, IterV) and parts.is_list and isinstance(parts.element, ArrayV) and parts.element.shape is not None and rank is not None and axis is not None and -rank - 1 <= axis <= rank:
         # a list of unknown length, every item the element: a new axis of unknown length
         # (`np.stack([data[i:i + n] for i in range(0, len(data) - n + 1, stride)])`)
         shape = list(parts.element.shape)
@@ -1515,7 +1516,8 @@ _MAX_TRIANGLE = 1 << 16  # the largest side `triu_indices` is counted for
 def h_triangle_indices(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`np.triu_indices(n, k=1)` / `tril_indices(n, k, m)`: the (rows, columns) of a
     triangle, two index arrays of its size (probe 118b: the 105 pairs of 15 atoms)."""
-    n = int_value(arg(args, kwargs, 0, "n"))
+    n_given = arg(args, kwargs, 0, "n")
+    n = int_value(n_given) if n_given is not None else None
     k_given, m_given = arg(args, kwargs, 1, "k"), arg(args, kwargs, 2, "m")
     k = int_value(k_given) if k_given is not None else 0
     m = int_value(m_given) if m_given is not None and not absent(m_given) else n

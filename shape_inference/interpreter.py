@@ -4266,7 +4266,7 @@ class Interpreter:
         if isinstance(callee, ExtObjectV):
             return self.api.call_ext_object(self, callee, list(args), kwargs, star_unknown, node, fr)
         if isinstance(callee, cli_commands.CliCommandV) and not star_unknown:
-            return cli_commands.call_command(self, callee, list(args), kwargs, node, fr)
+            return self.api.call_cli_command(self, callee, list(args), kwargs, node, fr)
         if isinstance(callee, self.api.ExtCallDecoratorV) and len(args) == 1 and not kwargs and not star_unknown and isinstance(args[0], (FunctionV, BoundMethodV, PartialV, TransformV)):
             # `jax.named_scope("mhsa")(f)`: the decorator applied by hand (probe 89e)
             return cast(Any, callee).apply(self, args[0], cast(ast.expr, node), fr)  # (jax_api's class, typed loosely as self.api is)

@@ -1696,6 +1696,9 @@ def _decorated_with(func: FunctionV, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
+call_cli_command = cli_commands.call_command  # (`main()` of a click command: the interpreter calls it here)
+
+
 # library classes whose methods a subclass of the analysed code calls on itself, modelled
 # (layers.py): haiku's multi-head attention sets its fields and projects q, k and v
 LIBRARY_BASE_METHODS = {"haiku.MultiHeadAttention": frozenset({"__init__", "_linear_projection"})}
