@@ -1303,3 +1303,22 @@ def test_click_and_typer_defaults_are_seeds(decorators: str, call: str, seq_len:
     )
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert [r.int for r in found] == ([seq_len] if seq_len is not None else []) or (seq_len is None and all(r.int is None for r in found))
+
+
+@pytest.mark.parametrize(
+    ("body", "runs"),
+    [
+        ("", False),  # (only iterated: the empty list runs no pass, probe 117b)
+        ("    add(overrides)\n", True),  # (handed to a helper that appends to it)
+        ("    alias = overrides\n    alias.append('n=1')\n", True),
+        ("    print(len(overrides))\n", False),
+    ],
+)
+def test_a_loop_over_a_parameter_only_iterated(body: str, runs: bool) -> None:
+    src = (
+        "def add(xs):\n    xs.append('n=1')\n\n"
+        f"def main(overrides):\n{body}    n = 0\n    for kv in overrides:\n        n = 1\n    reveal_type(n)\n\n"
+        "main([])\n"
+    )
+    found = [r for r in reveal(src, contextual_only=False) if not r.generic]
+    assert [r.int for r in found] == ([None] if runs else [0])
