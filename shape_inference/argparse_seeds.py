@@ -331,12 +331,12 @@ def argv_patched(interp: Interpreter, fr: Frame) -> bool:
     """May analysed code change the command line a parse reads: the reading module, the
     entry modules or a conftest patching sys.argv (probe 120b: a test's
     `mock.patch.object(sys, "argv", [...])` around `main()`)?"""
-    cache = interp.project.argv_patches
+    cache = interp.project.module_scans
     modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
     for info in modules.values():
-        found = cache.get(info.path)
+        found = cache.get(("argv", info.path))
         if found is None:
-            found = cache[info.path] = _patches_argv(info.tree)
+            found = cache[("argv", info.path)] = _patches_argv(info.tree)
         if found:
             return True
     return False

@@ -30,7 +30,7 @@ import ast
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -46,6 +46,10 @@ TYPER_ADD = "typer.Typer.add_typer"
 TYPER_PARAMS = ("typer.Option", "typer.Argument")
 # what makes a command's defaults other than its parameters' (a default_map, a context class)
 _SETTINGS = frozenset({"context_settings", "cls"})
+# context settings that change no default (help and layout)
+_HARMLESS_SETTINGS = frozenset({"help_option_names", "max_content_width", "terminal_width", "show_default", "ignore_unknown_options", "allow_extra_args", "allow_interspersed_args"})
+# a click option's keywords that decide its value otherwise than its default
+_CLICK_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "multiple", "nargs", "flag_value", "count", "expose_value", "default_map", "auto_envvar_prefix"})
 # what a command's call may be given that changes no option (click's standalone mode)
 _RUN_OPTIONS = frozenset({"standalone_mode", "prog_name"})
 # click's and typer's conversions of a default we follow
@@ -83,13 +87,27 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
     if qualname == CLICK_COMMAND:
         # (`context_settings` may hold a default_map or an env-var prefix, `cls` a command
         # class that sets them: probe 120a)
-        if set(kwargs) & _SETTINGS:
+        if _decisive_settings(kwargs):
             not_followed(interp, inner)
             return CliCommandV(inner, None, True)
+        if defaults is not None and (decided := frozenset(name for name, value in defaults if value is UNKNOWN)):
+            not_followed(interp, inner, decided)
         return CliCommandV(inner, defaults, True)
     if qualname in CLICK_OPAQUE:
         return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
     return None
+
+
+def _decisive_settings(kwargs: dict[str, Value]) -> bool:
+    """Does a command's `cls=` or `context_settings` decide its defaults (a default_map,
+    an env-var prefix: anything but help and layout settings)?"""
+    if "cls" in kwargs:
+        return True
+    settings = kwargs.get("context_settings")
+    if settings is None:
+        return False
+    keys = [key for key, _ in settings.items] if isinstance(settings, DictV) else None
+    return keys is None or bool(set(map(str, keys)) - _HARMLESS_SETTINGS)
 
 
 def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) -> tuple[str, Value] | None:
@@ -100,14 +118,13 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
         if not ok or not isinstance(text, str):
             return None
         decls.append(text)
-    unfollowed = {"required", "envvar", "prompt", "callback", "multiple", "nargs", "auto_envvar_prefix", "flag_value", "count", "expose_value", "default_map"}
     # (what says the default: `required=False`, `multiple=False`, `nargs=1`)
     harmless = {key for key, plain in (("required", False), ("multiple", False), ("nargs", 1)) if key in kwargs and const_value(kwargs[key]) == (True, plain)}
-    if set(kwargs) & unfollowed - harmless:
-        return None
     name = _click_name(decls)
-    if name is None:
-        return None
+    if name is None or "required" in set(kwargs) - harmless:
+        return None  # (a required option: the run without it stops)
+    if set(kwargs) & _CLICK_UNFOLLOWED - harmless:
+        return name, UNKNOWN  # (this option's value only: an env var, a callback, a flag value...)
     given = kwargs.get("default")
     if given is None:
         if argument:
@@ -171,11 +188,13 @@ def _no_options(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]
     return bool(given) or command_line_as_given(interp, fr)
 
 
-def not_followed(interp: Interpreter, func: Value | None) -> Value:
+def not_followed(interp: Interpreter, func: Value | None, params: frozenset[str] | None = None) -> Value:
     """A command line we do not follow runs `func`: analysed on its own, its parameters'
-    defaults are not what runs (an env var, a default_map or the arguments may set them)."""
+    defaults (`params`, or all) are not what runs (an env var, a default_map or the
+    arguments may set them)."""
     if isinstance(func, FunctionV):
-        interp.cli_unfollowed.add(id(func.node))
+        known = interp.cli_unfollowed.get(id(func.node), frozenset())
+        interp.cli_unfollowed[id(func.node)] = None if params is None or known is None else known | params
     return UNKNOWN
 
 
@@ -201,11 +220,13 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
     names = [p.arg for p in positional] + [p.arg for p in params.kwonlyargs]
     keyword_defaults = dict(func.kw_defaults)
     values = [*func.defaults, *(keyword_defaults.get(p.arg) for p in params.kwonlyargs)]
-    if _annotated_options(func.node):
-        return None
+    decided = _annotated_options(func.node)
     for name, value in zip(names, values):
         if value is None:
             return None
+        if name in decided:
+            out[name] = UNKNOWN  # (an env var or a callback decides it)
+            continue
         if isinstance(value, TyperParamV):
             value = value.default
             if value is None or const_value(value) == (True, Ellipsis):
@@ -214,15 +235,16 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
     return out
 
 
-def _annotated_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Does a parameter's annotation give typer options that decide its value
-    (`Annotated[int, typer.Option(envvar="SEQ")]`, a callback, a prompt)?"""
+def _annotated_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The parameters whose annotation gives typer options that decide their value
+    (`Annotated[int, typer.Option(envvar="SEQ")]`, a callback, a prompt)."""
     params = node.args
-    for param in (*params.posonlyargs, *params.args, *params.kwonlyargs):
-        for inner in ast.walk(param.annotation) if param.annotation is not None else ():
-            if isinstance(inner, ast.Call) and any(k.arg in _TYPER_UNFOLLOWED for k in inner.keywords):
-                return True
-    return False
+    return frozenset(
+        param.arg
+        for param in (*params.posonlyargs, *params.args, *params.kwonlyargs)
+        if param.annotation is not None
+        and any(isinstance(inner, ast.Call) and any(k.arg in _TYPER_UNFOLLOWED for k in inner.keywords) for inner in ast.walk(param.annotation))
+    )
 
 
 _TYPER_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "default_factory", "parser", "click_type"})
@@ -251,6 +273,9 @@ def call_with_defaults(interp: Interpreter, func: Value, node: ast.AST, fr: Fram
     defaults = signature_defaults(func)
     if defaults is None:
         return not_followed(interp, func)
+    decided = frozenset(name for name, value in defaults.items() if value is UNKNOWN)
+    if decided:
+        not_followed(interp, func, decided)
     return interp.call(func, [], defaults, False, node, fr)
 
 
@@ -263,9 +288,9 @@ def typer_app(args: list[Value], kwargs: dict[str, Value], step: Step) -> Value:
     """`typer.Typer(...)`: an app, not followed when made with a callback, context
     settings (a default_map) or anything else that decides what runs."""
     marks: list[tuple[str, Value]] = []
-    if args or set(kwargs) - _TYPER_OPTIONS:
+    if args or _unfollowed_options(kwargs):
         marks.append(("not_followed", ConstV(True)))
-    if set(kwargs) & _SETTINGS:
+    if _decisive_settings(kwargs):
         marks.append(("settings", ConstV(True)))  # (its commands' defaults are not what runs)
     return ExtObjectV(TYPER_APP, (), tuple(marks), (step,))
 
@@ -279,12 +304,18 @@ def typer_register(interp: Interpreter, app: Value, func: Value | None, callback
     if func is None:
         interp.cli_apps[id(app)] = None
         return UNKNOWN
-    if options is not None and set(options) & _SETTINGS or _marked(app, "settings"):
+    if options is not None and _decisive_settings(options) or _marked(app, "settings"):
         not_followed(interp, func)  # (its context settings decide its defaults)
-    unfollowed = callback or options is not None and bool(set(options) - _TYPER_OPTIONS) or _marked(app, "not_followed")
+    unfollowed = callback or options is not None and _unfollowed_options(options) or _marked(app, "not_followed")
     interp.cli_apps[id(app)] = None if unfollowed or commands is None else [*commands, func]
     interp.cli_app_commands.setdefault(id(app), []).append(func)
     return func
+
+
+def _unfollowed_options(kwargs: dict[str, Value]) -> bool:
+    """Is a typer app or command made with anything that decides what runs, besides its
+    help, its layout and harmless context settings?"""
+    return bool(set(kwargs) - _TYPER_OPTIONS - ({"context_settings"} if not _decisive_settings(kwargs) else set()))
 
 
 def _marked(app: Value, mark: str) -> bool:

@@ -424,7 +424,9 @@ class Interpreter:
         self.cli_apps: dict[int, list[Value] | None] = {}
         self.cli_app_objects: dict[int, Value] = {}
         self.cli_app_commands: dict[int, list[Value]] = {}  # every command registered on an app, followed or not
-        self.cli_unfollowed: set[int] = set()  # the nodes of functions a command line runs as we do not follow
+        # the nodes of functions a command line runs as we do not follow: the parameters
+        # whose defaults are not what runs (None: all of them)
+        self.cli_unfollowed: dict[int, frozenset[str] | None] = {}
         self.cache_clears: dict[object, int] = {}  # `f.cache_clear()` calls, by function: part of its memo key
         self.cache_slots: dict[object, list[object]] = {}  # a small lru_cache's arguments, oldest first (_use_cache_slot)
         self.cache_generations: dict[tuple[object, object], int] = {}  # how often those were pushed out
@@ -1300,7 +1302,8 @@ class Interpreter:
         if id(node) in self.cli_unfollowed:
             # a command line's parameters that something else than their defaults decides (an
             # env var, a default_map, a patched sys.argv: cli_commands, probe 120a)
-            return [param.arg for param, _, _ in with_defaults]
+            which = self.cli_unfollowed[id(node)]
+            return [param.arg for param, _, _ in with_defaults if which is None or param.arg in which]
         if func.owner is not None:
             if not any(not (isinstance(default, ast.Constant) and default.value is None) and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged

@@ -22,6 +22,7 @@ from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, sub
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
     UNKNOWN,
@@ -1833,8 +1834,11 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
     if isinstance(base, cli_commands.CliCommandV):
         base.opened = True  # (`main.params[0].default = 128`: what runs is not followed)
         return UNKNOWN
-    if isinstance(base, FunctionV) and name == "__name__" and isinstance(base.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ConstV(base.node.name)  # (a registry keyed by it: `_REGISTRY[fn.__name__] = fn`, probe 120d)
+    if isinstance(base, FunctionV) and name == "__name__" and isinstance(base.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _wrapping(base) and not _names_rewritten(interp):
+        # a registry keyed by it (`_REGISTRY[fn.__name__] = fn`, probe 120d); not a wrapper
+        # (`functools.wraps` copies another's name) or where code renames one (`f.__name__
+        # = "base"`, `functools.update_wrapper`: probe 121a)
+        return ConstV(base.node.name)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
     if isinstance(base, UnknownV) and name in ("reshape", "astype"):
@@ -1844,6 +1848,29 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
     if isinstance(base, UnknownV) and base.diff:
         return UNKNOWN.tainted(True)
     return UNKNOWN
+
+
+def _wrapping(func: FunctionV) -> bool:
+    """Is the function decorated `@functools.wraps(other)` (it carries other's name)?"""
+    return any(isinstance(deco, ExtCallDecoratorV) and deco.qualname == "functools.wraps" for deco in func.decorators)
+
+
+def _names_rewritten(interp: Interpreter) -> bool:
+    """Does a parsed module store a `__name__` on an object (a function renamed:
+    `f.__name__ = "base"`, `setattr(f, "__name__", ...)`)?"""
+    cache = interp.project.module_scans
+    for info in interp.project.parsed:
+        found = cache.get(("__name__", info.path))
+        if found is None:
+            found = cache[("__name__", info.path)] = any(
+                isinstance(n, ast.Attribute) and n.attr == "__name__" and isinstance(n.ctx, ast.Store)
+                or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and len(n.args) > 1 and not (isinstance(n.args[1], ast.Constant) and n.args[1].value != "__name__")
+                or isinstance(n, ast.Call) and (dotted_name(n.func) or "").endswith("update_wrapper")
+                for n in ast.walk(info.tree)
+            )
+        if found:
+            return True
+    return False
 
 
 def ExtObjectArray(obj: ExtObjectV) -> ArrayV | None:  # noqa: N802 - reads as a constructor

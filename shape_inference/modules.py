@@ -218,7 +218,9 @@ class Project:
         self._nearest: dict[tuple[str, str], str | None] = {}  # (folder, dotted) -> _nearest_match
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
-        self.argv_patches: dict[str, bool] = {}  # module path -> does it patch sys.argv (argparse_seeds.argv_patched)
+        # (what a scan looks for, module path) -> whether the module does it: patches sys.argv
+        # (argparse_seeds.argv_patched), renames a function (jax_api._names_rewritten)
+        self.module_scans: dict[tuple[str, str], bool] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         # one file on its own (the flake8 plugin): the project's other files are not seen
         self.alone = root is None and not lazy and len(trees) == 1

@@ -1322,3 +1322,19 @@ def test_a_loop_over_a_parameter_only_iterated(body: str, runs: bool) -> None:
     )
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert [r.int for r in found] == ([None] if runs else [0])
+
+
+@pytest.mark.parametrize(
+    ("extra", "name"),
+    [
+        ("", "base"),
+        # (a wrapper carries the wrapped function's name: not its own)
+        ("import functools\ndef deco(f):\n    @functools.wraps(f)\n    def wrapper():\n        return f()\n    reveal_type(wrapper.__name__)\n    return wrapper\ndeco(base)\n", "base"),
+        ("other = lambda: 0\nother.__name__ = 'base'\n", None),  # (a function renamed somewhere: probe 121a)
+    ],
+)
+def test_a_functions_name(extra: str, name: str | None) -> None:
+    src = f"def base():\n    return 0\n{extra}reveal_type(base.__name__)\n"
+    found = [r for r in reveal(src, contextual_only=False) if not r.generic]
+    assert found[-1].const == (name if name is not None else "<not a constant>")
+    assert all(r.const == "<not a constant>" for r in found[:-1])
