@@ -441,6 +441,7 @@ class Interpreter:
         self.named_by_nested: dict[tuple[int, str], bool] = {}  # (scope node's id, name): Interpreter.named_by_nested_code
         self.list_changing_loops: dict[ast.stmt, tuple[ast.expr, ...]] = {}  # (per for loop: what it iterates that its body changes)
         self.only_iterated_parameters: dict[tuple[ast.AST, str], bool] = {}  # (per function and parameter: _only_iterated)
+        self.walking_loops: dict[ast.stmt, tuple[str, ...]] = {}  # (per for loop: the names it walks down an object with)
         self.custom_rules: dict[int, tuple[Value, ...]] = {}  # a custom_vjp's / custom_jvp's function (its def's id) -> (fwd, bwd) / (jvp,)
         # functions stored in a container (`REGISTRY[name] = fn` in a decorator, `.append(fn)`):
         # called through it with arguments we do not see (their def's id)
@@ -2564,7 +2565,10 @@ class Interpreter:
             return []
         scope: ast.AST = fr.func.node if fr.func is not None else fr.module.tree
         found: list[tuple[str, Value]] = []
-        for name in _walk_names(stmt):
+        names = self.walking_loops.get(stmt)
+        if names is None:
+            names = self.walking_loops[stmt] = tuple(_walk_names(stmt))
+        for name in names:
             before = fr.state.get(name)
             if isinstance(before, (InstanceV, DictV)) and _written_through_after(scope, name, stmt):
                 found.append((name, before))
