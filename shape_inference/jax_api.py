@@ -1832,6 +1832,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         # jax.jit(f).lower(x): traces f with x, where the checks run; externals.h_ahead_of_time
         return BoundMethodV(ExternalV("jax.stages.trace"), base)
     if isinstance(base, cli_commands.CliCommandV):
+        if name in ("main", "__call__"):
+            return base  # `cmd.main([], standalone_mode=False)` runs it as `cmd(...)` does (probe 122a)
         base.opened = True  # (`main.params[0].default = 128`: what runs is not followed)
         return UNKNOWN
     if isinstance(base, FunctionV) and name == "__name__" and isinstance(base.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _wrapping(base) and not _names_rewritten(interp):

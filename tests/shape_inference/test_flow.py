@@ -1280,6 +1280,7 @@ def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> Non
         ('@click.command()\n@click.option("-s", "--seq-len", default="127", type=int)', "train()", 127),  # (the longest prefix names it)
         ('@click.command()\n@click.option("--length", "seq_len", default=127)', "train(standalone_mode=False)", 127),
         ('@click.command()\n@click.option("--seq-len", default=127)', "train([])", 127),
+        ('@click.command()\n@click.option("--seq-len", default=127)', "train.main([], standalone_mode=False)", 127),  # (probe 122a)
         ('@click.command()\n@click.option("--seq-len")', "train()", None),  # (None: no default)
         ('@click.command()\n@click.option("--seq-len", default=127, envvar="SEQ")', "train()", None),
         ('@click.command()\n@click.option("--seq-len", default=127, required=True)', "train()", None),
