@@ -254,7 +254,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
 
     exclude = _patterns(args.exclude, fc.exclude, fc) + _patterns(None, fc.extend_exclude, fc)
     exclude += tuple(normalize_pattern(p) for p in args.extend_exclude or ())
-    root = fc.root or _common_folder(paths)
+    root = fc.root if fc.root is not None and _all_under(paths, fc.root) else _common_folder(paths)
     jobs = pick(args.jobs, fc.jobs, None) or os.cpu_count() or 1
     return Options(
         paths=paths,
@@ -275,6 +275,18 @@ def resolve_options(args: argparse.Namespace) -> Options:
         max_file_mb=float(pick(args.max_file_size, fc.max_file_size, DEFAULT_MAX_FILE_MB)),
         warnings=fc.warnings,
     )
+
+
+def _all_under(paths: Sequence[str], folder: str) -> bool:
+    """Is every path at or under `folder`?  The first path's pyproject.toml names the
+    project root only where it holds them all (probe 122d: `jax-cudnn-lint repo_a/
+    repo_b/` with a pyproject.toml in repo_a left repo_b's files outside the root, named
+    by their stems, and its `vit.model` lost its blocks)."""
+    top = os.path.abspath(folder)
+    try:
+        return all(os.path.commonpath([top, os.path.abspath(path)]) == top for path in paths)
+    except ValueError:  # paths on different drives (Windows)
+        return False
 
 
 def _common_folder(paths: Sequence[str]) -> str:

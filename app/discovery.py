@@ -305,6 +305,12 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
         # `importlib.import_module("models.encoder")` with a literal dotted name: a launcher
         # that loads its model so (probe 96d) imports it as `import models.encoder` would
         refs.extend(ImportRef(0, name) for name in _IMPORT_MODULE_LITERAL.findall(text) if _NAME_RE.fullmatch(name))
+        # `import_module(args.config)` with `default="configs.base"`: a dotted string the
+        # file spells may be the module it loads (probe 122d); a name that is no module of
+        # the project leads nowhere
+        dotted = _DOTTED_LITERAL.findall(text)
+        if len(dotted) <= _MAX_DOTTED_LITERALS:
+            refs.extend(ImportRef(0, name) for name in dotted if _NAME_RE.fullmatch(name))
         # `import_module(f"configs.{name}")`, `import_module("configs." + name)`: an
         # experiment chosen by name at run time, one of the package's modules (probe 100d)
         built = (match[1] or match[2] for match in _IMPORT_MODULE_BUILT.finditer(text))
@@ -328,6 +334,8 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
 
 
 _CONFIG_FILE_DEFAULT = re.compile(r"""\bDEFINE_config_file\(\s*(?:name\s*=\s*)?["'][\w.-]*["']\s*,\s*(?:default\s*=\s*)?["']([\w./]+)\.py(?::[^"'\n]*)?["']""")
+_DOTTED_LITERAL = re.compile(r"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)["']""")
+_MAX_DOTTED_LITERALS = 64  # (a file spelling more is a table of names, not a config choice)
 _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
 _IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
 _IMPORT_MODULE_RELATIVE = re.compile(

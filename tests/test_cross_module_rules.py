@@ -1253,3 +1253,49 @@ def test_a_config_file_flags_default_file(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert ("JCD201" in capsys.readouterr().out) is found
+
+
+IMPORTED_CONFIG_TRAIN = """\
+import argparse
+import importlib
+
+import jax
+import jax.numpy as jnp
+
+
+def loss(q):
+    return jax.nn.dot_product_attention(q, q, q, implementation="cudnn").astype(jnp.float32).sum()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", default={default!r})
+    cfg = importlib.import_module(parser.parse_args().config)
+    return jax.grad(loss)(jnp.zeros((2, cfg.SEQ_LEN, 2, 64), jnp.bfloat16))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(("default", "found"), [("configs.base", True), ("configs.even", False)])
+def test_a_config_module_loaded_by_the_name_an_option_defaults_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, default: str, found: bool) -> None:
+    # `import_module(args.config)` with `default="configs.base"`: the module is the
+    # project's (probe 122d), though no import statement names it
+    write(tmp_path, {"train.py": IMPORTED_CONFIG_TRAIN.format(default=default), "configs/__init__.py": "", "configs/base.py": "SEQ_LEN = 77\n", "configs/even.py": "SEQ_LEN = 64\n"})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert ("JCD201" in capsys.readouterr().out) is found
+
+
+@pytest.mark.parametrize("order", [("a", "b"), ("b", "a")])
+def test_two_repositories_whatever_their_order_and_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, order: tuple[str, str]) -> None:
+    # a pyproject.toml in the first path named the root for both, and the second's files,
+    # outside it, lost their package names (probe 122d)
+    vit = "import jax\nimport jax.numpy as jnp\n\n\ndef attend(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn')\n"
+    train = "import jax\nimport jax.numpy as jnp\nfrom vit.model import attend\n\n\ndef loss(q):\n    return attend(q).astype(jnp.float32).sum()\n\n\nif __name__ == '__main__':\n    jax.grad(loss)(jnp.zeros((2, 197, 2, 64), jnp.bfloat16))\n"
+    write(tmp_path, {"a/pyproject.toml": "[project]\nname = 'a'\n", "a/model.py": "x = 1\n", "b/vit/__init__.py": "", "b/vit/model.py": vit, "b/model.py": "y = 2\n", "b/train.py": train})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", *order])
+    assert "b/vit/model.py" in capsys.readouterr().out
