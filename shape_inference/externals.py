@@ -938,6 +938,10 @@ def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         if dots - 1 >= len(base):
             return UNKNOWN
         text = ".".join([*base[: len(base) - (dots - 1)], text[dots:]]).rstrip(".")
+    else:
+        # as `import configs.base` there would: sys.path as the code runs, the script's own
+        # folder first (probe 123a: a nested experiment read the root's configs/base.py)
+        text = interp.project.absolute_import(fr.module, text)
     info = interp.project.find(text)
     if info is None:
         return interp.import_module_value(text)

@@ -1299,3 +1299,17 @@ def test_two_repositories_whatever_their_order_and_pyproject(tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", *order])
     assert "b/vit/model.py" in capsys.readouterr().out
+
+
+def test_a_config_module_loaded_by_name_from_a_nested_experiment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # `import_module("configs.base")` in exp_a/train.py loads exp_a/configs/base.py (the
+    # script's folder is first on sys.path), not the root's (probe 123a)
+    files = {
+        "configs/__init__.py": "", "configs/base.py": "SEQ_LEN = 77\n",
+        "exp_a/configs/__init__.py": "", "exp_a/configs/base.py": "SEQ_LEN = 64\n",
+        "exp_a/train.py": IMPORTED_CONFIG_TRAIN.format(default="configs.base"),
+    }
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert "JCD201" not in capsys.readouterr().out
