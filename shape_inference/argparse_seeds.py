@@ -397,8 +397,6 @@ def has_no_attribute(value: Value, name: str) -> bool:
     return isinstance(whole, ConstV) and whole.value is True and name not in cast("InstanceV", value).attrs and not name.startswith("__")
 
 
-
-
 # what `tyro.cli` may be given besides the class or function: options of its help and
 # parsing that change no default (`default=` does, and `args=` unless empty: not followed)
 _TYRO_OPTIONS = frozenset({"prog", "description", "use_underscores", "console_outputs", "config"})
