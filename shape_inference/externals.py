@@ -938,6 +938,8 @@ def h_import_module(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.A
         if dots - 1 >= len(base):
             return UNKNOWN
         text = ".".join([*base[: len(base) - (dots - 1)], text[dots:]]).rstrip(".")
+    elif _changes_sys_path(interp, fr):
+        return UNKNOWN  # (`sys.path.insert(0, "experiments")` first: which file loads is not known, probe 124b)
     else:
         # as `import configs.base` there would: sys.path as the code runs, the script's own
         # folder first (probe 123a: a nested experiment read the root's configs/base.py)
@@ -1012,6 +1014,26 @@ def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
         entries = cast("dict[str, object]", value)  # (JSON's keys are strings)
         return DictV(tuple((key, _json_value(item, why, depth + 1)) for key, item in entries.items()), why)
     return UNKNOWN
+
+
+_SYS_PATH_CHANGERS = frozenset({"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"})
+
+
+def _changes_sys_path(interp: Interpreter, fr: Frame) -> bool:
+    """Does the module loading by name, or an entry of the program, change sys.path
+    (`sys.path.insert(...)`, an assignment, `site.addsitedir`)?"""
+    cache = interp.project.module_scans
+    for info in {id(m): m for m in (fr.module, *interp.project.roots)}.values():
+        found = cache.get(("sys.path", info.path))
+        if found is None:
+            found = cache[("sys.path", info.path)] = any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.func.attr in _SYS_PATH_CHANGERS and dotted_name(n.func.value) == "sys.path" or dotted_name(n.func) == "site.addsitedir")
+                or isinstance(n, (ast.Assign, ast.AugAssign)) and any(dotted_name(t) == "sys.path" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+                for n in ast.walk(info.tree)
+            )
+        if found:
+            return True
+    return False
 
 
 def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -1313,3 +1313,20 @@ def test_a_config_module_loaded_by_name_from_a_nested_experiment(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert "JCD201" not in capsys.readouterr().out
+
+
+def test_a_config_module_loaded_by_name_after_sys_path_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # `sys.path.insert(0, "experiments")` before `import_module("configs.base")`: which
+    # file loads is not known (probe 124b: the root's stale configs/base.py was read)
+    train = IMPORTED_CONFIG_TRAIN.format(default="configs.base").replace(
+        "import importlib\n", "import importlib\nimport os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'experiments'))\n"
+    )
+    files = {
+        "configs/__init__.py": "", "configs/base.py": "SEQ_LEN = 77\n",
+        "experiments/configs/__init__.py": "", "experiments/configs/base.py": "SEQ_LEN = 64\n",
+        "train.py": train,
+    }
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    assert "JCD201" not in capsys.readouterr().out
