@@ -156,6 +156,7 @@ def _click_name(decls: list[str]) -> str | None:
     plain = [d for d in decls if d.isidentifier()]
     if plain:
         return plain[0]
+    decls = [d.split("/", 1)[0].strip() for d in decls]  # (a boolean switch: `--cls/--no-cls` is named by its first)
     dashed = sorted((d for d in decls if d.startswith("-")), key=lambda d: -(len(d) - len(d.lstrip("-"))))
     if not dashed:
         return None

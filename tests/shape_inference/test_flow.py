@@ -1281,6 +1281,7 @@ def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> Non
         ('@click.command()\n@click.option("--length", "seq_len", default=127)', "train(standalone_mode=False)", 127),
         ('@click.command()\n@click.option("--seq-len", default=127)', "train([])", 127),
         ('@click.command()\n@click.option("--seq-len", default=127)', "train.main([], standalone_mode=False)", 127),  # (probe 122a)
+        ('@click.command()\n@click.option("--seq-len", default=127)\n@click.option("--cls/--no-cls", default=True)', "train()", 127),  # (probe 124c)
         ('@click.command()\n@click.option("--seq-len")', "train()", None),  # (None: no default)
         ('@click.command()\n@click.option("--seq-len", default=127, envvar="SEQ")', "train()", None),
         ('@click.command()\n@click.option("--seq-len", default=127, required=True)', "train()", None),
@@ -1300,7 +1301,7 @@ def test_click_and_typer_defaults_are_seeds(decorators: str, call: str, seq_len:
     typer_default = "typer.Option(127, '--seq-len')" if "typer" in call else "127"
     src = (
         "import click, typer\n\ndef check(ctx, param, value):\n    return value\n\napp = typer.Typer()\n\n"
-        f"{decorators}\ndef train(seq_len={typer_default if 'click' not in decorators else '0'}):\n    reveal_type(seq_len)\n\n{call}\n"
+        f"{decorators}\ndef train(seq_len={typer_default if 'click' not in decorators else '0'}, **rest):\n    reveal_type(seq_len)\n\n{call}\n"
     )
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert [r.int for r in found] == ([seq_len] if seq_len is not None else []) or (seq_len is None and all(r.int is None for r in found))
