@@ -1020,20 +1020,19 @@ _SYS_PATH_CHANGERS = frozenset({"insert", "append", "extend", "remove", "pop", "
 
 
 def _changes_sys_path(interp: Interpreter, fr: Frame) -> bool:
-    """Does the module loading by name, or an entry of the program, change sys.path
-    (`sys.path.insert(...)`, an assignment, `site.addsitedir`)?"""
+    """Does the module loading by name change sys.path (`sys.path.insert(...)`, an
+    assignment, `site.addsitedir`)?  Not another entry's change: a test that puts its
+    root first (`sys.path.insert(0, ".")`) runs another program (probe 100d's test)."""
     cache = interp.project.module_scans
-    for info in {id(m): m for m in (fr.module, *interp.project.roots)}.values():
-        found = cache.get(("sys.path", info.path))
-        if found is None:
-            found = cache[("sys.path", info.path)] = any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.func.attr in _SYS_PATH_CHANGERS and dotted_name(n.func.value) == "sys.path" or dotted_name(n.func) == "site.addsitedir")
-                or isinstance(n, (ast.Assign, ast.AugAssign)) and any(dotted_name(t) == "sys.path" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-                for n in ast.walk(info.tree)
-            )
-        if found:
-            return True
-    return False
+    info = fr.module
+    found = cache.get(("sys.path", info.path))
+    if found is None:
+        found = cache[("sys.path", info.path)] = any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.func.attr in _SYS_PATH_CHANGERS and dotted_name(n.func.value) == "sys.path" or dotted_name(n.func) == "site.addsitedir")
+            or isinstance(n, (ast.Assign, ast.AugAssign)) and any(dotted_name(t) == "sys.path" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+            for n in ast.walk(info.tree)
+        )
+    return found
 
 
 def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
