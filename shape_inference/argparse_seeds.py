@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.modules import LIST_CHANGERS
 from jax_cudnn_lint.shape_inference.scopes import dotted_name, in_prelude
 from jax_cudnn_lint.shape_inference.values import (
     UNKNOWN,
@@ -306,40 +307,26 @@ def _argv_set_by(tree: ast.Module) -> TupleV | None | bool:
     return TupleV(tuple(ConstV(cast("ast.Constant", item).value) for item in literal.elts[1:]), True)
 
 
-_ARGV_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__setitem__"})
-
-
-def _patches_argv(tree: ast.Module) -> bool:
-    """Does the module replace or change sys.argv other than by assigning it (a mock's
+def _patches_argv(node: ast.AST) -> bool:
+    """Does the node replace or change sys.argv other than by assigning it (a mock's
     `patch.object(sys, "argv", [...])`, `patch("sys.argv", ...)`, pytest's
     `monkeypatch.setattr(sys, "argv", ...)`, `sys.argv.append(...)`)?"""
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        args = node.args
-        if any(isinstance(a, ast.Constant) and a.value == "sys.argv" for a in args):
-            return True
-        if len(args) >= 2 and dotted_name(args[0]) == "sys" and isinstance(args[1], ast.Constant) and args[1].value == "argv":
-            return True
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in _ARGV_CHANGERS and dotted_name(func.value) == "sys.argv":
-            return True
-    return False
+    if not isinstance(node, ast.Call):
+        return False
+    args = node.args
+    if any(isinstance(a, ast.Constant) and a.value == "sys.argv" for a in args):
+        return True
+    if len(args) >= 2 and dotted_name(args[0]) == "sys" and isinstance(args[1], ast.Constant) and args[1].value == "argv":
+        return True
+    return isinstance(node.func, ast.Attribute) and node.func.attr in LIST_CHANGERS and dotted_name(node.func.value) == "sys.argv"
 
 
 def argv_patched(interp: Interpreter, fr: Frame) -> bool:
     """May analysed code change the command line a parse reads: the reading module, the
     entry modules or a conftest patching sys.argv (probe 120b: a test's
     `mock.patch.object(sys, "argv", [...])` around `main()`)?"""
-    cache = interp.project.module_scans
     modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
-    for info in modules.values():
-        found = cache.get(("argv", info.path))
-        if found is None:
-            found = cache[("argv", info.path)] = _patches_argv(info.tree)
-        if found:
-            return True
-    return False
+    return any(interp.project.scan(info, _patches_argv) for info in modules.values())
 
 
 def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:

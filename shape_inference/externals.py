@@ -20,7 +20,7 @@ from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, with_config
-from jax_cudnn_lint.shape_inference.modules import NOT_PROJECT_MODULES, ModuleInfo
+from jax_cudnn_lint.shape_inference.modules import LIST_CHANGERS, NOT_PROJECT_MODULES, ModuleInfo
 from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, dotted_name, in_prelude, top_level_imports
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote, real_part
 from jax_cudnn_lint.shape_inference.values import (
@@ -1016,23 +1016,19 @@ def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
     return UNKNOWN
 
 
-_SYS_PATH_CHANGERS = frozenset({"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"})
-
-
 def _changes_sys_path(interp: Interpreter, fr: Frame) -> bool:
     """Does the module loading by name change sys.path (`sys.path.insert(...)`, an
     assignment, `site.addsitedir`)?  Not another entry's change: a test that puts its
     root first (`sys.path.insert(0, ".")`) runs another program (probe 100d's test)."""
-    cache = interp.project.module_scans
-    info = fr.module
-    found = cache.get(("sys.path", info.path))
-    if found is None:
-        found = cache[("sys.path", info.path)] = any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.func.attr in _SYS_PATH_CHANGERS and dotted_name(n.func.value) == "sys.path" or dotted_name(n.func) == "site.addsitedir")
-            or isinstance(n, (ast.Assign, ast.AugAssign)) and any(dotted_name(t) == "sys.path" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-            for n in ast.walk(info.tree)
-        )
-    return found
+    return interp.project.scan(fr.module, _sys_path_change)
+
+
+def _sys_path_change(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in LIST_CHANGERS and dotted_name(node.func.value) == "sys.path" or dotted_name(node.func) == "site.addsitedir"
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        return any(dotted_name(t) == "sys.path" for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+    return False
 
 
 def h_importorskip(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

@@ -1859,20 +1859,18 @@ def _wrapping(func: FunctionV) -> bool:
 
 def _names_rewritten(interp: Interpreter) -> bool:
     """Does a parsed module store a `__name__` on an object (a function renamed:
-    `f.__name__ = "base"`, `setattr(f, "__name__", ...)`)?"""
-    cache = interp.project.module_scans
-    for info in interp.project.parsed:
-        found = cache.get(("__name__", info.path))
-        if found is None:
-            found = cache[("__name__", info.path)] = any(
-                isinstance(n, ast.Attribute) and n.attr == "__name__" and isinstance(n.ctx, ast.Store)
-                or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and len(n.args) > 1 and not (isinstance(n.args[1], ast.Constant) and n.args[1].value != "__name__")
-                or isinstance(n, ast.Call) and (dotted_name(n.func) or "").endswith("update_wrapper")
-                for n in ast.walk(info.tree)
-            )
-        if found:
-            return True
-    return False
+    `f.__name__ = "base"`, `setattr(f, "__name__", ...)`, `functools.update_wrapper`)?"""
+    return any(interp.project.scan(info, _renames) for info in interp.project.parsed)
+
+
+def _renames(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__name__" and isinstance(node.ctx, ast.Store)
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) > 1:
+        return not (isinstance(node.args[1], ast.Constant) and node.args[1].value != "__name__")
+    return (dotted_name(node.func) or "").endswith("update_wrapper")
 
 
 def ExtObjectArray(obj: ExtObjectV) -> ArrayV | None:  # noqa: N802 - reads as a constructor

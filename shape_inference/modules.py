@@ -65,6 +65,10 @@ class ModuleInfo:
 
 
 
+# the methods of a list that change it in place (`sys.argv.append`, `sys.path.insert`)
+LIST_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__setitem__"})
+
+
 def is_test_path(path: str) -> bool:
     """A test file by pytest's naming (test_*.py, *_test.py) or under a tests folder."""
     name = os.path.basename(path)
@@ -218,9 +222,8 @@ class Project:
         self._nearest: dict[tuple[str, str], str | None] = {}  # (folder, dotted) -> _nearest_match
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
-        # (what a scan looks for, module path) -> whether the module does it: patches sys.argv
-        # (argparse_seeds.argv_patched), renames a function (jax_api._names_rewritten)
-        self.module_scans: dict[tuple[str, str], bool] = {}
+        # (what a scan looks for, module path) -> whether the module does it (Project.scan)
+        self._scans: dict[tuple[str, str], bool] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         # one file on its own (the flake8 plugin): the project's other files are not seen
         self.alone = root is None and not lazy and len(trees) == 1
@@ -280,6 +283,15 @@ class Project:
         while parts:
             self.dir_names[folder] = ".".join(parts)
             folder, parts = os.path.dirname(folder), parts[:-1]
+
+    def scan(self, info: ModuleInfo, test: Callable[[ast.AST], bool]) -> bool:
+        """Does any node of the module pass `test` (a module-wide question, asked once per
+        module and test: does it patch sys.argv, change sys.path, rename a function)?"""
+        key = (test.__qualname__, info.path)
+        found = self._scans.get(key)
+        if found is None:
+            found = self._scans[key] = any(test(node) for node in ast.walk(info.tree))
+        return found
 
     def conftests(self) -> list[ModuleInfo]:
         """The project's conftest.py modules, parsed."""
