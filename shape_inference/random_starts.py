@@ -17,9 +17,10 @@ binds once to a draw of one start, and the draw is
 `offset + n <= m + 1`.  Every start of `range(low, high, stride)` / `np.arange` (a
 forecaster's lookback windows, probe 118b) counts as a draw in [low, high); the high may
 be a name the function binds once (`n = len(series) - lookback - horizon + 1`), and the
-offset any ints (`series[s + lookback:s + lookback + horizon]`).  Everything here is read from the code as written; where any of
-it is not certain the length stays unknown: the start, the draw, the array and the names
-of the bound are bound once, or not again after the draw (probe 67a).
+offset any ints (`series[s + lookback:s + lookback + horizon]`).  Everything here is
+read from the code as written; where any of it is not certain the length stays unknown:
+the start, the draw, the array and the names of the bound are bound once, or not again
+after the draw (probe 67a).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def window_length(interp: Interpreter, sliced: ast.expr, part: ast.Slice, axis_i
         return None
     # a bound held by a name the function binds once (`n = len(series) - lookback -
     # horizon + 1; for s in range(0, n, stride)`, probe 118b), read as written there
-    named = _assigned_expression(function, high) if isinstance(high, ast.Name) else None
+    named = _assigned_expression(function, high.id) if isinstance(high, ast.Name) else None
     # what the draw measured is what is sliced: neither the array nor the names of the
     # bound are bound again after the draw (probe 67a: `data = data[MAGIC:]`)
     measured = [node.id for part_read in (high, sliced, *((low,) if low is not None else ()), *((named,) if named is not None else ())) for node in ast.walk(part_read) if isinstance(node, ast.Name)]
@@ -100,10 +101,11 @@ def _name_and_offsets(expr: ast.expr) -> tuple[str | None, list[ast.expr]]:
     return (first.id, terms[1:]) if isinstance(first, ast.Name) else (None, [])
 
 
-def _assigned_expression(function: ast.FunctionDef | ast.AsyncFunctionDef, name: ast.Name) -> ast.expr | None:
-    """What the function binds `name` to, once and nowhere else."""
-    assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name.id]
-    return assigns[0].value if len(assigns) == 1 and _stores(function, name.id) == 1 else None
+def _assigned_expression(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """What the function binds `name` to, once and nowhere else (no other binding or
+    write into it)."""
+    assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name]
+    return assigns[0].value if len(assigns) == 1 and _stores(function, name) == 1 else None
 
 
 def _added_terms(lower: ast.expr, upper: ast.expr) -> list[ast.expr]:
@@ -160,12 +162,8 @@ def _draw_iterated_by(path: list[ast.AST], name: str) -> ast.Call | None:
 def _assigned_once(outer: list[ast.AST], name: str) -> ast.Call | None:
     """The call the innermost enclosing function assigns `name` to, once and nowhere else."""
     function = next((node for node in reversed(outer) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if function is None:
-        return None
-    assigns = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name]
-    if _stores(function, name) != 1 or len(assigns) != 1 or not isinstance(assigns[0].value, ast.Call):
-        return None  # (written into too, `ix[ix < HEADER] = HEADER`: probe 67a)
-    return assigns[0].value
+    value = _assigned_expression(function, name) if function is not None else None
+    return value if isinstance(value, ast.Call) else None  # (written into too, `ix[ix < HEADER] = HEADER`: probe 67a)
 
 
 def _stores(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
