@@ -3786,6 +3786,8 @@ class Interpreter:
                     return self.api.bind_member(self, found, base.self_value, node, fr)
             return UNKNOWN
         if isinstance(base, ClassV):
+            if name == "__name__":
+                return self.api.getattr_value(self, base, name, node, fr)  # (type's, whatever the body binds)
             member = base.lookup(name)
             if isinstance(member, FunctionV) and self.api.is_classmethod(member):
                 return BoundMethodV(member, base)
