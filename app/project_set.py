@@ -160,14 +160,14 @@ class ModuleIndex:
         found: list[tuple[str, Taken]] = []
         if ref.names == (EVERY_SUBMODULE,):
             # `import_module(f"configs.{name}")`: any module of the package, and its
-            # __init__, reachable (the analysis reads the name where it is known)
-            # A package's own lazy `__getattr__` (`import_module(_LAZY[name], __name__)`)
-            # hands out its modules' names: there each module leads, as `from .m import *`
-            # would (probe 107d)
+            # __init__, reachable (the analysis reads the name where it is known); each
+            # module leads, as `from .m import *` would: a train.py that loads its model
+            # so (`import_module(f"models.{config.model_name}")`, probe 125d) is an entry,
+            # as is a package's own lazy `__getattr__` (`import_module(_LAZY[name],
+            # __name__)`, probe 107d)
             prefix = ".".join(base) + "."
             children = [paths for dotted, paths in self.by_suffix.items() if dotted.startswith(prefix) and "." not in dotted[len(prefix) :]]
-            child_taken = Taken() if ref.level else Taken(reach_only=True)
-            found.extend((path, child_taken) for paths in children for path in paths)
+            found.extend((path, Taken()) for paths in children for path in paths)
             found.extend((path, Taken(reach_only=True)) for path in self.by_suffix.get(".".join(base), []))
             return found
         from_base: list[tuple[str, str]] = []

@@ -827,6 +827,34 @@ def test_an_experiment_config_chosen_by_a_built_module_name(tmp_path: Path, monk
         assert len(lines) == 1 and lines[0].startswith("train.py:6:") and "JCD201" in lines[0] and found in lines[0]
 
 
+@pytest.mark.parametrize(("model_name", "found"), [("with_cls", "T = S = 129"), ("pooled", None)])
+def test_a_model_module_chosen_by_a_built_name_from_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, model_name: str, found: str | None) -> None:
+    """Probe 125d (big_vision's train.py): `importlib.import_module(f"models.{config.model_name}")`
+    loads the model; the driver was no entry, as the modules such a name reaches led
+    nowhere through it."""
+    attend = "    return jax.nn.dot_product_attention(x, x, x, implementation='cudnn').astype(jnp.float32).sum()\n"
+    write(
+        tmp_path,
+        {
+            "models/__init__.py": "",
+            "models/with_cls.py": "import jax\nimport jax.numpy as jnp\n\n\ndef loss(x):\n    x = jnp.concatenate([x[:, :1], x], axis=1)\n" + attend,
+            "models/pooled.py": "import jax\nimport jax.numpy as jnp\n\n\ndef loss(x):\n" + attend,
+            "configs.py": f"import types\n\n\ndef get_config():\n    return types.SimpleNamespace(model_name={model_name!r}, seq=128)\n",
+            "train.py": (
+                "import importlib\n\nimport jax\nimport jax.numpy as jnp\n\nimport configs\n\n\n"
+                "def main():\n    config = configs.get_config()\n    model = importlib.import_module(f'models.{config.model_name}')\n"
+                "    x = jax.ShapeDtypeStruct((1, config.seq, 2, 64), jnp.bfloat16)\n    return jax.eval_shape(jax.grad(model.loss), x)\n\n\n"
+                "if __name__ == '__main__':\n    main()\n"
+            ),
+        },
+    )
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    if found is None:
+        assert lines == []
+    else:
+        assert len(lines) == 1 and lines[0].startswith("models/with_cls.py:7:") and "JCD201" in lines[0] and found in lines[0]
+
+
 @pytest.mark.parametrize(
     "loader",
     [

@@ -552,7 +552,8 @@ def test_a_projects_test_through_a_helper_module_is_a_driver(tmp_path: Path) -> 
 def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
     """`importlib.import_module("models.encoder")` in a launcher that differentiates (probe
     96d): the launcher imports the model as `import models.encoder` would; a name built at
-    run time is not read."""
+    run time may be any module of the package, each leading as `from models.m import *`
+    would (probe 125d: `import_module(f"models.{config.model_name}")` in a train.py)."""
     launcher = "import importlib\nimport jax\n\n\ndef run():\n    mod = importlib.import_module({name})\n    return jax.grad(mod.attend)(1.0)\n"
     entries, _ = selected(
         tmp_path,
@@ -566,7 +567,7 @@ def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
             "launch_relative_positional.py": launcher.format(name='".encoder", "models"'),
         },
     )
-    assert entries == ["launch.py", "launch_relative.py", "launch_relative_positional.py", "models/encoder.py"]
+    assert entries == ["launch.py", "launch_built.py", "launch_relative.py", "launch_relative_positional.py", "models/encoder.py"]
 
 
 def test_a_module_of_a_package_chosen_by_a_built_name_is_reachable(tmp_path: Path) -> None:
