@@ -3460,6 +3460,7 @@ class Interpreter:
         made = _meta_writes(meta)
         cls.rewritten = frozenset[str]().union(made, *(base.rewritten for base in bases if isinstance(base, ClassV)))
         cls.meta_reads = _meta_reads(meta) or any(isinstance(base, ClassV) and base.meta_reads for base in bases)
+        cls.made_by_meta = meta is not None and not isinstance(meta, ExternalV) or any(isinstance(base, ClassV) and base.made_by_meta for base in bases)
         written = set(cls.rewritten)
         for member in list(cls.attrs.values()):
             hook = member.cls.lookup("__set_name__") if isinstance(member, InstanceV) else None

@@ -1842,9 +1842,10 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         # = "base"`, `functools.update_wrapper`: probe 121a)
         return ConstV(base.node.name)
     if isinstance(base, ClassV) and name == "__name__":
-        # `_REGISTRY[cls.__name__] = cls` in a class decorator (probe 125d); not where its
-        # metaclass answers reads on it or code renames one
-        return UNKNOWN if base.meta_reads or _names_rewritten(interp) else ConstV(base.node.name)
+        # `_REGISTRY[cls.__name__] = cls` in a class decorator (probe 125d); not where a
+        # metaclass of the analysed code makes it (its `__new__` may name it otherwise:
+        # probe 126a) or code renames one
+        return UNKNOWN if base.made_by_meta or _names_rewritten(interp) else ConstV(base.node.name)
     if isinstance(base, BoundMethodV) or isinstance(base, FunctionV):
         return UNKNOWN
     if isinstance(base, UnknownV) and name in ("reshape", "astype"):

@@ -521,6 +521,7 @@ class ClassV(Value):
     metaclass_call: bool = False  # its metaclass (of the analysed code) has a `__call__`: it makes the instances
     rewritten: frozenset[str] = frozenset()  # what a metaclass of ours writes onto it as it is made ("*": names it computes)
     meta_reads: bool = False  # its metaclass answers reads on the class itself (a property, `__getattribute__`)
+    made_by_meta: bool = False  # it or a base names a metaclass not of a library's (whose `__new__` may rename it)
     intercepts: bool | None = field(default=None, repr=False, compare=False)  # defines `__getattribute__` (itself or a base; computed when first read)
     item_attributes: str | None = field(default=None, repr=False, compare=False)  # attribute_dicts: its attributes are its items ("": not; computed when first asked)
 
