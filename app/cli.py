@@ -378,6 +378,7 @@ def _lint_with_cache(options: Options, chosen: ProjectSet, by_path: Mapping[str,
     if options.use_cache:
         for i, component in enumerate(components):
             files = [(path, by_path[path].sha256 or "") for path in (*component.entries, *component.reachable, *component.callers)]
+            files += sorted(chosen.data_files_of(component).items())
             keys[i] = key = result_cache.make_key(__version__, options.config, files, extra=(options.root,))
             hit = result_cache.load(key)
             if hit is not None:

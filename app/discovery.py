@@ -28,6 +28,7 @@ from fnmatch import fnmatch
 from typing import NamedTuple
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
+from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_refs
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(
@@ -220,6 +221,21 @@ def read_source(path: str) -> tuple[str, str]:
     return decode_source(data), hashlib.sha256(data).hexdigest()
 
 
+def _hashed(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """(path, sha256 of its bytes) of each readable file of `paths` small enough to be
+    read as a config (a dataset's JSON is not: the analysis does not read it either)."""
+    found: list[tuple[str, str]] = []
+    for path in paths:
+        try:
+            if os.stat(path).st_size > 4 * MAX_TEXT:
+                continue
+            with open(path, "rb") as handle:
+                found.append((path, hashlib.sha256(handle.read()).hexdigest()))
+        except OSError:
+            continue
+    return tuple(found)
+
+
 # One import statement: `import a.b as c, d` or `from ..x import (y, z as w)`.
 # Over-matching (an import inside a string) only widens the analysed set.
 _IMPORT_RE = re.compile(
@@ -386,6 +402,9 @@ class ScannedFile:
     # 50b; another leading file's are read there, when it leads: few files do)
     decorators: frozenset[str] = frozenset()
     size: int = 0  # characters of text: what analysing the file may cost
+    # the data files (JSON, YAML, TOML) its literals may name: (absolute path, sha256),
+    # which the analysis may read (shape_inference/data_files.py) and the cache keys on
+    data_files: tuple[tuple[str, str], ...] = ()
 
 
 # Every name in DIFFERENTIATION_NAMES contains one of these (jacrev, jacfwd and jacobian
@@ -517,6 +536,7 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             bindings=top_level_bindings(text) if os.path.basename(path).startswith("__init__.") else (),
             decorators=decorator_names(text) if gated else frozenset(),
             size=len(text),
+            data_files=_hashed(data_file_refs(path, text)),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))

@@ -51,6 +51,7 @@ def lint_project(
     partial: list[str] | None = None,
     drivers: frozenset[str] = frozenset(),
     imported_by: Mapping[str, tuple[str, ...]] | None = None,
+    data_files: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Whole-project analysis of the entry files `trees` (path -> parsed module).
 
@@ -65,8 +66,10 @@ def lint_project(
     use those names.  `root` is
     the folder module names are relative to.  `partial`, when given, receives the entry
     files whose analysis ran out of its work budget.  `imported_by` maps files to the
-    files that import them (callers whose overrides of a default count).
+    files that import them (callers whose overrides of a default count).  `data_files`
+    are the configs (JSON, YAML, TOML) the analysis may read (absolute paths; the
+    command's scan found them and keys its cache on them).
     """
     return analyse_modules(
-        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial, drivers=drivers, imported_by=imported_by
+        dict(trees), config or Config(), root=root, lazy=lazy, importers=importers, partial=partial, drivers=drivers, imported_by=imported_by, data_files=data_files
     )

@@ -77,6 +77,7 @@ class ComponentTask:
     # each of the component's files -> its importers among them and its callers
     # (ProjectSet.imported_by)
     imported_by: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: {})
+    data_files: frozenset[str] = frozenset()  # the data files its files name (data_files.py)
 
 
 def lint_components(
@@ -97,6 +98,7 @@ def lint_components(
             config,
             root,
             _imported_within(chosen, component),
+            frozenset(chosen.data_files_of(component)),
         )
         for component in components
     ]
@@ -266,7 +268,7 @@ def _lint(
         return []
     try:
         importers = {p: names for p, names in task.importer_names.items() if p in trees}
-        findings = lint_project(trees, task.config, task.root, lazy, importers, partial, task.drivers, task.imported_by)
+        findings = lint_project(trees, task.config, task.root, lazy, importers, partial, task.drivers, task.imported_by, task.data_files)
         return _enabled(findings, task.config)
     except Exception as project_exc:
         if raise_internal():

@@ -245,6 +245,12 @@ class ProjectSet:
     # each file -> the files that import names from it or it whole: callers of its
     # functions that the analysis may not enter (a default they override is not reported)
     imported_by: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
+    # each file -> the data files (absolute path, sha256) its literals may name
+    data_files: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=lambda: {})
+
+    def data_files_of(self, component: Component) -> dict[str, str]:
+        """The data files (path -> sha256) the analysis of a component may read."""
+        return {path: digest for file in (*component.entries, *component.reachable, *component.callers) for path, digest in self.data_files.get(file, ())}
 
 
 def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
@@ -344,7 +350,8 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
-    return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by)
+    data_files = {s.path: s.data_files for s in readable if s.data_files}
+    return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by, data_files=data_files)
 
 
 def _decorators(scanned: ScannedFile) -> frozenset[str]:

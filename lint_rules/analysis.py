@@ -33,10 +33,11 @@ def analyse_modules(
     partial: list[str] | None = None,
     drivers: frozenset[str] = frozenset(),
     imported_by: Mapping[str, tuple[str, ...]] | None = None,
+    data_files: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """The findings of one analysis run; `partial`, when given, receives the entry
     files whose analysis ran out of its work budget (silence there proves less)."""
-    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers, drivers=drivers, imported_by=imported_by)
+    analysis = analyse(trees, watch, root=root, lazy=lazy, importers=importers, drivers=drivers, imported_by=imported_by, data_files=data_files)
     if partial is not None:
         partial.extend(analysis.exhausted_paths)
     findings: list[Finding] = []

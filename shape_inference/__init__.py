@@ -35,8 +35,9 @@ def analyse(
     importers: Mapping[str, frozenset[str] | None] | None = None,
     drivers: frozenset[str] = frozenset(),
     imported_by: Mapping[str, tuple[str, ...]] | None = None,
+    data_files: frozenset[str] = frozenset(),
 ) -> Analysis:
-    project = Project(trees, root, lazy, importers, drivers, imported_by)
+    project = Project(trees, root, lazy, importers, drivers, imported_by, data_files)
     kwargs: dict[str, float] = {}
     if step_budget is not None:
         kwargs["step_budget"] = step_budget

@@ -8,13 +8,12 @@ from __future__ import annotations
 import ast
 import re
 import dataclasses
-import json
 import sys
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, enums, environment, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -959,25 +958,6 @@ def _names_own_module(node: ast.AST) -> bool:
     return isinstance(given, ast.Name) and given.id == "__name__"
 
 
-_MAX_JSON_TEXT = 100_000  # characters of a JSON literal json.loads is read for
-
-
-def h_json_loads(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`json.loads('''{"num_attention_heads": 4, ...}''')` of a literal: the config it
-    holds, as a dict display would give it (probe 53c: an HF-style config written as JSON
-    left every length unknown).  Only a text the analysis knows is parsed; a file's
-    contents (`json.load(f)`) are not read."""
-    ok, text = const_value(arg(args, kwargs, 0, "s") or UNKNOWN)
-    if not ok or not isinstance(text, str) or len(text) > _MAX_JSON_TEXT or len(args) > 1 or kwargs:
-        return UNKNOWN
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return UNKNOWN
-    step = interp.step(fr, node, "a JSON literal")
-    return _json_value(parsed, (step,), 0)
-
-
 _MAX_LITERAL_TEXT = 1_000  # characters of a literal ast.literal_eval is read for
 
 
@@ -995,25 +975,7 @@ def h_literal_eval(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
     literal: object = list(cast("tuple[object, ...]", parsed)) if isinstance(parsed, tuple) else parsed
     if isinstance(literal, dict) and not all(isinstance(key, str) for key in cast("dict[object, object]", literal)):
         return UNKNOWN
-    return _json_value(cast("object", literal), (interp.step(fr, node, A.src(node)),), 0)
-
-
-def _json_value(value: object, why: tuple[Step, ...], depth: int) -> Value:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return ConstV(value, why)
-    if isinstance(value, int):
-        return make_int(value, why)
-    if isinstance(value, float):
-        return ConstV(value, why)
-    if depth >= 8:
-        return UNKNOWN
-    if isinstance(value, list):
-        items = cast("list[object]", value)
-        return TupleV(tuple(_json_value(item, why, depth + 1) for item in items), True, why)
-    if isinstance(value, dict):
-        entries = cast("dict[str, object]", value)  # (JSON's keys are strings)
-        return DictV(tuple((key, _json_value(item, why, depth + 1)) for key, item in entries.items()), why)
-    return UNKNOWN
+    return data_files.data_value(cast("object", literal), (interp.step(fr, node, A.src(node)),))
 
 
 def _changes_sys_path(interp: Interpreter, fr: Frame) -> bool:
@@ -4019,7 +3981,11 @@ def h_lazy_init(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
 HANDLERS["importlib.import_module"] = h_import_module
-HANDLERS["json.loads"] = h_json_loads
+for _q in data_files.READERS:
+    HANDLERS[_q] = data_files.h_load  # (json.loads of a literal too: probe 53c's HF-style config)
+HANDLERS["builtins.open"] = HANDLERS["io.open"] = data_files.h_open
+HANDLERS[f"{data_files.OPENED}.read"] = data_files.h_read
+HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = data_files.h_path_join
 HANDLERS["ast.literal_eval"] = h_literal_eval
 
 

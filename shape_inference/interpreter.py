@@ -25,7 +25,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, enums, guards, jax_api, python_version, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, guards, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Guard, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -3392,6 +3392,8 @@ class Interpreter:
         enter = value.cls.lookup("__enter__") if isinstance(value, InstanceV) else None
         if isinstance(enter, FunctionV):
             return self.call(BoundMethodV(enter, value), [], {}, False, stmt, fr)
+        if isinstance(value, ExtObjectV) and value.qualname == data_files.OPENED:
+            return value  # `with open("configs/lm.json") as f:` (data_files.py)
         return UNKNOWN
 
     @staticmethod

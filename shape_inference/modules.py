@@ -198,13 +198,15 @@ class Project:
         importers: Mapping[str, frozenset[str] | None] | None = None,
         drivers: frozenset[str] = frozenset(),
         imported_by: Mapping[str, tuple[str, ...]] | None = None,
+        data_files: frozenset[str] = frozenset(),
     ) -> None:
         """`trees` are the modules to analyse (entry points); `lazy` are the other files
         of the project, parsed only if an analysed import reaches them.  Entry files in
         `importers` (a train.py importing the analysed code) are entered only through
         their functions that name a differentiation transform; those in `drivers` (a
         main.py calling training code it imports) through their uses of those names.
-        `imported_by`: each file's importers among them, as the project scan found them."""
+        `imported_by`: each file's importers among them, as the project scan found them;
+        `data_files`: the data files (absolute paths) the analysis may read (data_files.py)."""
         self.by_name: dict[str, ModuleInfo] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self.suffix_index: dict[str, list[ModuleInfo]] = {}
@@ -222,6 +224,7 @@ class Project:
         self._nearest: dict[tuple[str, str], str | None] = {}  # (folder, dotted) -> _nearest_match
         self._scripts: dict[str, str] = {}  # path -> "script", "test" or "" (absolute_import)
         self.imported_by: Mapping[str, tuple[str, ...]] = imported_by or {}  # (importers_of)
+        self.data_files = data_files
         # (what a scan looks for, module path) -> whether the module does it (Project.scan)
         self._scans: dict[tuple[str, str], bool] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}

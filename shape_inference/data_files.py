@@ -1,0 +1,275 @@
+"""Configs read from the project's data files: JSON, YAML and TOML.
+
+`json.load(open("configs/lm.json"))`, `yaml.safe_load(f)` under `with open(args.config)
+as f:` (an option's default naming the file), `tomllib.load(open(path, "rb"))`: the
+lengths a training script runs at are often written in such a file beside it.  The
+file is read as the program would read it, and only where that is certain:
+
+* the path is a known relative path (a literal, an option's default, `os.path.join` of
+  literals) and names exactly one file among the reading module's folder and each
+  folder above it (the program's working directory is one of them; two copies make
+  it unknown, as `configdict`'s config-file default does);
+* the command's scan found that file (`discovery.data_file_refs`: a literal of the
+  analysed files names it), so the result cache is keyed on its content; the flake8
+  plugin, which sees one file, reads none;
+* no analysed module writes a file of that name (`open(..., "w")`, `write_text`, a
+  copy or move): a run that writes its config before reading it reads what it wrote.
+
+Data is parsed, never run: `json`, `tomllib` and PyYAML's safe loader (whatever
+loader the code names: a tag that builds a Python object is not data, and the file is
+then unknown).  A value of a type the analysis does not hold (a date) is unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, cast
+
+from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.modules import folders_above
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExtObjectV, TupleV, Value, const_value, make_int
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+    from jax_cudnn_lint.shape_inference.modules import Project
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+MAX_TEXT = 100_000  # characters of a data file (or a literal) that is parsed
+_LEVELS = 8  # folders above the reading module a relative path is looked for in
+OPENED = "builtins.open"  # an opened data file: ExtObjectV(OPENED, (its text, its path as shown))
+_EXTENSIONS = (".json", ".yaml", ".yml", ".toml")
+# a string literal naming a data file (the scan's and the write check's)
+DATA_LITERAL = re.compile(r"""["']([\w][\w./-]*\.(?:json|ya?ml|toml))["']""")
+_JOINED_LITERALS = re.compile(r"""\bjoin\(((?:\s*["'][\w./-]+["']\s*,)+\s*["'][\w./-]*\.(?:json|ya?ml|toml)["'])\s*\)""")
+_STRING_PARTS = re.compile(r"""["']([\w./-]+)["']""")
+
+
+def candidates(folder: str, relative: str) -> Iterator[str]:
+    """Where a relative path may name a file: from `folder` and each folder above."""
+    for base in folders_above(os.path.join(folder, "x"), _LEVELS):
+        yield os.path.normpath(os.path.join(base, relative))
+
+
+def data_file_refs(path: str, text: str) -> tuple[str, ...]:
+    """The existing data files a file's literals may name (absolute, normalised): what
+    the analysis of it may read, for the result cache's key.  No parsing."""
+    if not any(extension + quote in text for extension in _EXTENSIONS for quote in "'\""):
+        return ()
+    folder = os.path.dirname(os.path.abspath(path))
+    found: dict[str, None] = {}
+    literals = DATA_LITERAL.findall(text)
+    # `os.path.join("configs", "lm.json")`: the parts joined
+    literals += ["/".join(_STRING_PARTS.findall(joined)) for joined in _JOINED_LITERALS.findall(text)]
+    for literal in dict.fromkeys(literals):
+        if not os.path.isabs(literal):
+            found.update(dict.fromkeys(c for c in candidates(folder, literal) if os.path.isfile(c)))
+    return tuple(found)
+
+
+def data_value(value: object, why: tuple[Step, ...], depth: int = 0) -> Value:
+    """A parsed JSON / YAML / TOML value (or a literal's) as the analysis holds it: the
+    dict or list a display would give."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return ConstV(value, why)
+    if isinstance(value, int):
+        return make_int(value, why)
+    if isinstance(value, float):
+        return ConstV(value, why)
+    if depth >= 8:
+        return UNKNOWN
+    if isinstance(value, list):
+        items = cast("list[object]", value)
+        return TupleV(tuple(data_value(item, why, depth + 1) for item in items), True, why)
+    if isinstance(value, dict):
+        entries = cast("dict[object, object]", value)
+        if not all(isinstance(key, (str, int)) and not isinstance(key, bool) for key in entries):
+            return UNKNOWN
+        return DictV(tuple((key, data_value(item, why, depth + 1)) for key, item in entries.items()), why)
+    return UNKNOWN
+
+
+def _parse(kind: str, text: str) -> tuple[bool, object]:
+    """(parsed, the value) of a data text; (False, None) where it is not that format."""
+    try:
+        if kind == "json":
+            return True, json.loads(text)
+        if kind == "toml":
+            import tomllib  # (Python 3.11+; before it, TOML is not read)
+
+            return True, tomllib.loads(text)
+        import yaml  # PyYAML: a dependency of the command (pyproject.toml)
+
+        return True, yaml.safe_load(text)
+    except ImportError:
+        return False, None
+    except Exception:  # noqa: BLE001 - any parse failure (a YAML tag, a bad file) is "not known"
+        return False, None
+
+
+def _text_of(value: Value | None) -> str | None:
+    """The text an argument holds: a string, or an opened data file's."""
+    if isinstance(value, ExtObjectV) and value.qualname == OPENED and value.args:
+        value = value.args[0]
+    ok, text = const_value(value or UNKNOWN)
+    if ok and isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return text if ok and isinstance(text, str) and len(text) <= MAX_TEXT else None
+
+
+def h_load(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`json.load(f)` / `json.loads(s)`, `yaml.safe_load(f)` / `yaml.load(f, Loader=...)`,
+    `tomllib.load(f)` / `tomllib.loads(s)`: the data, as a display would give it."""
+    module = q.split(".")[0]
+    kind = "json" if module == "json" else "toml" if module in ("tomllib", "tomli", "toml") else "yaml"
+    extra = [name for name in kwargs if name not in ("Loader", "stream", "fp", "s")]
+    text = _text_of(args[0] if args else kwargs.get("stream") or kwargs.get("fp") or kwargs.get("s"))
+    if text is None or extra or len(args) > (2 if kind == "yaml" else 1):
+        return UNKNOWN  # (`json.loads(s, object_hook=...)`: what the hook makes is not followed)
+    ok, parsed = _parse(kind, text)
+    if not ok:
+        return UNKNOWN
+    opened = args[0] if args else None
+    shown = opened.args[1] if isinstance(opened, ExtObjectV) and opened.qualname == OPENED and len(opened.args) > 1 else None
+    source = f"{kind.upper()} file {shown.value}" if isinstance(shown, ConstV) else f"{kind.upper()} text"
+    return data_value(parsed, (interp.step(fr, node, f"the {source}, read"),))
+
+
+def h_open(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`open("configs/lm.yaml")` (for reading): the project's data file, where it is
+    certain which (module docstring)."""
+    ok, path = const_value(args[0] if args else kwargs.get("file") or UNKNOWN)
+    okm, mode = const_value(args[1] if len(args) > 1 else kwargs.get("mode") or ConstV("r"))
+    if not (ok and isinstance(path, str) and okm and isinstance(mode, str)) or set(mode) - set("rtb") or len(args) > 2:
+        return UNKNOWN
+    found = read(interp, path, fr)
+    if found is None:
+        return UNKNOWN
+    where, text = found
+    why = (interp.step(fr, node, f"the project file {where}"),)
+    return ExtObjectV(OPENED, (ConstV(text.encode("utf-8") if "b" in mode else text, why), ConstV(where)), (), why)
+
+
+def h_read(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`f.read()` of an opened data file: its text."""
+    opened = args[0] if args else None
+    if len(args) != 1 or kwargs or not (isinstance(opened, ExtObjectV) and opened.qualname == OPENED and opened.args):
+        return UNKNOWN
+    return opened.args[0]
+
+
+def h_path_join(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`os.path.join("configs", "lm.yaml")` of known strings."""
+    parts: list[str] = []
+    for value in args:
+        ok, part = const_value(value)
+        if not (ok and isinstance(part, str)):
+            return UNKNOWN
+        parts.append(part)
+    if not parts or kwargs:
+        return UNKNOWN
+    return ConstV(os.path.join(*parts), tuple(step for value in args for step in value.why))
+
+
+def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
+    """(the file as shown, its text) of the one data file `path` names from the reading
+    module, or None."""
+    if os.path.isabs(path) or not path.endswith(_EXTENSIONS) or not interp.project.data_files:
+        return None
+    folder = os.path.dirname(os.path.abspath(fr.module.path))
+    found = [c for c in dict.fromkeys(candidates(folder, path)) if os.path.isfile(c)]
+    if len(found) != 1 or found[0] not in interp.project.data_files:
+        return None
+    if os.path.basename(found[0]) in written_names(interp):
+        return None
+    try:
+        with open(found[0], encoding="utf-8") as handle:
+            text = handle.read(MAX_TEXT + 1)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(text) > MAX_TEXT:
+        return None
+    try:
+        shown = os.path.relpath(found[0])
+    except ValueError:  # (another drive)
+        shown = found[0]
+    return shown, text
+
+
+def written_names(interp: Interpreter) -> frozenset[str]:
+    """The file names (basenames) of data files the project's modules write by a literal
+    path: opened for writing, `write_text`, dumped to, copied, moved or renamed onto.
+    A module the analysis parsed is read by its tree; one it did not (imported for what
+    its import does, or not imported at all) by its lines."""
+    project = interp.project
+    held = _WRITTEN_IN_PROJECT.get(id(project))
+    if held is not None and held[0] is project and held[1] == len(project.parsed):
+        return held[2]
+    names: set[str] = set()
+    parsed = {id(info) for info in project.parsed}
+    for info in project.by_path.values():
+        if info.loader is None or id(info) in parsed:
+            names |= _written_by(info.tree)
+        else:
+            names |= _written_by_lines(info.path)
+    found = frozenset(names)
+    if len(_WRITTEN_IN_PROJECT) > 64:
+        _WRITTEN_IN_PROJECT.clear()
+    _WRITTEN_IN_PROJECT[id(project)] = (project, len(project.parsed), found)
+    return found
+
+
+_WRITTEN_IN_PROJECT: dict[int, tuple[Project, int, frozenset[str]]] = {}
+_WRITE_HINT = re.compile(r"""\b(?:write_text|write_bytes|copy\w*|move|rename|replace|symlink_to|dump|safe_dump|touch)\(|["'](?:[wax]b?\+?|r\+b?|rb\+)["']|\bmode\s*=""")
+
+
+def _written_by_lines(path: str) -> frozenset[str]:
+    """The data file names a module's lines write, by text (no parsing)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return frozenset()
+    if not any(extension in text for extension in _EXTENSIONS):
+        return frozenset()
+    return frozenset(os.path.basename(literal) for line in text.splitlines() if _WRITE_HINT.search(line) for literal in DATA_LITERAL.findall(line))
+
+
+_WRITTEN: dict[int, tuple[ast.Module, frozenset[str]]] = {}  # id(tree) -> (the tree, its written names)
+_WRITERS = ("write_text", "write_bytes", "copy", "copyfile", "copy2", "move", "rename", "replace", "symlink_to", "dump", "safe_dump", "touch")
+
+
+def _written_by(tree: ast.Module) -> frozenset[str]:
+    held = _WRITTEN.get(id(tree))
+    if held is not None and held[0] is tree:
+        return held[1]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        literals = [os.path.basename(part.value) for part in ast.walk(node) if isinstance(part, ast.Constant) and isinstance(part.value, str) and part.value.endswith(_EXTENSIONS)]
+        if not literals:
+            continue
+        func = dotted_name(node.func) or ""
+        short = func.rsplit(".", 1)[-1]
+        mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+        writes_mode = isinstance(mode, ast.Constant) and isinstance(mode.value, str) and bool(set(mode.value) & set("wax+"))
+        if short in _WRITERS or short == "open" and (writes_mode or mode is not None and not isinstance(mode, ast.Constant)):
+            names.update(literals)
+    found = frozenset(names)
+    if len(_WRITTEN) > 4096:
+        _WRITTEN.clear()
+    _WRITTEN[id(tree)] = (tree, found)
+    return found
+
+
+READERS = ("json.load", "json.loads", "yaml.safe_load", "yaml.load", "yaml.full_load", "tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads", "toml.loads")

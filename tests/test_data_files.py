@@ -1,0 +1,110 @@
+"""Configs read from the project's JSON, YAML and TOML files (shape_inference/data_files.py):
+the command reads the one file a known relative path names and keys its cache on it; the
+flake8 plugin, which sees one file, reads none (probe 125b)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write
+from jax_cudnn_lint.cli import main
+from jax_cudnn_lint.discovery import scan_file
+from jax_cudnn_lint.flake8_plugin import JcdChecker
+
+MODEL = (
+    "import jax\nimport jax.numpy as jnp\n\n\n"
+    "def loss(q):\n    return jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum()\n\n\n"
+    "def train(seq):\n    q = jax.ShapeDtypeStruct((1, seq, 2, 64), jnp.bfloat16)\n    return jax.eval_shape(jax.grad(loss), q)\n"
+)
+READERS = {
+    "json": ("configs/lm.json", '{"model": {"seq_len": SEQ}}\n', "import json\n", "    with open({path!r}) as f:\n        cfg = json.load(f)\n"),
+    "yaml": ("configs/lm.yaml", "model:\n  seq_len: SEQ  # tokens\n", "import yaml\n", "    cfg = yaml.safe_load(open({path!r}))\n"),
+    "toml": ("configs/lm.toml", "[model]\nseq_len = SEQ\n", "import tomllib\n", "    with open({path!r}, 'rb') as f:\n        cfg = tomllib.load(f)\n"),
+    "json_text": ("configs/lm.json", '{"model": {"seq_len": SEQ}}\n', "import json\nimport os\n", "    cfg = json.loads(open(os.path.join('configs', 'lm.json')).read())\n"),
+}
+
+
+def project(kind: str, seq: int, script: str = "train.py") -> dict[str, str]:
+    path, data, imports, read = READERS[kind]
+    return {
+        "model.py": MODEL,
+        path: data.replace("SEQ", str(seq)),
+        script: (
+            f"{imports}\nfrom model import train\n\n\ndef main():\n{read.format(path=path)}    return train(cfg['model']['seq_len'])\n\n\n"
+            "if __name__ == '__main__':\n    main()\n"
+        ),
+    }
+
+
+def lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, *options: str) -> list[str]:
+    monkeypatch.chdir(tmp_path)
+    main(["--exit-zero", "-j1", *(options or ("--no-cache",)), "."])
+    return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+
+
+@pytest.mark.parametrize("kind", list(READERS))
+@pytest.mark.parametrize(("seq", "found"), [(257, True), (256, False)])
+def test_a_length_read_from_a_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, kind: str, seq: int, found: bool) -> None:
+    write(tmp_path, project(kind, seq))
+    got = lines(tmp_path, monkeypatch, capsys)
+    if found:
+        assert len(got) == 1 and got[0].startswith("model.py:6:") and "JCD201" in got[0] and f"T = S = {seq}" in got[0]
+    else:
+        assert got == []
+
+
+def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    files = project("json", 129, "scripts/train.py")
+    files["scripts/train.py"] = "import sys\n\nsys.path.insert(0, '.')\n" + files["scripts/train.py"]
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"scripts/configs/lm.json": '{"model": {"seq_len": 128}}\n'},  # two copies: which one runs depends on the working directory
+        {"prepare.py": "import json\n\njson.dump({'model': {'seq_len': 128}}, open('configs/lm.json', 'w'))\n"},  # the program writes it
+        {"prepare.py": "import pathlib\n\npathlib.Path('configs/lm.json').write_text('{}')\n"},
+    ],
+)
+def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, other: dict[str, str]) -> None:
+    files = project("json", 129, "scripts/train.py")
+    imports = "import prepare  # noqa: F401\n" if "prepare.py" in other else ""
+    files["scripts/train.py"] = f"import sys\n\nsys.path.insert(0, '.')\n{imports}" + files["scripts/train.py"]
+    write(tmp_path, {**files, **other})
+    assert lines(tmp_path, monkeypatch, capsys) == []
+
+
+def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    write(tmp_path, project("yaml", 257))
+    first = lines(tmp_path, monkeypatch, capsys, "--format", "text")
+    assert len(first) == 1 and "T = S = 257" in first[0]
+    write(tmp_path, {"configs/lm.yaml": "model:\n  seq_len: 256\n"})
+    assert lines(tmp_path, monkeypatch, capsys, "--format", "text") == []
+    write(tmp_path, {"configs/lm.yaml": "model:\n  seq_len: 129\n"})
+    again = lines(tmp_path, monkeypatch, capsys, "--format", "text")
+    assert len(again) == 1 and "T = S = 129" in again[0]
+
+
+def test_the_scan_names_the_data_files_a_file_may_read(tmp_path: Path) -> None:
+    write(tmp_path, {**project("toml", 129, "scripts/train.py"), "scripts/other.json": "{}", "big.json": "[" + "0, " * 200_000 + "0]"})
+    scanned = scan_file(str(tmp_path / "scripts/train.py"))
+    assert [Path(path).relative_to(tmp_path).as_posix() for path, _ in scanned.data_files] == ["configs/lm.toml"]
+    write(tmp_path, {"scripts/train.py": "import json\n\nDATA = json.load(open('big.json'))\n"})
+    assert scan_file(str(tmp_path / "scripts/train.py")).data_files == ()  # (a dataset, not a config)
+
+
+def test_the_flake8_plugin_reads_no_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = project("json", 129)
+    files["train.py"] = files["train.py"].replace("from model import train\n", "") + "\n\n" + MODEL.split("\n\n\n", 1)[1]
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    source = (tmp_path / "train.py").read_text(encoding="utf-8")
+    found = list(JcdChecker(ast.parse(source), source.splitlines(keepends=True), "train.py").run())
+    assert not [f for f in found if "JCD201" in f[2]]
