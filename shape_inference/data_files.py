@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, cast
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import folders_above
 from jax_cudnn_lint.shape_inference.scopes import dotted_name
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExtObjectV, TupleV, Value, const_value, make_int
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, TupleV, Value, const_value, make_int
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -135,6 +135,10 @@ def h_load(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     text = _text_of(args[0] if args else kwargs.get("stream") or kwargs.get("fp") or kwargs.get("s"))
     if text is None or extra or len(args) > (2 if kind == "yaml" else 1):
         return UNKNOWN  # (`json.loads(s, object_hook=...)`: what the hook makes is not followed)
+    if q == "yaml.load":
+        loader = args[1] if len(args) > 1 else kwargs.get("Loader")
+        if not (isinstance(loader, ExternalV) and loader.qualname in _SAFE_AS_SAFE_LOAD):
+            return UNKNOWN  # (a loader of the code's own may resolve scalars its way; BaseLoader reads strings)
     ok, parsed = _parse(kind, text)
     if not ok:
         return UNKNOWN
@@ -142,6 +146,10 @@ def h_load(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     shown = opened.args[1] if isinstance(opened, ExtObjectV) and opened.qualname == OPENED and len(opened.args) > 1 else None
     source = f"{kind.upper()} file {shown.value}" if isinstance(shown, ConstV) else f"{kind.upper()} text"
     return data_value(parsed, (interp.step(fr, node, f"the {source}, read"),))
+
+
+# the loaders that read plain data as `yaml.safe_load` does (the same resolvers)
+_SAFE_AS_SAFE_LOAD = frozenset(f"yaml.{prefix}{name}" for prefix in ("", "C") for name in ("SafeLoader", "FullLoader", "Loader", "UnsafeLoader"))
 
 
 def h_open(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

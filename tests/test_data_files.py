@@ -108,3 +108,15 @@ def test_the_flake8_plugin_reads_no_data_file(tmp_path: Path, monkeypatch: pytes
     source = (tmp_path / "train.py").read_text(encoding="utf-8")
     found = list(JcdChecker(ast.parse(source), source.splitlines(keepends=True), "train.py").run())
     assert not [f for f in found if "JCD201" in f[2]]
+
+
+@pytest.mark.parametrize(("loader", "found"), [("yaml.SafeLoader", True), ("yaml.FullLoader", True), ("yaml.BaseLoader", False), ("EnvLoader", False), (None, False)])
+def test_yaml_load_reads_as_safe_load_only_with_a_loader_that_resolves_as_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, loader: str | None, found: bool) -> None:
+    """BaseLoader reads every scalar as a string; a loader of the code's own may resolve
+    scalars its way; PyYAML 6 refuses a load without one."""
+    files = project("yaml", 129)
+    given = f", Loader={loader}" if loader else ""
+    files["train.py"] = files["train.py"].replace("yaml.safe_load(open('configs/lm.yaml'))", f"yaml.load(open('configs/lm.yaml'){given})")
+    files["train.py"] = files["train.py"].replace("from model import train\n", "from model import train\n\n\nclass EnvLoader(yaml.SafeLoader):\n    pass\n")
+    write(tmp_path, files)
+    assert len(lines(tmp_path, monkeypatch, capsys)) == (1 if found else 0)
