@@ -39,7 +39,7 @@ CODES = {"lstm_ref": "JCD101", "dot_product_attention": "JCD202", "lstm_ref_fake
 CALLS = []
 
 
-def fake_analyse_modules(trees, config, root=None, lazy=None, importers=None, partial=None, drivers=frozenset(), imported_by=None):
+def fake_analyse_modules(trees, config, root=None, lazy=None, importers=None, partial=None, drivers=frozenset(), imported_by=None, data_files=frozenset()):
     CALLS.append(sorted(trees))
     if os.environ.get("JCD_FAKE") == "raise":
         raise RuntimeError("boom from the fake analysis")
