@@ -331,11 +331,13 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
         # experiment chosen by name at run time, one of the package's modules (probe 100d)
         built = (match[1] or match[2] for match in _IMPORT_MODULE_BUILT.finditer(text))
         refs.extend(ImportRef(0, name, (EVERY_SUBMODULE,)) for name in built if _NAME_RE.fullmatch(name))
-        # `import_module(".frames", package="configs")`, `import_module(f".{name}", "configs")`
+        # `import_module(".frames", package="configs")`, `import_module(f".{name}", "configs")`,
+        # `import_module(f".models.{name}", package="vision")` (probe 126a)
         for match in _IMPORT_MODULE_RELATIVE.finditer(text):
             built_name, name, package = match["built"], match["name"], match["package"]
             if built_name:
-                refs.append(ImportRef(0, package, (EVERY_SUBMODULE,)))
+                within = (match["within"] or "").rstrip(".")
+                refs.append(ImportRef(0, f"{package}.{within}" if within else package, (EVERY_SUBMODULE,)))
             elif _NAME_RE.fullmatch(f"{package}.{name}"):
                 refs.append(ImportRef(0, f"{package}.{name}"))
         # `import_module(".vit", __name__)` in a package's lazy `__getattr__`: a module of
@@ -343,7 +345,7 @@ def scan_imports(text: str) -> tuple[ImportRef, ...]:
         for match in _IMPORT_MODULE_OWN_PACKAGE.finditer(text):
             built_name, name = match["built"], match["name"]
             if built_name or match["held"]:  # (`import_module(_LAZY[name], __name__)`: any of them)
-                refs.append(ImportRef(1, "", (EVERY_SUBMODULE,)))
+                refs.append(ImportRef(1, (match["within"] or "").rstrip("."), (EVERY_SUBMODULE,)))
             elif _NAME_RE.fullmatch(name):
                 refs.append(ImportRef(1, name))
     return tuple(refs)
@@ -355,10 +357,10 @@ _MAX_DOTTED_LITERALS = 64  # (a file spelling more is a table of names, not a co
 _IMPORT_MODULE_LITERAL = re.compile(r"""\bimport_module\(\s*["']([A-Za-z_][\w.]*)["']\s*\)""")
 _IMPORT_MODULE_BUILT = re.compile(r"""\bimport_module\(\s*(?:f["']([A-Za-z_][\w.]*)\.\{|["']([A-Za-z_][\w.]*)\.["']\s*\+)""")
 _IMPORT_MODULE_RELATIVE = re.compile(
-    r"""\bimport_module\(\s*(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|\{[^}'"]*\})["']\s*,\s*(?:package\s*=\s*)?["'](?P<package>[A-Za-z_][\w.]*)["']\s*\)"""
+    r"""\bimport_module\(\s*(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|(?P<within>(?:[A-Za-z_]\w*\.)*)\{[^}'"]*\})["']\s*,\s*(?:package\s*=\s*)?["'](?P<package>[A-Za-z_][\w.]*)["']\s*\)"""
 )
 _IMPORT_MODULE_OWN_PACKAGE = re.compile(
-    r"""\bimport_module\(\s*(?:(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|\{[^}'"]*\})["']|(?P<held>[\w.\[\]]+))\s*,\s*(?:package\s*=\s*)?(?:__name__|__package__)\s*\)"""
+    r"""\bimport_module\(\s*(?:(?P<built>f)?["']\.(?P<name>[A-Za-z_][\w.]*|(?P<within>(?:[A-Za-z_]\w*\.)*)\{[^}'"]*\})["']|(?P<held>[\w.\[\]]+))\s*,\s*(?:package\s*=\s*)?(?:__name__|__package__)\s*\)"""
 )
 # the names of an ImportRef for a module of a package chosen at run time (no name is "*")
 EVERY_SUBMODULE = "*"

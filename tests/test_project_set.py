@@ -570,6 +570,27 @@ def test_a_literal_import_module_is_an_import(tmp_path: Path) -> None:
     assert entries == ["launch.py", "launch_built.py", "launch_relative.py", "launch_relative_positional.py", "models/encoder.py"]
 
 
+@pytest.mark.parametrize(
+    "loader",
+    ['importlib.import_module(f".vision.{NAME}", package="models")', 'importlib.import_module(f".vision.{NAME}", __name__)'],
+)
+def test_a_module_of_a_subpackage_chosen_by_a_built_relative_name_leads(tmp_path: Path, loader: str) -> None:
+    """`import_module(f".models.{cfg.model}", package="vision")` (probe 126a): any module of
+    the subpackage the literal part names, not of the package."""
+    files = {
+        "models/__init__.py": f"import importlib\nimport jax\n\n\ndef run():\n    return jax.grad({loader}.attend)(1.0)\n",
+        "models/vision/__init__.py": "",
+        "models/vision/encoder.py": ATTENTION,
+        "models/text.py": "X = 1\n",
+    }
+    if "package=" in loader:
+        files["launch.py"] = files.pop("models/__init__.py")
+        files["models/__init__.py"] = ""
+    entries, reachable = selected(tmp_path, files)
+    assert entries == ["launch.py" if "package=" in loader else "models/__init__.py", "models/vision/encoder.py"]
+    assert "models/text.py" not in reachable
+
+
 def test_a_module_of_a_package_chosen_by_a_built_name_is_reachable(tmp_path: Path) -> None:
     """`importlib.import_module(f"configs.{name}")` in a driver (probe 100d): every module
     of the package may be the one, so each is reachable for the analysis, which reads the
