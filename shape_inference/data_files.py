@@ -47,7 +47,8 @@ OPENED = "builtins.open"  # an opened data file: ExtObjectV(OPENED, (its text, i
 _EXTENSIONS = (".json", ".yaml", ".yml", ".toml")
 # a string literal naming a data file (the scan's and the write check's)
 DATA_LITERAL = re.compile(r"""["']([\w][\w./-]*\.(?:json|ya?ml|toml))["']""")
-_JOINED_LITERALS = re.compile(r"""\bjoin\(((?:\s*["'][\w./-]+["']\s*,)+\s*["'][\w./-]*\.(?:json|ya?ml|toml)["'])\s*\)""")
+# the literals that end a call's arguments (`os.path.join(here, "configs", "lm.json")`)
+_JOINED_LITERALS = re.compile(r"""((?:["'][\w./-]+["']\s*,\s*)+["'][\w./-]*\.(?:json|ya?ml|toml)["'])\s*\)""")
 _STRING_PARTS = re.compile(r"""["']([\w./-]+)["']""")
 
 
@@ -65,7 +66,8 @@ def data_file_refs(path: str, text: str) -> tuple[str, ...]:
     folder = os.path.dirname(os.path.abspath(path))
     found: dict[str, None] = {}
     literals = DATA_LITERAL.findall(text)
-    # `os.path.join("configs", "lm.json")`: the parts joined
+    # `os.path.join("configs", "lm.json")`, `os.path.join(here, "configs", "lm.json")`: the
+    # literal parts joined (relative to the file's folder, or to one above it)
     literals += ["/".join(_STRING_PARTS.findall(joined)) for joined in _JOINED_LITERALS.findall(text)]
     for literal in dict.fromkeys(literals):
         if not os.path.isabs(literal):
@@ -175,6 +177,17 @@ def h_read(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return opened.args[0]
 
 
+def h_path_of_file(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`os.path.dirname(os.path.abspath(__file__))`: of an absolute path known (never of a
+    relative one, which depends on the working directory)."""
+    ok, path = const_value(args[0] if len(args) == 1 and not kwargs else UNKNOWN)
+    if not (ok and isinstance(path, str) and os.path.isabs(path)):
+        return UNKNOWN
+    short = q.rsplit(".", 1)[-1]
+    made = os.path.dirname(path) if short == "dirname" else os.path.realpath(path) if short == "realpath" else os.path.normpath(path)
+    return ConstV(made, args[0].why)
+
+
 def h_path_join(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`os.path.join("configs", "lm.yaml")` of known strings."""
     parts: list[str] = []
@@ -190,11 +203,14 @@ def h_path_join(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
 
 def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
     """(the file as shown, its text) of the one data file `path` names from the reading
-    module, or None."""
-    if os.path.isabs(path) or not path.endswith(_EXTENSIONS) or not interp.project.data_files:
+    module (or, absolute, built from `__file__`), or None."""
+    if not path.endswith(_EXTENSIONS) or not interp.project.data_files:
         return None
-    folder = os.path.dirname(os.path.abspath(fr.module.path))
-    found = [c for c in dict.fromkeys(candidates(folder, path)) if os.path.isfile(c)]
+    if os.path.isabs(path):
+        found = [os.path.normpath(path)]
+    else:
+        folder = os.path.dirname(os.path.abspath(fr.module.path))
+        found = [c for c in dict.fromkeys(candidates(folder, path)) if os.path.isfile(c)]
     if len(found) != 1 or found[0] not in interp.project.data_files:
         return None
     if os.path.basename(found[0]) in written_names(interp):

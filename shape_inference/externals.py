@@ -3986,6 +3986,8 @@ for _q in data_files.READERS:
 HANDLERS["builtins.open"] = HANDLERS["io.open"] = data_files.h_open
 HANDLERS[f"{data_files.OPENED}.read"] = data_files.h_read
 HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = data_files.h_path_join
+for _q in ("os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath"):
+    HANDLERS[_q] = data_files.h_path_of_file
 HANDLERS["ast.literal_eval"] = h_literal_eval
 
 

@@ -3600,6 +3600,9 @@ class Interpreter:
         if name == "__package__" and fr.module.name:
             module = fr.module
             return ConstV(module.name if module.is_package else module.name.rpartition(".")[0])
+        if name == "__file__":
+            # (a config beside the module: `open(os.path.join(os.path.dirname(__file__), "lm.json"))`)
+            return ConstV(os.path.abspath(fr.module.path), (Step(fr.module.path, line, "__file__"),))
         return self.api.builtin(name)
 
     def _setter_may_have_run(self, module: ModuleInfo, name: str, reader: ModuleInfo) -> bool:

@@ -120,3 +120,20 @@ def test_yaml_load_reads_as_safe_load_only_with_a_loader_that_resolves_as_it(tmp
     files["train.py"] = files["train.py"].replace("from model import train\n", "from model import train\n\n\nclass EnvLoader(yaml.SafeLoader):\n    pass\n")
     write(tmp_path, files)
     assert len(lines(tmp_path, monkeypatch, capsys)) == (1 if found else 0)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "os.path.join(os.path.dirname(os.path.abspath(__file__)), 'configs', 'lm.json')",
+        "os.path.join(os.path.dirname(__file__), 'configs/lm.json')",
+        "os.path.join(os.path.dirname(os.path.realpath(__file__)), 'configs', 'lm.json')",
+    ],
+)
+def test_a_data_file_beside_the_module_by_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, path: str) -> None:
+    """Probe 126a: the config found from `__file__`, wherever the run starts."""
+    files = project("json", 129)
+    files["train.py"] = "import os\n" + files["train.py"].replace("open('configs/lm.json')", f"open({path})")
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
