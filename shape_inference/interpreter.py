@@ -4897,8 +4897,9 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     value = default.value
     if value is None:
         # None fails lstm_ref's dropout check (JCD101) as a rate does, and the fp8 path's
-        # fp8_params (JCD210: probe 40b)
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8"))
+        # fp8_params (JCD210: probe 40b); an `argv=None` handed to a parse is the run's own
+        # command line, the options' defaults (probe 127a: `main(["--config", "prod.yaml"])`)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8")) or param in _parsed_parameters(func.node)
     name = param.lower()
     if isinstance(value, bool):
         # `causal=False` with a right window (JCD207), `fp8=True` (JCD210): probe 40b.  (Any
@@ -4908,6 +4909,27 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
         # an odd length, a head dim of 100, a window of 64 (both sides: JCD207)
         return value > 1 and (value % 8 != 0 or "window" in name)
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
+
+
+_PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
+_PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
+def _parsed_parameters(node: ast.AST) -> frozenset[str]:
+    """The parameters a function hands to a command-line parse as its argument list
+    (`parser.parse_args(argv)`, `tyro.cli(Args, args=argv)`, `cmd.main(args)`)."""
+    held = _PARSED_PARAMETERS.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1]
+    found: set[str] = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _PARSES:
+            given = [*call.args[:2], *(k.value for k in call.keywords if k.arg in ("args", "argv"))]
+            found.update(arg.id for arg in given if isinstance(arg, ast.Name))
+    if len(_PARSED_PARAMETERS) > 4096:
+        _PARSED_PARAMETERS.clear()
+    _PARSED_PARAMETERS[id(node)] = (node, frozenset(found))
+    return _PARSED_PARAMETERS[id(node)][1]
 
 
 def _comprehension_state(fr: Frame) -> State:
