@@ -34,6 +34,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, read_source
+from jax_cudnn_lint.shape_inference.data_files import EVERY_FILE
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
@@ -350,8 +351,19 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
-    data_files = {s.path: s.data_files for s in readable if s.data_files}
+    data_files = _data_files(readable)
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by, data_files=data_files)
+
+
+def _data_files(readable: Sequence[ScannedFile]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each file's data files the analysis may read: none that a file of the project may
+    write (anywhere in it: a prepare step run before training), and none at all where
+    one writes a file it does not name or changes folder (data_files.data_file_writes)."""
+    written = frozenset[str]().union(*(s.data_writes for s in readable))
+    if EVERY_FILE in written:
+        return {}
+    found = {s.path: tuple(entry for entry in s.data_files if os.path.basename(entry[0]) not in written) for s in readable if s.data_files}
+    return {path: entries for path, entries in found.items() if entries}
 
 
 def _decorators(scanned: ScannedFile) -> frozenset[str]:

@@ -12,8 +12,11 @@ file is read as the program would read it, and only where that is certain:
 * the command's scan found that file (`discovery.data_file_refs`: a literal of the
   analysed files names it), so the result cache is keyed on its content; the flake8
   plugin, which sees one file, reads none;
-* no analysed module writes a file of that name (`open(..., "w")`, `write_text`, a
-  copy or move): a run that writes its config before reading it reads what it wrote.
+* no file of the project may write a file of that name (`open(..., "w")`, `write_text`,
+  a copy or move onto it: a prepare step run before training), and none writes a file
+  its text does not name (`open(path, "w")` in a helper) or changes folder (`os.chdir`):
+  then no data file is read at all (`data_file_writes`, read by project_set over the
+  whole project, as the scan sees it).
 
 Data is parsed, never run: `json`, `tomllib` and PyYAML's safe loader (whatever
 loader the code names: a tag that builds a Python object is not data, and the file is
@@ -31,12 +34,10 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import folders_above
-from jax_cudnn_lint.shape_inference.scopes import dotted_name
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, TupleV, Value, const_value, make_int
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
-    from jax_cudnn_lint.shape_inference.modules import Project
 
 Args = list[Value]
 Kwargs = dict[str, Value]
@@ -213,8 +214,6 @@ def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
         found = [c for c in dict.fromkeys(candidates(folder, path)) if os.path.isfile(c)]
     if len(found) != 1 or found[0] not in interp.project.data_files:
         return None
-    if os.path.basename(found[0]) in written_names(interp):
-        return None
     try:
         with open(found[0], encoding="utf-8") as handle:
             text = handle.read(MAX_TEXT + 1)
@@ -229,71 +228,46 @@ def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
     return shown, text
 
 
-def written_names(interp: Interpreter) -> frozenset[str]:
-    """The file names (basenames) of data files the project's modules write by a literal
-    path: opened for writing, `write_text`, dumped to, copied, moved or renamed onto.
-    A module the analysis parsed is read by its tree; one it did not (imported for what
-    its import does, or not imported at all) by its lines."""
-    project = interp.project
-    held = _WRITTEN_IN_PROJECT.get(id(project))
-    if held is not None and held[0] is project and held[1] == len(project.parsed):
-        return held[2]
-    names: set[str] = set()
-    parsed = {id(info) for info in project.parsed}
-    for info in project.by_path.values():
-        if info.loader is None or id(info) in parsed:
-            names |= _written_by(info.tree)
-        else:
-            names |= _written_by_lines(info.path)
-    found = frozenset(names)
-    if len(_WRITTEN_IN_PROJECT) > 64:
-        _WRITTEN_IN_PROJECT.clear()
-    _WRITTEN_IN_PROJECT[id(project)] = (project, len(project.parsed), found)
-    return found
-
-
-_WRITTEN_IN_PROJECT: dict[int, tuple[Project, int, frozenset[str]]] = {}
-_WRITE_HINT = re.compile(r"""\b(?:write_text|write_bytes|copy\w*|move|rename|replace|symlink_to|dump|safe_dump|touch)\(|["'](?:[wax]b?\+?|r\+b?|rb\+)["']|\bmode\s*=""")
-
-
-def _written_by_lines(path: str) -> frozenset[str]:
-    """The data file names a module's lines write, by text (no parsing)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
+def data_file_writes(text: str) -> frozenset[str]:
+    """The names (basenames) of the data files a file may write or move onto; EVERY_FILE
+    where it writes a file whose name its text does not show (`open(path, "w")`,
+    `shutil.copy(src, dst)`, `target.write_text(...)`) or changes the working
+    directory (`os.chdir`): then no relative or other path is certain.  By text, no
+    parsing: a call's literals (a data file's name, or another file's: `"log.txt"`), and
+    a module constant it names (`CONFIG_PATH = "configs/lm.json"`)."""
+    if not _MAY_WRITE.search(text):
         return frozenset()
-    if not any(extension in text for extension in _EXTENSIONS):
-        return frozenset()
-    return frozenset(os.path.basename(literal) for line in text.splitlines() if _WRITE_HINT.search(line) for literal in DATA_LITERAL.findall(line))
-
-
-_WRITTEN: dict[int, tuple[ast.Module, frozenset[str]]] = {}  # id(tree) -> (the tree, its written names)
-_WRITERS = ("write_text", "write_bytes", "copy", "copyfile", "copy2", "move", "rename", "replace", "symlink_to", "dump", "safe_dump", "touch")
-
-
-def _written_by(tree: ast.Module) -> frozenset[str]:
-    held = _WRITTEN.get(id(tree))
-    if held is not None and held[0] is tree:
-        return held[1]
+    constants: dict[str, str] | None = None
     names: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        literals = [os.path.basename(part.value) for part in ast.walk(node) if isinstance(part, ast.Constant) and isinstance(part.value, str) and part.value.endswith(_EXTENSIONS)]
-        if not literals:
-            continue
-        func = dotted_name(node.func) or ""
-        short = func.rsplit(".", 1)[-1]
-        mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
-        writes_mode = isinstance(mode, ast.Constant) and isinstance(mode.value, str) and bool(set(mode.value) & set("wax+"))
-        if short in _WRITERS or short == "open" and (writes_mode or mode is not None and not isinstance(mode, ast.Constant)):
-            names.update(literals)
-    found = frozenset(names)
-    if len(_WRITTEN) > 4096:
-        _WRITTEN.clear()
-    _WRITTEN[id(tree)] = (tree, found)
-    return found
+    for match in _WRITE_OPERATION.finditer(text):
+        if match["chdir"]:
+            return frozenset({EVERY_FILE})
+        call = match.group(0)
+        shown = _FILE_NAME.findall(call)
+        if not shown:
+            if constants is None:
+                constants = dict(_STRING_CONSTANT.findall(text))
+            shown = [constants[name] for name in _WORD.findall(call) if name in constants and "." in os.path.basename(constants[name])]
+        if not shown:
+            return frozenset({EVERY_FILE})
+        names.update(os.path.basename(literal) for literal in shown if literal.endswith(_EXTENSIONS))
+    return frozenset(names)
+
+
+EVERY_FILE = "*"  # (data_file_writes: a write whose file is not known)
+_MAY_WRITE = re.compile(r"""open\(|write_(?:text|bytes)|shutil\.|copyfile|copy2|copytree|os\.(?:rename|replace|link|symlink)|symlink_to|hardlink_to|chdir""")
+# a write, with what names its file: an open() call whose mode writes (its arguments, one
+# level of parentheses inside), or the line of another writing call; a change of folder
+_WRITE_OPERATION = re.compile(
+    r"""\bopen\((?:[^()]|\([^()]*\))*?["'](?:[wax]|r\+)[bt+]*["'](?:[^()]|\([^()]*\))*\)"""
+    r"""|\bopen\((?:[^()]|\([^()]*\))*?\bmode\s*=\s*(?!["']r[bt]?["'])(?:[^()]|\([^()]*\))*\)"""
+    r"""|^.*(?:\.(?:write_text|write_bytes|symlink_to|hardlink_to)\(|\bshutil\.(?:copy\w*|move)\(|\b(?:copyfile|copy2|copytree)\(|\bos\.(?:rename|replace|link|symlink)\().*$"""
+    r"""|(?P<chdir>\bchdir\()""",
+    re.MULTILINE,
+)
+_STRING_CONSTANT = re.compile(r"""^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*["']([\w./-]+)["']\s*(?:#.*)?$""", re.MULTILINE)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_FILE_NAME = re.compile(r"""([\w-][\w.-]*\.\w+)["']""")  # a file name ending a string (f-strings too)
 
 
 READERS = ("json.load", "json.loads", "yaml.safe_load", "yaml.load", "yaml.full_load", "tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads", "toml.loads")

@@ -70,6 +70,12 @@ def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Pat
         {"scripts/configs/lm.json": '{"model": {"seq_len": 128}}\n'},  # two copies: which one runs depends on the working directory
         {"prepare.py": "import json\n\njson.dump({'model': {'seq_len': 128}}, open('configs/lm.json', 'w'))\n"},  # the program writes it
         {"prepare.py": "import pathlib\n\npathlib.Path('configs/lm.json').write_text('{}')\n"},
+        # probe 127a: writes whose file the text does not name, anywhere in the project
+        {"tools/prepare.py": "import json\n\nCONFIG = 'configs/lm.json'\n\n\ndef save(obj, path):\n    with open(path, 'w') as f:\n        json.dump(obj, f)\n"},
+        {"tools/prepare.py": "import shutil\n\n\ndef promote(src, dst):\n    shutil.copy(src, dst)\n"},
+        {"tools/prepare.py": "import pathlib\n\ntarget = pathlib.Path('configs') / 'lm.json'\ntarget.write_text('{}')\n"},
+        {"launch.py": "import os\nimport runpy\n\nos.chdir('experiments/e1')\nrunpy.run_path('../../scripts/train.py')\n"},
+        {"tools/prepare.py": "import json\n\nCONFIG_PATH = 'configs/lm.json'\njson.dump({}, open(CONFIG_PATH, 'w'))\n"},
     ],
 )
 def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, other: dict[str, str]) -> None:
@@ -78,6 +84,14 @@ def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch
     files["scripts/train.py"] = f"import sys\n\nsys.path.insert(0, '.')\n{imports}" + files["scripts/train.py"]
     write(tmp_path, {**files, **other})
     assert lines(tmp_path, monkeypatch, capsys) == []
+
+
+def test_a_project_that_writes_other_files_by_name_still_reads_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    files = project("json", 129)
+    files["report.py"] = "import json\nimport os\n\n\ndef save(workdir, metrics):\n    with open(os.path.join(workdir, 'metrics.json'), 'w') as f:\n        json.dump(metrics, f)\n    open(f'{workdir}/log.txt', 'a').write('done')\n"
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
 
 
 def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
