@@ -28,7 +28,7 @@ from fnmatch import fnmatch
 from typing import NamedTuple
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
-from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_refs, data_file_writes
+from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_refs
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(
@@ -407,9 +407,6 @@ class ScannedFile:
     # the data files (JSON, YAML, TOML) its literals may name: (absolute path, sha256),
     # which the analysis may read (shape_inference/data_files.py) and the cache keys on
     data_files: tuple[tuple[str, str], ...] = ()
-    # the names of the data files it may write ("*": one it does not name, or it changes
-    # folder): project_set reads none of those anywhere in the project
-    data_writes: frozenset[str] = frozenset()
 
 
 # Every name in DIFFERENTIATION_NAMES contains one of these (jacrev, jacfwd and jacobian
@@ -542,7 +539,6 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             decorators=decorator_names(text) if gated else frozenset(),
             size=len(text),
             data_files=_hashed(data_file_refs(path, text)),
-            data_writes=data_file_writes(text),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))
