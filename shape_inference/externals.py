@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -3983,6 +3983,10 @@ HANDLERS["flax.nnx.bridge.ToNNX"] = h_to_nnx
 HANDLERS["importlib.import_module"] = h_import_module
 for _q in data_files.READERS:
     HANDLERS[_q] = data_files.h_load  # (json.loads of a literal too: probe 53c's HF-style config)
+for _q in (*fiddle_configs.CONFIGS, *fiddle_configs.PARTIALS):
+    HANDLERS[_q] = fiddle_configs.h_config
+for _q in fiddle_configs.BUILDS:
+    HANDLERS[_q] = fiddle_configs.h_build
 HANDLERS["builtins.open"] = HANDLERS["io.open"] = data_files.h_open
 HANDLERS[f"{data_files.OPENED}.read"] = data_files.h_read
 HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = data_files.h_path_join
