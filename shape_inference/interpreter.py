@@ -4912,12 +4912,14 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
 
 
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
+_ARGV_NAMES = frozenset({"argv", "args", "arguments", "cli_args", "command_line"})
 _PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
 
 
 def _parsed_parameters(node: ast.AST) -> frozenset[str]:
     """The parameters a function hands to a command-line parse as its argument list
-    (`parser.parse_args(argv)`, `tyro.cli(Args, args=argv)`, `cmd.main(args)`)."""
+    (`parser.parse_args(argv)`, `tyro.cli(Args, args=argv)`, `cmd.main(args)`), or to
+    another function under the name (`main(argv)` in a wrapper: probe 128a)."""
     held = _PARSED_PARAMETERS.get(id(node))
     if held is not None and held[0] is node:
         return held[1]
@@ -4926,6 +4928,8 @@ def _parsed_parameters(node: ast.AST) -> frozenset[str]:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _PARSES:
             given = [*call.args[:2], *(k.value for k in call.keywords if k.arg in ("args", "argv"))]
             found.update(arg.id for arg in given if isinstance(arg, ast.Name))
+        elif isinstance(call, ast.Call):
+            found.update(arg.id for arg in (*call.args, *(k.value for k in call.keywords)) if isinstance(arg, ast.Name) and arg.id in _ARGV_NAMES)
     if len(_PARSED_PARAMETERS) > 4096:
         _PARSED_PARAMETERS.clear()
     _PARSED_PARAMETERS[id(node)] = (node, frozenset(found))
