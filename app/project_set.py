@@ -371,7 +371,8 @@ def _data_files(readable: Sequence[ScannedFile]) -> dict[str, tuple[tuple[str, s
             continue
         if EVERY_FILE in written:
             return {}
-    found = {s.path: tuple(entry for entry in s.data_files if os.path.basename(entry[0]) not in written) for s in readable if s.data_files}
+    # (a link's target may be written by its own name: probe 128a)
+    found = {s.path: tuple(entry for entry in s.data_files if not {os.path.basename(entry[0]), os.path.basename(os.path.realpath(entry[0]))} & written) for s in readable if s.data_files}
     return {path: entries for path, entries in found.items() if entries}
 
 

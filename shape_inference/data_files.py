@@ -239,13 +239,15 @@ def data_file_writes(text: str) -> frozenset[str]:
     if "chdir(" in text:
         return frozenset({EVERY_FILE})
     calls = [match.group(0) for match in _OPEN_WRITING.finditer(text)] if "open(" in text else []
-    if any(name in text for name in _WRITER_NAMES):
-        for match in _OTHER_WRITE.finditer(text):
-            start = text.rfind("\n", 0, match.start()) + 1
-            end = text.find("\n", match.end())
-            calls.append(text[start : end if end >= 0 else len(text)])  # (the line)
-    constants: dict[str, str] | None = None
     names: set[str] = set()
+    if "subprocess." in text or "os.system(" in text or "os.popen(" in text:
+        # `subprocess.run(["cp", preset, "configs/active.json"])` (probe 128a): the data files a
+        # command line shows; one built elsewhere (`subprocess.run(cmd)`) is out of sight
+        for match in _SHELL_COMMAND.finditer(text):
+            names.update(os.path.basename(name) for name in _FILE_NAME.findall(_line_of(text, match)) if name.endswith(_EXTENSIONS))
+    if any(name in text for name in _WRITER_NAMES):
+        calls += [_line_of(text, match) for match in _OTHER_WRITE.finditer(text)]
+    constants: dict[str, str] | None = None
     for call in calls:
         shown = _FILE_NAME.findall(call)
         if not shown:
@@ -258,7 +260,14 @@ def data_file_writes(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def _line_of(text: str, match: re.Match[str]) -> str:
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end >= 0 else len(text)]
+
+
 EVERY_FILE = "*"  # (data_file_writes: a write whose file is not known)
+_SHELL_COMMAND = re.compile(r"""\bsubprocess\.\w+\(|\bos\.(?:system|popen)\(""")
 # an open() call whose mode writes: its arguments, one level of parentheses inside
 _OPEN_WRITING = re.compile(
     r"""\bopen\((?:[^()]|\([^()]*\))*?(?:["'](?:[wax]|r\+)[bt+]*["']|\bmode\s*=\s*(?!["']r[bt]?["']))(?:[^()]|\([^()]*\))*\)"""

@@ -76,6 +76,7 @@ def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Pat
         {"tools/prepare.py": "import pathlib\n\ntarget = pathlib.Path('configs') / 'lm.json'\ntarget.write_text('{}')\n"},
         {"launch.py": "import os\nimport runpy\n\nos.chdir('experiments/e1')\nrunpy.run_path('../../scripts/train.py')\n"},
         {"tools/prepare.py": "import json\n\nCONFIG_PATH = 'configs/lm.json'\njson.dump({}, open(CONFIG_PATH, 'w'))\n"},
+        {"tools/prepare.py": "import subprocess\n\n\ndef use(preset):\n    subprocess.run(['cp', preset, 'configs/lm.json'], check=True)\n"},  # (probe 128a)
     ],
 )
 def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, other: dict[str, str]) -> None:
@@ -92,6 +93,17 @@ def test_a_project_that_writes_other_files_by_name_still_reads_its_config(tmp_pa
     write(tmp_path, files)
     got = lines(tmp_path, monkeypatch, capsys)
     assert len(got) == 1 and "T = S = 129" in got[0]
+
+
+def test_a_link_to_a_file_the_project_writes_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 128a: configs/lm.json links to presets/run.json, which a step writes by name."""
+    files = project("json", 129)
+    files["presets/run.json"] = files.pop("configs/lm.json")
+    files["prepare.py"] = "import json\n\njson.dump({'model': {'seq_len': 128}}, open('presets/run.json', 'w'))\n"
+    write(tmp_path, files)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "lm.json").symlink_to(tmp_path / "presets" / "run.json")
+    assert lines(tmp_path, monkeypatch, capsys) == []
 
 
 def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
