@@ -29,6 +29,7 @@ import ast
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
@@ -105,7 +106,9 @@ def _parse(kind: str, text: str) -> tuple[bool, object]:
         if kind == "json":
             return True, json.loads(text)
         if kind == "toml":
-            import tomllib  # (Python 3.11+; before it, TOML is not read)
+            if sys.version_info < (3, 11):
+                return False, None  # (no tomllib before 3.11: TOML is not read there)
+            import tomllib
 
             return True, tomllib.loads(text)
         import yaml  # PyYAML: a dependency of the command (pyproject.toml)
