@@ -145,9 +145,12 @@ def _add_argument(parser: InstanceV, flags: list[Value], kwargs: dict[str, Value
     if not names[0].startswith("-"):
         parser.attrs[_POSITIONAL] = ConstV(True)
         nargs = kwargs.get("nargs")
-        if not (isinstance(nargs, ConstV) and nargs.value == "?" and action is None):
+        if not (isinstance(nargs, ConstV) and nargs.value in ("?", "*") and action is None):
             return  # a positional: given on every run, no default to rely on
-        # `nargs="?"`: optional, its default on a run without it (probe 110d)
+        # `nargs="?"`: optional, its default on a run without it (probe 110d); `nargs="*"`
+        # too, an empty list where it has none (`overrides`, `key=value` pairs: probe 128b)
+        if nargs.value == "*" and kwargs.get("default") is None:
+            kwargs = {**kwargs, "default": TupleV((), True, (step(names[0]),))}
     else:
         kind = kwargs.get("type")
         meta = ConstV((dest, _conversion(kind), action.value if isinstance(action, ConstV) and isinstance(action.value, str) else "store" if action is None else None, "nargs" in kwargs))

@@ -2516,6 +2516,9 @@ class Interpreter:
         # looping over its `overrides`, `*parents, leaf = path.split(".")`: nothing here can
         # append to it, probes 117b, 119b)
         fresh = fresh or isinstance(stmt.iter, ast.Name) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._only_iterated_parameter(stmt.iter.id, fr)
+        # or the list a parse made (`for item in args.overrides:`, a `nargs="*"` positional
+        # none were given to: probe 128b), which no code changed
+        fresh = fresh or isinstance(stmt.iter, ast.Attribute) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._parsed_namespace(stmt.iter.value, fr)
         if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not fresh):
             # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
             # never runs.  Not an empty list held by a name: another name for it may have
@@ -2659,6 +2662,10 @@ class Interpreter:
         if answer is None:
             answer = self.only_iterated_parameters[(func, name)] = _only_iterated(func, name)
         return answer
+
+    def _parsed_namespace(self, node: ast.expr, fr: Frame) -> bool:
+        held = self.ev(node, fr) if isinstance(node, ast.Name) else None
+        return isinstance(held, InstanceV) and held.cls.qualname == argparse_seeds.NAMESPACE
 
     def _loop_changes_its_list(self, stmt: ast.For | ast.AsyncFor, fr: Frame) -> bool:
         """Does the body change a list the loop iterates over (`for s in sizes`, or
