@@ -174,6 +174,15 @@ def h_open(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return ExtObjectV(OPENED, (ConstV(text.encode("utf-8") if "b" in mode else text, why), ConstV(where)), (), why)
 
 
+def h_exists(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`os.path.exists("configs/lm.json")`: true of the data file the analysis would read
+    (a loader's fallback for a name that is not a path: probe 128b); else not known."""
+    ok, path = const_value(args[0] if len(args) == 1 and not kwargs else UNKNOWN)
+    if not (ok and isinstance(path, str)) or read(interp, path, fr) is None:
+        return UNKNOWN
+    return ConstV(True, (interp.step(fr, node, f"{path!r} is the project's file"),))
+
+
 def h_read(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`f.read()` of an opened data file: its text."""
     opened = args[0] if args else None
@@ -234,31 +243,35 @@ def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
 
 def data_file_writes(text: str) -> frozenset[str]:
     """The names (basenames) of the data files a file may write or move onto; EVERY_FILE
-    where it writes a file whose name its text does not show (`open(path, "w")`,
-    `shutil.copy(src, dst)`, `target.write_text(...)`) or changes the working
-    directory (`os.chdir`): then no relative or other path is certain.  By text, no
-    parsing: a call's literals (a data file's name, or another file's: `"log.txt"`), and
-    a module constant it names (`CONFIG_PATH = "configs/lm.json"`)."""
-    if "chdir(" in text:
+    where it may write a file whose name its text does not settle (`open(path, "w")`,
+    `open(PATHS.get("config", "x.json"), "w")`, `shutil.copy(src, dst)`,
+    `target.write_text(...)`, `os.fdopen(fd, "w")`, `open(path, mode)`) or runs in another
+    folder (`os.chdir`, a subprocess's `cwd=`): then no relative or other path is certain.
+    By text, no parsing: a call's literals (a data file's name, or another file's:
+    `"log.txt"`), and a module constant it names (`CONFIG_PATH = "configs/lm.json"`).
+    Probes 127a, 128a and 129b broke the first versions with each of these."""
+    if "chdir(" in text or _SUBPROCESS_IN_FOLDER.search(text):
         return frozenset({EVERY_FILE})
-    calls = [match.group(0) for match in _OPEN_WRITING.finditer(text)] if "open(" in text else []
     names: set[str] = set()
-    if "subprocess." in text or "os.system(" in text or "os.popen(" in text:
-        # `subprocess.run(["cp", preset, "configs/active.json"])` (probe 128a): the data files a
-        # command line shows; one built elsewhere (`subprocess.run(cmd)`) is out of sight
-        for match in _SHELL_COMMAND.finditer(text):
+    settled: list[str] = []  # the writes whose file the text must show
+    if "open(" in text or "fileinput" in text:
+        settled += [match.group(0) for match in _OPEN_WRITING.finditer(text)]
+    if _MAY_WRITE_OTHERWISE.search(text):
+        settled += [_line_of(text, match) for match in _OTHER_WRITE.finditer(text)]
+        # `np.savetxt("config.yaml", ...)`, `save_json(cfg, "configs/lm.json")`, a shell
+        # command line (`subprocess.run(["cp", preset, "configs/active.json"])`): the data
+        # files they show (one a helper or a command built elsewhere writes is out of sight)
+        for match in _NAMED_WRITE.finditer(text):
             names.update(os.path.basename(name) for name in _FILE_NAME.findall(_line_of(text, match)) if name.endswith(_EXTENSIONS))
-    if any(name in text for name in _WRITER_NAMES):
-        calls += [_line_of(text, match) for match in _OTHER_WRITE.finditer(text)]
     constants: dict[str, str] | None = None
-    for call in calls:
+    for call in settled:
         shown = _FILE_NAME.findall(call)
         if not shown:
             if constants is None:
                 constants = dict(_STRING_CONSTANT.findall(text))
             shown = [constants[name] for name in _WORD.findall(call) if name in constants and "." in os.path.basename(constants[name])]
-        if not shown:
-            return frozenset({EVERY_FILE})
+        if not shown or _CHOSEN.search(call):
+            return frozenset({EVERY_FILE})  # (`PATHS.get("config", "backup.json")` writes config.json)
         names.update(os.path.basename(literal) for literal in shown if literal.endswith(_EXTENSIONS))
     return frozenset(names)
 
@@ -270,13 +283,25 @@ def _line_of(text: str, match: re.Match[str]) -> str:
 
 
 EVERY_FILE = "*"  # (data_file_writes: a write whose file is not known)
-_SHELL_COMMAND = re.compile(r"""\bsubprocess\.\w+\(|\bos\.(?:system|popen)\(""")
-# an open() call whose mode writes: its arguments, one level of parentheses inside
+_ARGS = r"""(?:[^()]|\([^()]*\))*"""  # a call's arguments, one level of parentheses inside
+# an open() whose mode writes or is not a literal (`open(path, mode)`), `os.open` (flags),
+# `os.fdopen(fd, "w")`, `fileinput.input(..., inplace=True)`
 _OPEN_WRITING = re.compile(
-    r"""\bopen\((?:[^()]|\([^()]*\))*?(?:["'](?:[wax]|r\+)[bt+]*["']|\bmode\s*=\s*(?!["']r[bt]?["']))(?:[^()]|\([^()]*\))*\)"""
+    rf"""\bopen\({_ARGS}?(?:["'](?:[wax]|r\+)[bt+]*["']|\bmode\s*=\s*(?!["']r[bt]?["']))({_ARGS})\)"""
+    rf"""|\bopen\((?:[^(),]|\([^()]*\))*,\s*(?!["'\s]|(?:mode|encoding|newline|errors|buffering|closefd|opener)\s*=)[A-Za-z_]{_ARGS}\)"""
+    rf"""|\bos\.open\({_ARGS}\)|\bfdopen\({_ARGS}\)|\bfileinput\.input\({_ARGS}\binplace\b{_ARGS}\)"""
 )
-_WRITER_NAMES = ("write_text", "write_bytes", "symlink_to", "hardlink_to", "shutil.", "copyfile", "copy2", "copytree", "os.rename", "os.replace", "os.link", "os.symlink")
-_OTHER_WRITE = re.compile(r"""\.(?:write_text|write_bytes|symlink_to|hardlink_to)\(|\bshutil\.(?:copy\w*|move)\(|\b(?:copyfile|copy2|copytree)\(|\bos\.(?:rename|replace|link|symlink)\(""")
+_MAY_WRITE_OTHERWISE = re.compile(r"""write_|symlink|hardlink|shutil\.|copyfile|copy2|copytree|os\.(?:rename|replace|link)|\.(?:replace|rename)\(|save|dump|subprocess\.|os\.(?:system|popen)""")
+# a write whose file the line must show: pathlib's, shutil's, os's renames, and pathlib's
+# `tmp.replace(target)` / `.rename(target)` (one bare argument: not str.replace)
+_OTHER_WRITE = re.compile(
+    r"""\.(?:write_text|write_bytes|symlink_to|hardlink_to)\(|\bshutil\.(?:copy\w*|move)\(|\b(?:copyfile|copy2|copytree)\("""
+    r"""|\bos\.(?:rename|replace|link|symlink)\(|\.(?:replace|rename)\(\s*[A-Za-z_][\w.]*\s*\)"""
+)
+# writes known by the data files their line shows, never by what it does not
+_NAMED_WRITE = re.compile(r"""\b(?:save\w*|\w*_save|savetxt|dump|safe_dump|to_json|to_yaml|write_json|write_yaml|write_toml)\(|\bsubprocess\.\w+\(|\bos\.(?:system|popen)\(""")
+_SUBPROCESS_IN_FOLDER = re.compile(r"""\bsubprocess\.\w+\([^\n]*\bcwd\s*=|\bcwd\s*=\s*[^\n]*\)\s*$""", re.MULTILINE)
+_CHOSEN = re.compile(r"""\.get\(|\[|\bor\b|\bif\b""")  # a path chosen at run time among several
 _STRING_CONSTANT = re.compile(r"""^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*["']([\w./-]+)["']\s*(?:#.*)?$""", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _FILE_NAME = re.compile(r"""([\w-][\w.-]*\.\w+)["']""")  # a file name ending a string (f-strings too)

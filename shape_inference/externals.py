@@ -3992,6 +3992,7 @@ HANDLERS[f"{data_files.OPENED}.read"] = data_files.h_read
 HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = data_files.h_path_join
 for _q in ("os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath"):
     HANDLERS[_q] = data_files.h_path_of_file
+HANDLERS["os.path.exists"] = HANDLERS["os.path.isfile"] = data_files.h_exists
 HANDLERS["ast.literal_eval"] = h_literal_eval
 
 

@@ -77,6 +77,15 @@ def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Pat
         {"launch.py": "import os\nimport runpy\n\nos.chdir('experiments/e1')\nrunpy.run_path('../../scripts/train.py')\n"},
         {"tools/prepare.py": "import json\n\nCONFIG_PATH = 'configs/lm.json'\njson.dump({}, open(CONFIG_PATH, 'w'))\n"},
         {"tools/prepare.py": "import subprocess\n\n\ndef use(preset):\n    subprocess.run(['cp', preset, 'configs/lm.json'], check=True)\n"},  # (probe 128a)
+        # probe 129b: a path chosen at run time, a temporary file moved on, a mode or flags
+        # not spelled, an edit in place, a numpy writer, a run in another folder
+        {"tools/prepare.py": "PATHS = {'config': 'configs/lm.json'}\n\n\ndef save(text):\n    open(PATHS.get('config', 'backup.json'), 'w').write(text)\n"},
+        {"tools/prepare.py": "import pathlib\nimport tempfile\n\n\ndef save(text, target):\n    with tempfile.NamedTemporaryFile('w', delete=False) as tmp:\n        tmp.write(text)\n    pathlib.Path(tmp.name).replace(target)\n"},
+        {"tools/prepare.py": "import os\n\n\ndef save(path, text):\n    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)\n    with os.fdopen(fd, 'w') as f:\n        f.write(text)\n"},
+        {"tools/prepare.py": "def save(path, text, mode):\n    with open(path, mode) as f:\n        f.write(text)\n"},
+        {"tools/prepare.py": "import fileinput\n\nfor line in fileinput.input('configs/lm.json', inplace=True):\n    print(line.replace('129', '128'), end='')\n"},
+        {"tools/prepare.py": "import numpy as np\n\nnp.savetxt('configs/lm.json', np.zeros(1))\n"},
+        {"launch.py": "import subprocess\nimport sys\n\nsubprocess.run([sys.executable, '../scripts/train.py'], cwd='experiments')\n"},
     ],
 )
 def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, other: dict[str, str]) -> None:
@@ -104,6 +113,18 @@ def test_a_link_to_a_file_the_project_writes_is_not_read(tmp_path: Path, monkeyp
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "lm.json").symlink_to(tmp_path / "presets" / "run.json")
     assert lines(tmp_path, monkeypatch, capsys) == []
+
+
+def test_a_loader_that_falls_back_when_the_path_does_not_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 128b: `if not os.path.exists(path): path = os.path.join(CONFIG_DIR, path + ".json")`;
+    the file the analysis reads exists."""
+    files = project("json", 129)
+    files["train.py"] = "import os\n" + files["train.py"].replace(
+        "    with open('configs/lm.json') as f:", "    path = 'configs/lm.json'\n    if not os.path.exists(path):\n        path = os.path.join('configs', path + '.json')\n    with open(path) as f:"
+    )
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
 
 
 def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
