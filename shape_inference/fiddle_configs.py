@@ -3,8 +3,10 @@
 which calls `Trainer(seq_len=1023, model=Model(...))` (probe 125b: a paxml-style
 experiment built so).  praxis' `pax_fiddle.Config` / `instantiate` are the same.
 
-A config is a namespace (layers.make_namespace) whose attributes are the arguments set,
-with the function or class it calls under a key no attribute can spell.  Code we cannot
+A config is a namespace (layers.make_namespace) whose attributes are the arguments set
+(`del cfg.seq_len` unsets one), with the function or class it calls under a key no
+attribute can spell; where analysed code reaches inside configs (`cfg.__arguments__`,
+`cfg.__fn_or_cls__`), no build is known.  Code we cannot
 follow that gets the config forgets every attribute, that key included: a build then is
 unknown, as it must be, since that code may have set an argument the build would have
 left to its default.  Positional arguments (`fdl.Config(f, 1, 2)`) and `fdl.Partial` of
@@ -14,7 +16,7 @@ a config are not followed; a `fdl.Partial` builds a `functools.partial`.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from jax_cudnn_lint.shape_inference import layers
 from jax_cudnn_lint.shape_inference.values import STORED_UNSPELLED, UNKNOWN, DictV, InstanceV, PartialV, TupleV, Value
@@ -32,6 +34,11 @@ BUILDS = ("fiddle.build", "praxis.pax_fiddle.build", "praxis.pax_fiddle.instanti
 _MAX_DEPTH = 16
 
 
+def is_config(value: Value) -> TypeGuard[InstanceV]:
+    """Is it a fiddle config (or Partial) of ours?"""
+    return isinstance(value, InstanceV) and value.cls.qualname in (*CONFIGS, *PARTIALS)
+
+
 def h_config(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`fdl.Config(fn, **arguments)`: the config, its arguments as attributes."""
     if len(args) != 1:
@@ -47,7 +54,16 @@ def h_build(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     """`fdl.build(cfg)`: each config of it called with its arguments, built first."""
     if len(args) != 1 or kwargs:
         return UNKNOWN
+    if any(interp.project.scan(info, _reaches_inside) for info in interp.project.parsed):
+        return UNKNOWN  # (`cfg.__arguments__["seq_len"] = 128`: a config changed past its attributes, probe 129a)
     return _built(interp, args[0], node, fr, {}, 0)
+
+
+_INSIDE = frozenset({"__arguments__", "__fn_or_cls__", "__argument_tags__", "__argument_history__", "__signature_info__"})
+
+
+def _reaches_inside(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in _INSIDE
 
 
 def _built(interp: Interpreter, value: Value, node: ast.AST, fr: Frame, made: dict[int, Value], depth: int) -> Value:
@@ -57,7 +73,7 @@ def _built(interp: Interpreter, value: Value, node: ast.AST, fr: Frame, made: di
         return TupleV(tuple(_built(interp, item, node, fr, made, depth + 1) for item in value.items), value.is_list, value.why, value.diff)
     if isinstance(value, DictV):
         return DictV(tuple((key, _built(interp, item, node, fr, made, depth + 1)) for key, item in value.items), value.why)
-    if not (isinstance(value, InstanceV) and value.cls.qualname in (*CONFIGS, *PARTIALS)):
+    if not is_config(value):
         return value
     if id(value) in made:
         return made[id(value)]  # (a config used twice is built once: one object)

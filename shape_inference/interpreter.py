@@ -25,7 +25,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, guards, jax_api, python_version, recursion
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, fiddle_configs, guards, jax_api, python_version, recursion
 from jax_cudnn_lint.shape_inference.context import CallEvent, Ctx, Guard, Root, joined_config, with_config, with_handled
 from jax_cudnn_lint.shape_inference.handlers import BUILTIN_EXCEPTIONS, EVERY_ERROR, LOGGER_NAMES, NO_RETURN_NAMES, catches_every_error, ends_path, name_of, recovered_by, relevant, swallowed_by_finally, tried_again
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, merge_why
@@ -446,6 +446,7 @@ class Interpreter:
         # functions stored in a container (`REGISTRY[name] = fn` in a decorator, `.append(fn)`):
         # called through it with arguments we do not see (their def's id)
         self.registered: set[int] = set()
+        self.handed_out_defs: set[int] = set()  # nested defs their function hands on (analyse_nested)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
@@ -1320,7 +1321,7 @@ class Interpreter:
             local = {id(call) for call in direct or ()}
             shift = 0
         else:
-            return []
+            return [param.arg for param, _, _ in with_defaults] if id(node) in self.handed_out_defs else []
         if not calls:
             # nobody calls it where we see: its defaults may run, unless a registry (a
             # decorator's `REGISTRY[name] = fn`) is how it is reached
@@ -3502,7 +3503,10 @@ class Interpreter:
                 if isinstance(base, InstanceV):
                     self.mutations += 1
                     base.touch()
-                    base.attrs[target.attr] = UNKNOWN
+                    if fiddle_configs.is_config(base):
+                        base.attrs.pop(target.attr, None)  # (`del cfg.seq_len`: the called function's default again)
+                    else:
+                        base.attrs[target.attr] = UNKNOWN
                 elif isinstance(base, ClassV):
                     base.attrs[target.attr] = UNKNOWN  # `del Child.T`: a base's value shows through (probe 42b)
 
@@ -4722,8 +4726,13 @@ class Interpreter:
         """The generic analysis of the functions a generic body defined, each with its
         closure as the body leaves it (the state at `def` where control ended otherwise)."""
         nested, fr.nested = fr.nested or [], None
-        handed_out = self._handed_out(fr.func.node) if fr.func is not None and any(func in self.called_by_code for func in nested) else frozenset[str]()
+        handed_out = self._handed_out(fr.func.node) if fr.func is not None and nested else frozenset[str]()
         for func in nested:
+            if isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.node.name in handed_out:
+                # handed on as a value (returned, stored, given to code we do not see:
+                # `fdl.Config(train, seq_len=256)`, probe 129a): whoever calls it passes what
+                # it passes, as for a module's function handed on (_defaults_every_call_overrides)
+                self.handed_out_defs.add(id(func.node))
             if func in self.called_by_code and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.node.name not in handed_out:
                 # the body ran it where it runs (a test's `f` under its `pytest.raises`:
                 # probe 38b); on its own it would be read outside that context
