@@ -78,9 +78,23 @@ def data_file_refs(path: str, text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def data_value(value: object, why: tuple[Step, ...], depth: int = 0) -> Value:
+def data_value(value: object, why: tuple[Step, ...]) -> Value:
     """A parsed JSON / YAML / TOML value (or a literal's) as the analysis holds it: the
-    dict or list a display would give."""
+    dict or list a display would give.  At most _MAX_NODES values, 8 levels deep: YAML's
+    aliases share one value among many places (`*a` nine times in each of eight levels
+    is 43 million of them), so the walk is bounded, and beyond it the whole is unknown."""
+    budget = [_MAX_NODES]
+    made = _data_value(value, why, 0, budget)
+    return made if budget[0] >= 0 else UNKNOWN
+
+
+_MAX_NODES = 20_000
+
+
+def _data_value(value: object, why: tuple[Step, ...], depth: int, budget: list[int]) -> Value:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return UNKNOWN
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return ConstV(value, why)
     if isinstance(value, int):
@@ -91,12 +105,12 @@ def data_value(value: object, why: tuple[Step, ...], depth: int = 0) -> Value:
         return UNKNOWN
     if isinstance(value, list):
         items = cast("list[object]", value)
-        return TupleV(tuple(data_value(item, why, depth + 1) for item in items), True, why)
+        return TupleV(tuple(_data_value(item, why, depth + 1, budget) for item in items), True, why)
     if isinstance(value, dict):
         entries = cast("dict[object, object]", value)
         if not all(isinstance(key, (str, int)) and not isinstance(key, bool) for key in entries):
             return UNKNOWN
-        return DictV(tuple((key, data_value(item, why, depth + 1)) for key, item in entries.items()), why)
+        return DictV(tuple((key, _data_value(item, why, depth + 1, budget)) for key, item in entries.items()), why)
     return UNKNOWN
 
 

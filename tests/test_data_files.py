@@ -184,3 +184,13 @@ def test_a_data_file_beside_the_module_by_its_file(tmp_path: Path, monkeypatch: 
     write(tmp_path, files)
     got = lines(tmp_path, monkeypatch, capsys)
     assert len(got) == 1 and "T = S = 129" in got[0]
+
+
+def test_a_yaml_file_of_aliases_is_read_in_bounded_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Nine aliases of the level below in each of nine levels: 387 million values if walked."""
+    levels = ["a0: &a0 [129, 129, 129, 129, 129, 129, 129, 129, 129]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    files = project("yaml", 129)
+    files["configs/lm.yaml"] = "\n".join(levels) + "\nmodel:\n  seq_len: 129\n"
+    write(tmp_path, files)
+    assert lines(tmp_path, monkeypatch, capsys) == []  # (the whole file is unknown: too many values)
