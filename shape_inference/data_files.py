@@ -50,6 +50,8 @@ _EXTENSIONS = (".json", ".yaml", ".yml", ".toml")
 # a string literal naming a data file (the scan's and the write check's)
 DATA_LITERAL = re.compile(r"""["']([\w][\w./-]*\.(?:json|ya?ml|toml))["']""")
 # the literals that end a call's arguments (`os.path.join(here, "configs", "lm.json")`)
+_JOIN_ARGUMENTS = re.compile(r"""\bjoin\(([^()]*)\)""")
+_MAX_FOLDERS = 16  # (folder names and data file names a file's joins combine: a few each)
 _DATA_EXTENSION = re.compile(r"""\.(?:json|ya?ml|toml)\b""")
 _JOINED_LITERALS = re.compile(r"""((?:["'][\w./-]+["']\s*,\s*)+["'][\w./-]*\.(?:json|ya?ml|toml)["'])\s*\)""")
 _STRING_PARTS = re.compile(r"""["']([\w./-]+)["']""")
@@ -72,6 +74,10 @@ def data_file_refs(path: str, text: str) -> tuple[str, ...]:
     # `os.path.join("configs", "lm.json")`, `os.path.join(here, "configs", "lm.json")`: the
     # literal parts joined (relative to the file's folder, or to one above it)
     literals += ["/".join(_STRING_PARTS.findall(joined)) for joined in _JOINED_LITERALS.findall(text)]
+    # `CONFIG_DIR = os.path.join(HERE, "configs")` then `os.path.join(CONFIG_DIR, "lm.yaml")`
+    # (probe 130b): a folder a join of the file names, with each data file name under it
+    folders = [part for joined in _JOIN_ARGUMENTS.findall(text) for part in _STRING_PARTS.findall(joined) if not part.endswith(_EXTENSIONS)][:_MAX_FOLDERS]
+    literals += [f"{named}/{literal}" for named in dict.fromkeys(folders) for literal in list(dict.fromkeys(literals))[:_MAX_FOLDERS]]
     for literal in dict.fromkeys(literals):
         if not os.path.isabs(literal):
             found.update(dict.fromkeys(c for c in candidates(folder, literal) if os.path.isfile(c)))

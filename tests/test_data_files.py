@@ -194,3 +194,16 @@ def test_a_yaml_file_of_aliases_is_read_in_bounded_time(tmp_path: Path, monkeypa
     files["configs/lm.yaml"] = "\n".join(levels) + "\nmodel:\n  seq_len: 129\n"
     write(tmp_path, files)
     assert lines(tmp_path, monkeypatch, capsys) == []  # (the whole file is unknown: too many values)
+
+
+def test_a_config_folder_named_by_a_module_constant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 130b: `HERE = dirname(abspath(__file__))`, `CONFIG_DIR = join(HERE, "configs")`,
+    then `open(join(CONFIG_DIR, "lm.json"))`."""
+    files = project("json", 129)
+    files["train.py"] = (
+        "import os\n\nHERE = os.path.dirname(os.path.abspath(__file__))\nCONFIG_DIR = os.path.join(HERE, 'configs')\n"
+        + files["train.py"].replace("open('configs/lm.json')", "open(os.path.join(CONFIG_DIR, 'lm.json'))")
+    )
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
