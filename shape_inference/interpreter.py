@@ -6018,7 +6018,7 @@ def _names_handed_out(node: ast.AST) -> frozenset[str]:
                 if _last_name(inner.func) in _RUN_THEIR_FUNCTION and inner.args and isinstance(inner.args[0], ast.Name):
                     consumed.add(id(inner.args[0]))  # `jax.vjp(loss, hp)`: loss runs here, its results are returned
                 layer_called.update(k.value.id for k in inner.keywords if k.arg == "attention_fn" and isinstance(k.value, ast.Name))
-                keeps = keeps or not _calls_here(inner.func)
+                keeps = keeps or not _calls_here(inner.func) and bool(inner.args or inner.keywords)  # (`.result()` keeps nothing)
                 if isinstance(inner.func, ast.Call) and _calls_here(inner.func.func):
                     consumed.update(id(arg) for arg in inner.func.args if isinstance(arg, ast.Name))
         if keeps:
@@ -6064,7 +6064,13 @@ def _calls_here(callee: ast.expr) -> bool:
     last name: a function passed to it is not handed out by that alone."""
     target = callee.func if isinstance(callee, ast.Call) else callee  # `@jax.jit` / `@partial(jax.jit, ...)`
     last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
-    return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last == "eval_shape"
+    return last in FIXED_ARGUMENT_CALLERS and last != "partial" or last in _RUN_LATER_AS_GIVEN
+
+
+# callers that run a function later with the arguments they are given, or none: a thread
+# pool's `submit(f, "valid")`, `ExitStack.callback(f)`, pytest's `request.addfinalizer(f)`
+# (probe 130a: a nested def they run is not handed on); and `eval_shape`
+_RUN_LATER_AS_GIVEN = frozenset({"eval_shape", "submit", "callback", "addfinalizer", "add_done_callback"})
 
 
 _MOCK_PATCHES = ("unittest.mock.patch", "mock.patch")
