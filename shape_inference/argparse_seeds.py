@@ -329,7 +329,19 @@ def argv_patched(interp: Interpreter, fr: Frame) -> bool:
     entry modules or a conftest patching sys.argv (probe 120b: a test's
     `mock.patch.object(sys, "argv", [...])` around `main()`)?"""
     modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
-    return any(interp.project.scan(info, _patches_argv) for info in modules.values())
+    if any(interp.project.scan(info, _patches_argv) for info in modules.values()):
+        return True
+    # another module that sets it (`sys.argv = ["train.py", "--config", path]; train.main()`
+    # in a sweep: probe 131b); the reading module's own setting is read as its list (_parsed)
+    return any(interp.project.scan(info, _sets_argv) for key, info in modules.items() if key != id(fr.module))
+
+
+def _sets_argv(node: ast.AST) -> bool:
+    """`sys.argv = [...]`, `sys.argv[1:] = [...]`."""
+    if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return any(dotted_name(target.value if isinstance(target, ast.Subscript) else target) == "sys.argv" for target in targets)
 
 
 def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:

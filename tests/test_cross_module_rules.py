@@ -855,6 +855,26 @@ def test_a_model_module_chosen_by_a_built_name_from_the_config(tmp_path: Path, m
         assert len(lines) == 1 and lines[0].startswith("models/with_cls.py:7:") and "JCD201" in lines[0] and found in lines[0]
 
 
+@pytest.mark.parametrize(("sweep", "found"), [(True, False), (False, True)])
+def test_a_command_line_another_module_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, sweep: bool, found: bool) -> None:
+    """Probe 131b: sweep.py sets `sys.argv = ["train.py", "--seq", "128"]` and calls
+    train.main(); train's parse read its defaults."""
+    files = {
+        "train.py": (
+            "import argparse\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+            "def main():\n    p = argparse.ArgumentParser()\n    p.add_argument('--seq', type=int, default=127)\n    args = p.parse_args()\n"
+            "    q = jax.ShapeDtypeStruct((1, args.seq, 2, 64), jnp.bfloat16)\n"
+            "    return jax.eval_shape(jax.grad(lambda q: jax.nn.dot_product_attention(q, q, q, implementation='cudnn').astype(jnp.float32).sum()), q)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n"
+        ),
+    }
+    if sweep:
+        files["sweep.py"] = "import sys\n\nimport train\n\nfor seq in (128, 256):\n    sys.argv = ['train.py', '--seq', str(seq)]\n    train.main()\n"
+    write(tmp_path, files)
+    lines = project_lines(tmp_path, monkeypatch, capsys)
+    assert (len(lines) == 1 and "T = S = 127" in lines[0]) if found else lines == []
+
+
 @pytest.mark.parametrize(
     "loader",
     [
