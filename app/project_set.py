@@ -351,11 +351,11 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
-    data_files = _data_files(readable)
+    data_files = _data_files(readable, root)
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by, data_files=data_files)
 
 
-def _data_files(readable: Sequence[ScannedFile]) -> dict[str, tuple[tuple[str, str], ...]]:
+def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[tuple[str, str], ...]]:
     """Each file's data files the analysis may read: none that a file of the project may
     write (anywhere in it: a prepare step run before training), and none at all where
     one writes a file it does not name or changes folder (data_files.data_file_writes).
@@ -371,9 +371,38 @@ def _data_files(readable: Sequence[ScannedFile]) -> dict[str, tuple[tuple[str, s
             continue
         if EVERY_FILE in written:
             return {}
+    # a shell script, Makefile or notebook of the project that names one may write it
+    # (`python make_config.py > configs/train.yaml`: probes 129b, 131b)
+    names = {os.path.basename(path) for s in readable for path, _ in s.data_files}
+    written |= {name for text in _scripts_of(root) for name in names if name in text}
     # (a link's target may be written by its own name: probe 128a)
     found = {s.path: tuple(entry for entry in s.data_files if not {os.path.basename(entry[0]), os.path.basename(os.path.realpath(entry[0]))} & written) for s in readable if s.data_files}
     return {path: entries for path, entries in found.items() if entries}
+
+
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".mk", ".ipynb")
+_SCRIPT_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", "Dockerfile", "Taskfile.yml"})
+_NOT_THE_PROJECT = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "build", "dist"})
+_MAX_SCRIPTS = 2000
+
+
+def _scripts_of(root: str) -> Iterable[str]:
+    """The texts of the project's shell scripts, Makefiles and notebooks (hidden folders,
+    virtual environments and build output left out; at most _MAX_SCRIPTS of them)."""
+    seen = 0
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in _NOT_THE_PROJECT]
+        for name in files:
+            if not (name.endswith(_SCRIPT_SUFFIXES) or name in _SCRIPT_NAMES or os.path.basename(folder) == ".githooks"):
+                continue
+            seen += 1
+            if seen > _MAX_SCRIPTS:
+                return
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                    yield handle.read(1_000_000)
+            except OSError:
+                continue
 
 
 def _decorators(scanned: ScannedFile) -> frozenset[str]:

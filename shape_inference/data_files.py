@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.modules import folders_above
+from jax_cudnn_lint.shape_inference.paths import path_text
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, TupleV, Value, const_value, make_int
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ _EXTENSIONS = (".json", ".yaml", ".yml", ".toml")
 # a string literal naming a data file (the scan's and the write check's)
 DATA_LITERAL = re.compile(r"""["']([\w][\w./-]*\.(?:json|ya?ml|toml))["']""")
 # the literals that end a call's arguments (`os.path.join(here, "configs", "lm.json")`)
+_SLASHED_CHAIN = re.compile(r"""((?:["'][\w./-]+["']\s*/\s*)+["'][\w./-]*\.(?:json|ya?ml|toml)["'])""")
+_SLASHED_PART = re.compile(r"""/\s*["']([\w.-]+(?:/[\w.-]+)*)["']""")
 _JOIN_ARGUMENTS = re.compile(r"""\bjoin\(([^()]*)\)""")
 _MAX_FOLDERS = 16  # (folder names and data file names a file's joins combine: a few each)
 _DATA_EXTENSION = re.compile(r"""\.(?:json|ya?ml|toml)\b""")
@@ -76,7 +79,10 @@ def data_file_refs(path: str, text: str) -> tuple[str, ...]:
     literals += ["/".join(_STRING_PARTS.findall(joined)) for joined in _JOINED_LITERALS.findall(text)]
     # `CONFIG_DIR = os.path.join(HERE, "configs")` then `os.path.join(CONFIG_DIR, "lm.yaml")`
     # (probe 130b): a folder a join of the file names, with each data file name under it
-    folders = [part for joined in _JOIN_ARGUMENTS.findall(text) for part in _STRING_PARTS.findall(joined) if not part.endswith(_EXTENSIONS)][:_MAX_FOLDERS]
+    folders = [part for joined in _JOIN_ARGUMENTS.findall(text) for part in _STRING_PARTS.findall(joined) if not part.endswith(_EXTENSIONS)]
+    # `Path(__file__).parent / "configs" / "lm.yaml"`, `CONFIG_DIR = HERE / "configs"`
+    literals += ["/".join(_STRING_PARTS.findall(chain)) for chain in _SLASHED_CHAIN.findall(text)]
+    folders = [*folders, *(part for part in _SLASHED_PART.findall(text) if not part.endswith(_EXTENSIONS))][:_MAX_FOLDERS]
     literals += [f"{named}/{literal}" for named in dict.fromkeys(folders) for literal in list(dict.fromkeys(literals))[:_MAX_FOLDERS]]
     for literal in dict.fromkeys(literals):
         if not os.path.isabs(literal):
@@ -182,9 +188,9 @@ _SAFE_AS_SAFE_LOAD = frozenset(f"yaml.{prefix}{name}" for prefix in ("", "C") fo
 def h_open(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`open("configs/lm.yaml")` (for reading): the project's data file, where it is
     certain which (module docstring)."""
-    ok, path = const_value(args[0] if args else kwargs.get("file") or UNKNOWN)
+    path = path_text(args[0] if args else kwargs.get("file"))
     okm, mode = const_value(args[1] if len(args) > 1 else kwargs.get("mode") or ConstV("r"))
-    if not (ok and isinstance(path, str) and okm and isinstance(mode, str)) or set(mode) - set("rtb") or len(args) > 2:
+    if not (path is not None and okm and isinstance(mode, str)) or set(mode) - set("rtb") or len(args) > 2:
         return UNKNOWN
     found = read(interp, path, fr)
     if found is None:
@@ -197,8 +203,8 @@ def h_open(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
 def h_exists(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`os.path.exists("configs/lm.json")`: true of the data file the analysis would read
     (a loader's fallback for a name that is not a path: probe 128b); else not known."""
-    ok, path = const_value(args[0] if len(args) == 1 and not kwargs else UNKNOWN)
-    if not (ok and isinstance(path, str)) or read(interp, path, fr) is None:
+    path = path_text(args[0] if len(args) == 1 and not kwargs else None)
+    if path is None or read(interp, path, fr) is None:
         return UNKNOWN
     return ConstV(True, (interp.step(fr, node, f"{path!r} is the project's file"),))
 
@@ -209,30 +215,6 @@ def h_read(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     if len(args) != 1 or kwargs or not (isinstance(opened, ExtObjectV) and opened.qualname == OPENED and opened.args):
         return UNKNOWN
     return opened.args[0]
-
-
-def h_path_of_file(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`os.path.dirname(os.path.abspath(__file__))`: of an absolute path known (never of a
-    relative one, which depends on the working directory)."""
-    ok, path = const_value(args[0] if len(args) == 1 and not kwargs else UNKNOWN)
-    if not (ok and isinstance(path, str) and os.path.isabs(path)):
-        return UNKNOWN
-    short = q.rsplit(".", 1)[-1]
-    made = os.path.dirname(path) if short == "dirname" else os.path.realpath(path) if short == "realpath" else os.path.normpath(path)
-    return ConstV(made, args[0].why)
-
-
-def h_path_join(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """`os.path.join("configs", "lm.yaml")` of known strings."""
-    parts: list[str] = []
-    for value in args:
-        ok, part = const_value(value)
-        if not (ok and isinstance(part, str)):
-            return UNKNOWN
-        parts.append(part)
-    if not parts or kwargs:
-        return UNKNOWN
-    return ConstV(os.path.join(*parts), tuple(step for value in args for step in value.why))
 
 
 def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
@@ -270,9 +252,10 @@ def data_file_writes(text: str) -> frozenset[str]:
     By text, no parsing: a call's literals (a data file's name, or another file's:
     `"log.txt"`), and a module constant it names (`CONFIG_PATH = "configs/lm.json"`).
     Probes 127a, 128a and 129b broke the first versions with each of these."""
-    if "chdir(" in text or _SUBPROCESS_IN_FOLDER.search(text):
-        return frozenset({EVERY_FILE})
+    if "chdir(" in text or _SUBPROCESS_IN_FOLDER.search(text) or _OPEN_HANDED_ON.search(text):
+        return frozenset({EVERY_FILE})  # (`partial(open, mode="w")`, `GFile = open`: writes not spelled as opens)
     names: set[str] = set()
+    constants: dict[str, str] | None = None
     settled: list[str] = []  # the writes whose file the text must show
     if "open(" in text or "fileinput" in text:
         settled += [match.group(0) for match in _OPEN_WRITING.finditer(text)]
@@ -282,8 +265,11 @@ def data_file_writes(text: str) -> frozenset[str]:
         # command line (`subprocess.run(["cp", preset, "configs/active.json"])`): the data
         # files they show (one a helper or a command built elsewhere writes is out of sight)
         for match in _NAMED_WRITE.finditer(text):
-            names.update(os.path.basename(name) for name in _FILE_NAME.findall(_line_of(text, match)) if name.endswith(_EXTENSIONS))
-    constants: dict[str, str] | None = None
+            line = _line_of(text, match)
+            if constants is None:
+                constants = dict(_STRING_CONSTANT.findall(text))
+            shown = [*_FILE_NAME.findall(line), *(constants[name] for name in _WORD.findall(line) if name in constants)]
+            names.update(os.path.basename(name) for name in shown if name.endswith(_EXTENSIONS))
     for call in settled:
         shown = _FILE_NAME.findall(call)
         if not shown:
@@ -307,8 +293,8 @@ _ARGS = r"""(?:[^()]|\([^()]*\))*"""  # a call's arguments, one level of parenth
 # an open() whose mode writes or is not a literal (`open(path, mode)`), `os.open` (flags),
 # `os.fdopen(fd, "w")`, `fileinput.input(..., inplace=True)`
 _OPEN_WRITING = re.compile(
-    rf"""\bopen\({_ARGS}?(?:["'](?:[wax]|r\+)[bt+]*["']|\bmode\s*=\s*(?!["']r[bt]?["']))({_ARGS})\)"""
-    rf"""|\bopen\((?:[^(),]|\([^()]*\))*,\s*(?!["'\s]|(?:mode|encoding|newline|errors|buffering|closefd|opener)\s*=)[A-Za-z_]{_ARGS}\)"""
+    rf"""\b\w*open\({_ARGS}?(?:["'](?:[wax]|r\+)[bt+]*["']|\bmode\s*=\s*(?!["']r[bt]?["']))({_ARGS})\)"""
+    rf"""|\b\w*open\((?:[^(),]|\([^()]*\))*,\s*(?!["'\s]|(?:mode|encoding|newline|errors|buffering|closefd|opener)\s*=)[A-Za-z_]{_ARGS}\)"""
     rf"""|\bos\.open\({_ARGS}\)|\bfdopen\({_ARGS}\)|\bfileinput\.input\({_ARGS}\binplace\b{_ARGS}\)"""
 )
 _MAY_WRITE_OTHERWISE = re.compile(r"""write_|symlink|hardlink|shutil\.|copyfile|copy2|copytree|os\.(?:rename|replace|link)|\.(?:replace|rename)\(|save|dump|subprocess\.|os\.(?:system|popen)""")
@@ -320,6 +306,7 @@ _OTHER_WRITE = re.compile(
 )
 # writes known by the data files their line shows, never by what it does not
 _NAMED_WRITE = re.compile(r"""\b(?:save\w*|\w*_save|savetxt|dump|safe_dump|to_json|to_yaml|write_json|write_yaml|write_toml)\(|\bsubprocess\.\w+\(|\bos\.(?:system|popen)\(""")
+_OPEN_HANDED_ON = re.compile(r"""\bpartial\(\s*(?:[\w.]+\.)?open\b|^\s*\w+\s*=\s*(?:io\.|builtins\.|codecs\.)?open\s*(?:#.*)?$|\bimport\s+open\s+as\b""", re.MULTILINE)
 _SUBPROCESS_IN_FOLDER = re.compile(r"""\bsubprocess\.\w+\([^\n]*\bcwd\s*=|\bcwd\s*=\s*[^\n]*\)\s*$""", re.MULTILINE)
 _CHOSEN = re.compile(r"""\.get\(|\[|\bor\b|\bif\b""")  # a path chosen at run time among several
 _STRING_CONSTANT = re.compile(r"""^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*["']([\w./-]+)["']\s*(?:#.*)?$""", re.MULTILINE)

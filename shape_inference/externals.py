@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, paths, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -2788,6 +2788,8 @@ def h_str(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return UNKNOWN
     if isinstance(args[0], DTypeV):
         return ConstV(args[0].name)
+    if paths.is_path(args[0]):
+        return paths.h_fspath(interp, args, kwargs, node, fr, q)  # (str(Path(...)): its text)
     ok, value = const_value(args[0])
     return ConstV(str(value)) if ok and isinstance(value, (str, int, float, bool)) and not (isinstance(value, int) and abs(value) > 10**100) else UNKNOWN
 
@@ -3989,9 +3991,14 @@ for _q in fiddle_configs.BUILDS:
     HANDLERS[_q] = fiddle_configs.h_build
 HANDLERS["builtins.open"] = HANDLERS["io.open"] = data_files.h_open
 HANDLERS[f"{data_files.OPENED}.read"] = data_files.h_read
-HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = data_files.h_path_join
+HANDLERS["os.path.join"] = HANDLERS["posixpath.join"] = paths.h_path_join
 for _q in ("os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath"):
-    HANDLERS[_q] = data_files.h_path_of_file
+    HANDLERS[_q] = paths.h_path_of_file
+for _q in paths.CONSTRUCTORS:
+    HANDLERS[_q] = paths.h_path
+for _q in paths.METHODS:
+    HANDLERS[f"{paths.PATH}.{_q}"] = paths.h_method
+HANDLERS["os.fspath"] = paths.h_fspath
 HANDLERS["os.path.exists"] = HANDLERS["os.path.isfile"] = data_files.h_exists
 HANDLERS["ast.literal_eval"] = h_literal_eval
 

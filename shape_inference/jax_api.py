@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -219,6 +219,8 @@ def as_dim(value: Value) -> Dim | None:
 
 
 def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node: ast.AST, fr: Frame) -> Value:
+    if isinstance(op, ast.Div) and paths.is_path(left):
+        return paths.joined(left, right)  # `Path(__file__).parent / "configs"`
     if isinstance(op, ast.BitOr) and isinstance(left, DictV) and isinstance(right, DictV):
         keys = {k for k, _ in right.items}  # `base | override`: the right side's keys win
         kept = tuple((k, v) for k, v in left.items if k not in keys)
@@ -1790,6 +1792,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
             return ArrayV(arr.shape, real_part(arr.dtype), base.diff and not (real and name == "imag"), arr.why)
         return BoundMethodV(ExternalV(f"jax.Array.{name}"), base)
     if isinstance(base, ExtObjectV):
+        if base.qualname == paths.PATH:
+            return paths.attribute(base, name)  # (`Path(__file__).parent`)
         value = base.kwarg(name)
         if value is not None:
             return value

@@ -86,6 +86,13 @@ def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Pat
         {"tools/prepare.py": "import fileinput\n\nfor line in fileinput.input('configs/lm.json', inplace=True):\n    print(line.replace('129', '128'), end='')\n"},
         {"tools/prepare.py": "import numpy as np\n\nnp.savetxt('configs/lm.json', np.zeros(1))\n"},
         {"launch.py": "import subprocess\nimport sys\n\nsubprocess.run([sys.executable, '../scripts/train.py'], cwd='experiments')\n"},
+        # probe 131b: open under another name or handed on, a command given a constant, a
+        # shell script or a notebook of the project
+        {"tools/prepare.py": "from io import open as io_open\n\nCONFIG = 'configs/other.json'\n\n\ndef save(path, text):\n    io_open(path, 'w').write(text)\n"},
+        {"tools/prepare.py": "import functools\n\nwriter = functools.partial(open, mode='w')\n"},
+        {"tools/prepare.py": "import subprocess\n\nCONFIG_PATH = 'configs/lm.json'\n\n\ndef use(preset):\n    subprocess.run(['cp', preset, CONFIG_PATH], check=True)\n"},
+        {"run.sh": "#!/bin/sh\npython make_config.py > configs/lm.json\npython scripts/train.py\n"},
+        {"notebooks/export.ipynb": '{"cells": [{"cell_type": "code", "source": ["open(\\"configs/lm.json\\", \\"w\\").write(cfg)"]}]}'},
     ],
 )
 def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, other: dict[str, str]) -> None:
@@ -207,3 +214,30 @@ def test_a_config_folder_named_by_a_module_constant(tmp_path: Path, monkeypatch:
     write(tmp_path, files)
     got = lines(tmp_path, monkeypatch, capsys)
     assert len(got) == 1 and "T = S = 129" in got[0]
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        "yaml.safe_load((Path(__file__).parent / 'configs' / 'lm.yaml').read_text())",
+        "yaml.safe_load(open(Path(__file__).resolve().parent / 'configs' / 'lm.yaml'))",
+        "yaml.safe_load(CONFIG_DIR.joinpath('lm.yaml').open())",
+        "yaml.safe_load(open(str(CONFIG_DIR / 'lm.yaml')))",
+        "yaml.safe_load(Path('configs/lm.yaml').read_text(encoding='utf-8'))",
+    ],
+)
+def test_a_config_named_by_pathlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, reads: str) -> None:
+    files = project("yaml", 129)
+    files["train.py"] = "from pathlib import Path\n\nCONFIG_DIR = Path(__file__).parent / 'configs'\n" + files["train.py"].replace(
+        "yaml.safe_load(open('configs/lm.yaml'))", reads
+    )
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
+
+
+def test_a_path_from_the_working_directory_is_not_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    files = project("yaml", 129)
+    files["train.py"] = "from pathlib import Path\n" + files["train.py"].replace("yaml.safe_load(open('configs/lm.yaml'))", "yaml.safe_load((Path.cwd() / 'configs' / 'lm.yaml').read_text())")
+    write(tmp_path, files)
+    assert lines(tmp_path, monkeypatch, capsys) == []
