@@ -28,7 +28,7 @@ from fnmatch import fnmatch
 from typing import NamedTuple
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
-from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_refs
+from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_names, data_file_refs
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(
@@ -221,7 +221,7 @@ def read_source(path: str) -> tuple[str, str]:
     return decode_source(data), hashlib.sha256(data).hexdigest()
 
 
-def _hashed(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
+def hashed_files(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
     """(path, sha256 of its bytes) of each readable file of `paths` small enough to be
     read as a config (a dataset's JSON is not: the analysis does not read it either)."""
     found: list[tuple[str, str]] = []
@@ -407,6 +407,9 @@ class ScannedFile:
     # the data files (JSON, YAML, TOML) its literals may name: (absolute path, sha256),
     # which the analysis may read (shape_inference/data_files.py) and the cache keys on
     data_files: tuple[tuple[str, str], ...] = ()
+    # the names of the data files its literals spell, wherever they lie (project_set finds
+    # them under the root: `os.path.join(CONFIG_DIR, "x.json")`, CONFIG_DIR in paths.py)
+    data_names: frozenset[str] = frozenset()
 
 
 # Every name in DIFFERENTIATION_NAMES contains one of these (jacrev, jacfwd and jacobian
@@ -538,7 +541,8 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             bindings=top_level_bindings(text) if os.path.basename(path).startswith("__init__.") else (),
             decorators=decorator_names(text) if gated else frozenset(),
             size=len(text),
-            data_files=_hashed(data_file_refs(path, text)),
+            data_files=hashed_files(data_file_refs(path, text)),
+            data_names=data_file_names(text),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))

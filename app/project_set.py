@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
-from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, read_source
+from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, hashed_files, read_source
 from jax_cudnn_lint.shape_inference.data_files import EVERY_FILE, data_file_writes
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
@@ -361,6 +361,16 @@ def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[t
     one writes a file it does not name or changes folder (data_files.data_file_writes).
     The writes are read only in a project whose literals name a data file: the scan of
     every file for them cost more than the rest of the scan (probe corpus, 7,247 files)."""
+    if not any(s.data_names for s in readable):
+        return {}
+    scripts, found_under_root = _project_files(root, frozenset[str]().union(*(s.data_names for s in readable)))
+    # a data file a file names by its name alone, wherever it lies under the root (the folder
+    # built in another module: probe 131a); the analysis reads it only where the path it
+    # computes names exactly it
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for entry in hashed_files(found_under_root):
+        by_name.setdefault(os.path.basename(entry[0]), []).append(entry)
+    readable = [replace(s, data_files=tuple(dict.fromkeys([*s.data_files, *(entry for name in s.data_names for entry in by_name.get(name, ()))]))) if s.data_names else s for s in readable]
     if not any(s.data_files for s in readable):
         return {}
     written: set[str] = set()
@@ -374,7 +384,7 @@ def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[t
     # a shell script, Makefile or notebook of the project that names one may write it
     # (`python make_config.py > configs/train.yaml`: probes 129b, 131b)
     names = {os.path.basename(path) for s in readable for path, _ in s.data_files}
-    written |= {name for text in _scripts_of(root) for name in names if name in text}
+    written |= {name for text in _texts(scripts) for name in names if name in text}
     # (a link's target may be written by its own name: probe 128a)
     found = {s.path: tuple(entry for entry in s.data_files if not {os.path.basename(entry[0]), os.path.basename(os.path.realpath(entry[0]))} & written) for s in readable if s.data_files}
     return {path: entries for path, entries in found.items() if entries}
@@ -386,23 +396,30 @@ _NOT_THE_PROJECT = frozenset({"node_modules", "site-packages", "__pycache__", "v
 _MAX_SCRIPTS = 2000
 
 
-def _scripts_of(root: str) -> Iterable[str]:
-    """The texts of the project's shell scripts, Makefiles and notebooks (hidden folders,
-    virtual environments and build output left out; at most _MAX_SCRIPTS of them)."""
-    seen = 0
+def _project_files(root: str, data_names: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The project's shell scripts, Makefiles and notebooks, and its data files of those
+    names (hidden folders but .githooks, virtual environments and build output left out;
+    at most _MAX_SCRIPTS of each)."""
+    scripts: list[str] = []
+    data: list[str] = []
     for folder, subfolders, files in os.walk(root):
-        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in _NOT_THE_PROJECT]
+        subfolders[:] = [d for d in subfolders if (not d.startswith(".") or d == ".githooks") and d not in _NOT_THE_PROJECT]
         for name in files:
-            if not (name.endswith(_SCRIPT_SUFFIXES) or name in _SCRIPT_NAMES or os.path.basename(folder) == ".githooks"):
-                continue
-            seen += 1
-            if seen > _MAX_SCRIPTS:
-                return
-            try:
-                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
-                    yield handle.read(1_000_000)
-            except OSError:
-                continue
+            if name.endswith(_SCRIPT_SUFFIXES) or name in _SCRIPT_NAMES or os.path.basename(folder) == ".githooks":
+                if len(scripts) < _MAX_SCRIPTS:
+                    scripts.append(os.path.join(folder, name))
+            elif name in data_names and len(data) < _MAX_SCRIPTS:
+                data.append(os.path.normpath(os.path.abspath(os.path.join(folder, name))))
+    return scripts, data
+
+
+def _texts(paths: Iterable[str]) -> Iterable[str]:
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                yield handle.read(1_000_000)
+        except OSError:
+            continue
 
 
 def _decorators(scanned: ScannedFile) -> frozenset[str]:

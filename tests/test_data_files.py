@@ -241,3 +241,14 @@ def test_a_path_from_the_working_directory_is_not_known(tmp_path: Path, monkeypa
     files["train.py"] = "from pathlib import Path\n" + files["train.py"].replace("yaml.safe_load(open('configs/lm.yaml'))", "yaml.safe_load((Path.cwd() / 'configs' / 'lm.yaml').read_text())")
     write(tmp_path, files)
     assert lines(tmp_path, monkeypatch, capsys) == []
+
+
+def test_a_config_folder_built_in_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 131a: `CONFIG_DIR = os.path.join(ROOT, "configs")` in paths.py, the file name
+    joined to it in train.py."""
+    files = project("json", 129)
+    files["paths.py"] = "import os\n\nROOT = os.path.dirname(os.path.abspath(__file__))\nCONFIG_DIR = os.path.join(ROOT, 'configs')\n"
+    files["train.py"] = "import os\n\nfrom paths import CONFIG_DIR\n" + files["train.py"].replace("open('configs/lm.json')", "open(os.path.join(CONFIG_DIR, 'lm.json'))")
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "T = S = 129" in got[0]
