@@ -364,6 +364,8 @@ def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[t
     if not any(s.data_names for s in readable):
         return {}
     scripts, found_under_root = _project_files(root, frozenset[str]().union(*(s.data_names for s in readable)))
+    if scripts == [EVERY_FILE]:
+        return {}
     # a data file a file names by its name alone, wherever it lies under the root (the folder
     # built in another module: probe 131a); the analysis reads it only where the path it
     # computes names exactly it
@@ -394,6 +396,7 @@ _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".mk", ".ipynb")
 _SCRIPT_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", "Dockerfile", "Taskfile.yml"})
 _NOT_THE_PROJECT = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "build", "dist"})
 _MAX_SCRIPTS = 2000
+_MAX_VISITED = 200_000  # files looked at under the root for scripts and configs
 
 
 def _project_files(root: str, data_names: frozenset[str]) -> tuple[list[str], list[str]]:
@@ -402,7 +405,13 @@ def _project_files(root: str, data_names: frozenset[str]) -> tuple[list[str], li
     at most _MAX_SCRIPTS of each)."""
     scripts: list[str] = []
     data: list[str] = []
+    visited = 0
     for folder, subfolders, files in os.walk(root):
+        visited += len(files)
+        if visited > _MAX_VISITED:
+            # (a tree this large is not read whole for configs: the scan's own references stand,
+            # and a script that may write one is not known, so none is read)
+            return [EVERY_FILE], []
         subfolders[:] = [d for d in subfolders if (not d.startswith(".") or d == ".githooks") and d not in _NOT_THE_PROJECT]
         for name in files:
             if name.endswith(_SCRIPT_SUFFIXES) or name in _SCRIPT_NAMES or os.path.basename(folder) == ".githooks":
