@@ -34,7 +34,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, hashed_files, read_source
-from jax_cudnn_lint.shape_inference.data_files import EVERY_FILE, data_file_writes
+from jax_cudnn_lint.shape_inference.data_files import EVERY_FILE, data_file_uses, data_file_writes
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
@@ -376,22 +376,27 @@ def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[t
     if not any(s.data_files for s in readable):
         return {}
     written: set[str] = set()
+    names = frozenset(os.path.basename(path) for s in readable for path, _ in s.data_files)
     for s in readable:
         try:
-            written |= data_file_writes(s.text if s.text is not None else read_source(s.path)[0])
+            text = s.text if s.text is not None else read_source(s.path)[0]
         except SourceError:
             continue
+        written |= data_file_writes(text) | data_file_uses(text, names)
         if EVERY_FILE in written:
             return {}
     # a shell script, Makefile or notebook of the project that names one may write it
     # (`python make_config.py > configs/train.yaml`: probes 129b, 131b)
-    names = {os.path.basename(path) for s in readable for path, _ in s.data_files}
-    written |= {name for text in _texts(scripts) for name in names if name in text}
+    for text in _texts(scripts):
+        if _CHANGES_FOLDER.search(text):
+            return {}  # (`cd experiments/h100 && python train.py`: relative paths from elsewhere, probe 132a)
+        written |= {name for name in names if name in text}
     # (a link's target may be written by its own name: probe 128a)
     found = {s.path: tuple(entry for entry in s.data_files if not {os.path.basename(entry[0]), os.path.basename(os.path.realpath(entry[0]))} & written) for s in readable if s.data_files}
     return {path: entries for path, entries in found.items() if entries}
 
 
+_CHANGES_FOLDER = re.compile(r"""(?:^|[;&|(]|\bthen|\bdo)\s*(?:cd|pushd)\s""", re.MULTILINE)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".mk", ".ipynb")
 _SCRIPT_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", "Dockerfile", "Taskfile.yml"})
 _NOT_THE_PROJECT = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "build", "dist"})

@@ -92,6 +92,17 @@ def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Pat
         {"tools/prepare.py": "import functools\n\nwriter = functools.partial(open, mode='w')\n"},
         {"tools/prepare.py": "import subprocess\n\nCONFIG_PATH = 'configs/lm.json'\n\n\ndef use(preset):\n    subprocess.run(['cp', preset, CONFIG_PATH], check=True)\n"},
         {"run.sh": "#!/bin/sh\npython make_config.py > configs/lm.json\npython scripts/train.py\n"},
+        # probe 132a: writes not spelled as a write of a named file
+        {"tools/prepare.py": "import io\n\nCONFIG = 'configs/lm.json'\nio.FileIO(CONFIG, 'w').write(b'{}')\n"},
+        {"tools/prepare.py": "import logging\n\nlogging.getLogger().addHandler(logging.FileHandler('configs/lm.json', mode='w'))\n"},
+        {"tools/prepare.py": "import numpy as np\n\nnp.zeros(1).tofile('configs/lm.json')\n"},
+        {"tools/prepare.py": "def patch(path):\n    with open(path, 'rb+') as f:\n        f.write(b'{}')\n"},
+        {"tools/prepare.py": "import os\n\n\ndef swap(tmp, link):\n    os.renames(tmp, link)\n"},
+        {"tools/prepare.py": "def stream(path, *args):\n    return open(path, *args)\n"},
+        {"tools/prepare.py": "import tarfile\n\ntarfile.open('configs.tar').extractall('.')\n"},
+        {"tools/prepare.py": "from pathlib import Path\n\np = Path('configs') / 'lm.json'\ngetattr(p, 'write_text')('{}')\n"},
+        {"tools/prepare.py": "import subprocess\n\nsubprocess.run(['git', 'apply', 'configs.patch'], check=True)\n"},
+        {"run.sh": "#!/bin/sh\ncd experiments && python ../scripts/train.py\n"},
         {"notebooks/export.ipynb": '{"cells": [{"cell_type": "code", "source": ["open(\\"configs/lm.json\\", \\"w\\").write(cfg)"]}]}'},
     ],
 )
