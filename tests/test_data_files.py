@@ -45,6 +45,13 @@ def lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, *options
     return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
 
 
+def assert_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, files: dict[str, str], seq: int) -> None:
+    """The project written, its one finding is the JCD201 of the length the config holds."""
+    write(tmp_path, files)
+    got = lines(tmp_path, monkeypatch, capsys)
+    assert len(got) == 1 and "JCD201" in got[0] and f"T = S = {seq}" in got[0]
+
+
 @pytest.mark.parametrize("kind", list(READERS))
 @pytest.mark.parametrize(("seq", "found"), [(257, True), (256, False)])
 def test_a_length_read_from_a_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, kind: str, seq: int, found: bool) -> None:
@@ -59,9 +66,7 @@ def test_a_length_read_from_a_data_file(tmp_path: Path, monkeypatch: pytest.Monk
 def test_a_script_in_a_folder_reads_the_file_from_the_folder_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     files = project("json", 129, "scripts/train.py")
     files["scripts/train.py"] = "import sys\n\nsys.path.insert(0, '.')\n" + files["scripts/train.py"]
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 @pytest.mark.parametrize(
@@ -117,9 +122,7 @@ def test_a_data_file_that_is_not_certain_is_not_read(tmp_path: Path, monkeypatch
 def test_a_project_that_writes_other_files_by_name_still_reads_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     files = project("json", 129)
     files["report.py"] = "import json\nimport os\n\n\ndef save(workdir, metrics):\n    with open(os.path.join(workdir, 'metrics.json'), 'w') as f:\n        json.dump(metrics, f)\n    open(f'{workdir}/log.txt', 'a').write('done')\n"
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 def test_a_link_to_a_file_the_project_writes_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -140,9 +143,7 @@ def test_a_loader_that_falls_back_when_the_path_does_not_exist(tmp_path: Path, m
     files["train.py"] = "import os\n" + files["train.py"].replace(
         "    with open('configs/lm.json') as f:", "    path = 'configs/lm.json'\n    if not os.path.exists(path):\n        path = os.path.join('configs', path + '.json')\n    with open(path) as f:"
     )
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -199,9 +200,7 @@ def test_a_data_file_beside_the_module_by_its_file(tmp_path: Path, monkeypatch: 
     """Probe 126a: the config found from `__file__`, wherever the run starts."""
     files = project("json", 129)
     files["train.py"] = "import os\n" + files["train.py"].replace("open('configs/lm.json')", f"open({path})")
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 def test_a_yaml_file_of_aliases_is_read_in_bounded_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -222,9 +221,7 @@ def test_a_config_folder_named_by_a_module_constant(tmp_path: Path, monkeypatch:
         "import os\n\nHERE = os.path.dirname(os.path.abspath(__file__))\nCONFIG_DIR = os.path.join(HERE, 'configs')\n"
         + files["train.py"].replace("open('configs/lm.json')", "open(os.path.join(CONFIG_DIR, 'lm.json'))")
     )
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 @pytest.mark.parametrize(
@@ -242,9 +239,7 @@ def test_a_config_named_by_pathlib(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     files["train.py"] = "from pathlib import Path\n\nCONFIG_DIR = Path(__file__).parent / 'configs'\n" + files["train.py"].replace(
         "yaml.safe_load(open('configs/lm.yaml'))", reads
     )
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
 
 
 def test_a_path_from_the_working_directory_is_not_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -260,6 +255,4 @@ def test_a_config_folder_built_in_another_module(tmp_path: Path, monkeypatch: py
     files = project("json", 129)
     files["paths.py"] = "import os\n\nROOT = os.path.dirname(os.path.abspath(__file__))\nCONFIG_DIR = os.path.join(ROOT, 'configs')\n"
     files["train.py"] = "import os\n\nfrom paths import CONFIG_DIR\n" + files["train.py"].replace("open('configs/lm.json')", "open(os.path.join(CONFIG_DIR, 'lm.json'))")
-    write(tmp_path, files)
-    got = lines(tmp_path, monkeypatch, capsys)
-    assert len(got) == 1 and "T = S = 129" in got[0]
+    assert_reported(tmp_path, monkeypatch, capsys, files, 129)
