@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-cache", action="store_true", help="do not read or write caches")
     run.add_argument(
+        "--read-data-configs",
+        action="store_true",
+        help="read the project's JSON/YAML/TOML configs where a run opens them by a known path (off by default: a config a pipeline rewrites before training would be misread)",
+    )
+    run.add_argument(
         "--max-file-size",
         type=_non_negative_float,
         metavar="MB",
@@ -250,6 +255,7 @@ def resolve_options(args: argparse.Namespace) -> Options:
         changes["gpu"] = gpu
     if cudnn is not None:
         changes["cudnn"] = cudnn
+    changes["read_data_configs"] = bool(pick(True if args.read_data_configs else None, fc.read_data_configs, False))
     config = Config().with_(**changes)
 
     exclude = _patterns(args.exclude, fc.exclude, fc) + _patterns(None, fc.extend_exclude, fc)
@@ -312,9 +318,9 @@ def _patterns(
 # --- the run ----------------------------------------------------------------
 
 
-def scan_all(files: Sequence[str], jobs: int, max_file_mb: float | None = DEFAULT_MAX_FILE_MB) -> list[ScannedFile]:
+def scan_all(files: Sequence[str], jobs: int, max_file_mb: float | None = DEFAULT_MAX_FILE_MB, data_configs: bool = False) -> list[ScannedFile]:
     """scan_file over every file, in worker processes when it pays; order kept."""
-    scan = functools.partial(scan_file, max_file_mb=max_file_mb)
+    scan = functools.partial(scan_file, max_file_mb=max_file_mb, data_configs=data_configs)
     if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
         return [scan(path) for path in files]
     workers = min(jobs, len(files))
@@ -344,7 +350,7 @@ def analyse(options: Options) -> Analysis:
 
 def _analyse(options: Options) -> Analysis:
     files = discover(options.paths, options.exclude)
-    scanned = scan_all(files, options.jobs, options.max_file_mb)
+    scanned = scan_all(files, options.jobs, options.max_file_mb, options.config.read_data_configs)
     errors: list[Finding] = []
     for s in scanned:
         if s.error is not None:
@@ -359,7 +365,7 @@ def _analyse(options: Options) -> Analysis:
             )
         elif s.internal_error is not None:
             errors.append(file_error("JCD901", s.path, f"internal error: {s.internal_error}"))
-    chosen = project_set(scanned, options.root)
+    chosen = project_set(scanned, options.root, read_data_configs=options.config.read_data_configs)
     by_path = {s.path: s for s in scanned}
     linted = _lint_with_cache(options, chosen, by_path)
     all_errors = sorted(errors + linted.parse_errors + linted.internal, key=Finding.sort_key)

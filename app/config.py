@@ -57,6 +57,9 @@ class Config:
     gpu: str = DEFAULT_GPU
     cudnn: str = DEFAULT_CUDNN
     enable_all: bool = False  # the flake8 plugin: compute every rule, flake8 selects
+    # the command reads the project's JSON/YAML/TOML configs (shape_inference/data_files.py):
+    # opt-in, since a file on disk is what runs only where nothing rewrites it first
+    read_data_configs: bool = False
 
     def with_(self, **changes: object) -> Config:
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ the command line wins over it.  Keys (kebab-case; snake_case is accepted too):
     jobs                            worker processes (integer)
     max-file-size                   MB; larger gated files are reported, not analysed
                                     (number, 0 for no limit)
+    read-data-configs               read the project's JSON/YAML/TOML configs (boolean)
 
 Reading TOML needs Python 3.11 (tomllib) or the `tomli` package on 3.10; without
 either, the file is skipped with a warning.
@@ -29,6 +30,7 @@ LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 STRING_KEYS = ("jax-version", "gpu", "cudnn")
 INT_KEYS = ("jobs",)
 NUMBER_KEYS = ("max-file-size",)
+BOOL_KEYS = ("read-data-configs",)
 
 
 class ConfigError(Exception):
@@ -51,6 +53,7 @@ class FileConfig:
     cudnn: str | None = None
     jobs: int | None = None
     max_file_size: float | None = None
+    read_data_configs: bool | None = None
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -141,6 +144,10 @@ def load_config(start: str) -> FileConfig:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < float("inf"):
                 raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a number, 0 or more")
             values[attr] = float(value)
+        elif key in BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be true or false")
+            values[attr] = value
         elif key in INT_KEYS:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a positive integer")

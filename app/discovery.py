@@ -519,10 +519,11 @@ def _calls_at_top_level(text: str) -> bool:
     return any(found.group().split(".")[0].rstrip("(") not in _NOT_CALLS for found in _TOP_LEVEL_CALL.finditer(text))
 
 
-def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
+def scan_file(path: str, max_file_mb: float | None = None, data_configs: bool = False) -> ScannedFile:
     """Read, hash, gate and list imports of one file.  Never raises.
 
-    A gated file over `max_file_mb` comes back as an error: it will not be parsed.
+    A gated file over `max_file_mb` comes back as an error: it will not be parsed.  With
+    `data_configs`, the data files its literals may name too (--read-data-configs).
     """
     try:
         text, digest = read_source(path)
@@ -541,8 +542,8 @@ def scan_file(path: str, max_file_mb: float | None = None) -> ScannedFile:
             bindings=top_level_bindings(text) if os.path.basename(path).startswith("__init__.") else (),
             decorators=decorator_names(text) if gated else frozenset(),
             size=len(text),
-            data_files=hashed_files(data_file_refs(path, text)),
-            data_names=data_file_names(text),
+            data_files=hashed_files(data_file_refs(path, text)) if data_configs else (),
+            data_names=data_file_names(text) if data_configs else frozenset(),
         )
     except SourceError as exc:
         return ScannedFile(path, error=Problem(exc.message, exc.line, exc.col))

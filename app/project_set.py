@@ -254,7 +254,7 @@ class ProjectSet:
         return {path: digest for file in (*component.entries, *component.reachable, *component.callers) for path, digest in self.data_files.get(file, ())}
 
 
-def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
+def project_set(scanned: Sequence[ScannedFile], root: str, read_data_configs: bool = False) -> ProjectSet:
     """The entry and reachable files of a scanned project (see the module docstring)."""
     readable = [s for s in scanned if s.sha256 is not None]
     by_path = {s.path: s for s in readable}
@@ -351,7 +351,7 @@ def project_set(scanned: Sequence[ScannedFile], root: str) -> ProjectSet:
     components: list[Component] = []
     for component in _components(entry_list, reachable_list, groups, by_path):
         components += [_with_callers(shard, imported_by, order) for shard in _shards(component, imports, by_path, order)]
-    data_files = _data_files(readable, root)
+    data_files = _data_files(readable, root) if read_data_configs else {}
     return ProjectSet(entry_list, reachable_list, importer_names, drivers=frozenset(drivers), components=components, imported_by=imported_by, data_files=data_files)
 
 

@@ -1,6 +1,7 @@
 """Configs read from the project's JSON, YAML and TOML files (shape_inference/data_files.py):
-the command reads the one file a known relative path names and keys its cache on it; the
-flake8 plugin, which sees one file, reads none (probe 125b)."""
+asked to (`--read-data-configs`, `read-data-configs = true`), the command reads the one
+file a known path names and keys its cache on it; the flake8 plugin, which sees one file,
+reads none (probe 125b)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def project(kind: str, seq: int, script: str = "train.py") -> dict[str, str]:
 
 def lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, *options: str) -> list[str]:
     monkeypatch.chdir(tmp_path)
-    main(["--exit-zero", "-j1", *(options or ("--no-cache",)), "."])
+    main(["--exit-zero", "-j1", "--read-data-configs", *(options or ("--no-cache",)), "."])
     return [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
 
 
@@ -160,10 +161,11 @@ def test_the_cache_is_keyed_on_the_data_file(tmp_path: Path, monkeypatch: pytest
 
 def test_the_scan_names_the_data_files_a_file_may_read(tmp_path: Path) -> None:
     write(tmp_path, {**project("toml", 129, "scripts/train.py"), "scripts/other.json": "{}", "big.json": "[" + "0, " * 200_000 + "0]"})
-    scanned = scan_file(str(tmp_path / "scripts/train.py"))
+    scanned = scan_file(str(tmp_path / "scripts/train.py"), data_configs=True)
     assert [Path(path).relative_to(tmp_path).as_posix() for path, _ in scanned.data_files] == ["configs/lm.toml"]
     write(tmp_path, {"scripts/train.py": "import json\n\nDATA = json.load(open('big.json'))\n"})
-    assert scan_file(str(tmp_path / "scripts/train.py")).data_files == ()  # (a dataset, not a config)
+    assert scan_file(str(tmp_path / "scripts/train.py"), data_configs=True).data_files == ()  # (a dataset, not a config)
+    assert scan_file(str(tmp_path / "scripts/train.py")).data_names == frozenset()  # (not asked)
 
 
 def test_the_flake8_plugin_reads_no_data_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -256,3 +258,17 @@ def test_a_config_folder_built_in_another_module(tmp_path: Path, monkeypatch: py
     files["paths.py"] = "import os\n\nROOT = os.path.dirname(os.path.abspath(__file__))\nCONFIG_DIR = os.path.join(ROOT, 'configs')\n"
     files["train.py"] = "import os\n\nfrom paths import CONFIG_DIR\n" + files["train.py"].replace("open('configs/lm.json')", "open(os.path.join(CONFIG_DIR, 'lm.json'))")
     assert_reported(tmp_path, monkeypatch, capsys, files, 129)
+
+
+@pytest.mark.parametrize("asked", ["no", "option", "pyproject"])
+def test_data_configs_are_read_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, asked: str) -> None:
+    """Off by default: probes 132a and 133a found a config on disk that the documented run
+    rewrites first (a Dockerfile's COPY, a dvc stage, a Makefile rule) in ways no scan sees."""
+    files = project("json", 129)
+    if asked == "pyproject":
+        files["pyproject.toml"] = "[tool.jax-cudnn-lint]\nread-data-configs = true\n"
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--exit-zero", "-j1", "--no-cache", *(["--read-data-configs"] if asked == "option" else []), "."])
+    got = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert len(got) == (0 if asked == "no" else 1)
