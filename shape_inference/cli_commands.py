@@ -21,13 +21,17 @@ patch of it) make the call Unknown.  Where the defaults are not what runs (conte
 settings with a default_map or an env-var prefix, `Annotated` options with an env var,
 the only runs in sight given options: `app(["--seq-len", "256"])`,
 `CliRunner().invoke(cli, [...])`), the function's own analysis does not take them either
-(`Interpreter.cli_unfollowed`), as a function every caller passes a value to.
+(`Interpreter.cli_unfollowed`), as a function every caller passes a value to.  A click
+command given a list of literals (`main(["--seq-len", "321"], standalone_mode=False)`,
+`CliRunner().invoke(main, [...])`) runs with the options it gives, where each is one we
+follow (`given_options`: `--opt value`, `--opt=value`, flags and `--no-x` switches, as
+click converts them; a positional, an unknown option or `--help` is not followed).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
@@ -65,10 +69,11 @@ class CliCommandV(Value):
     (parameter name -> value), None where one is not certain; `command` once
     `@click.command()` made it one (before, the options are being collected)."""
 
-    def __init__(self, func: Value, defaults: tuple[tuple[str, Value], ...] | None, command: bool) -> None:
+    def __init__(self, func: Value, defaults: tuple[tuple[str, Value], ...] | None, command: bool, options: tuple[OptionSpec, ...] | None = ()) -> None:
         self.func = func
         self.defaults = defaults
         self.command = command
+        self.options = options  # how an argument list sets each option (None: one we cannot read)
         self.opened = False  # code read its attributes (`main.params[0].default = 128`): not followed
 
     def key(self) -> object:
@@ -78,12 +83,13 @@ class CliCommandV(Value):
 def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs: dict[str, Value], func: Value) -> Value | None:
     """`@click.option(...)`, `@click.argument(...)`, `@click.command()` applied to a
     function (or to what the decorators below made of it); None for anything else."""
-    inner, defaults = (func.func, func.defaults) if isinstance(func, CliCommandV) and not func.command else (func, ())
+    inner, defaults, options = (func.func, func.defaults, func.options) if isinstance(func, CliCommandV) and not func.command else (func, (), ())
     if not isinstance(inner, FunctionV):
         return None
     if qualname in CLICK_PARAMS:
         param = _click_param(args, kwargs, qualname == "click.argument")
-        return CliCommandV(inner, None if defaults is None or param is None else (param, *defaults), False)
+        spec = _option_spec(args, kwargs, param) if qualname == "click.option" and param is not None else None
+        return CliCommandV(inner, None if defaults is None or param is None else (param, *defaults), False, None if options is None or spec is None else (spec, *options))
     if qualname == CLICK_COMMAND:
         # (`context_settings` may hold a default_map or an env-var prefix, `cls` a command
         # class that sets them: probe 120a)
@@ -92,7 +98,7 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
             return CliCommandV(inner, None, True)
         if defaults is not None and (decided := frozenset(name for name, value in defaults if value is UNKNOWN)):
             not_followed(interp, inner, decided)
-        return CliCommandV(inner, defaults, True)
+        return CliCommandV(inner, defaults, True, options)
     if qualname in CLICK_OPAQUE:
         return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
     return None
@@ -150,6 +156,93 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
     return name, ConstV(converted, given.why) if not isinstance(converted, int) or isinstance(converted, bool) else _int(converted, given)
 
 
+class OptionSpec(NamedTuple):
+    """How a click option reads from an argument list: its option strings (a switch's
+    `--no-x` among `off`), whether it is a flag (no value), and the conversion of its
+    value (a builtin's name, "choice", or None: as given)."""
+
+    name: str
+    on: tuple[str, ...]
+    off: tuple[str, ...]
+    flag: bool
+    kind: str | None
+
+
+def _option_spec(args: list[Value], kwargs: dict[str, Value], param: tuple[str, Value]) -> OptionSpec | None:
+    """The OptionSpec of a click option we follow, None where its value comes otherwise."""
+    if param[1] is UNKNOWN:
+        return None
+    decls = [text for arg in args if (text := const_value(arg)[1]) is not None and isinstance(text, str)]
+    on: list[str] = []
+    off: list[str] = []
+    for decl in decls:
+        first, _, second = decl.partition("/")
+        on += [first.strip()] if first.strip().startswith("-") else []
+        off += [second.strip()] if second.strip().startswith("-") else []
+    flag = bool(off) or const_value(kwargs.get("is_flag") or ConstV(False)) == (True, True)
+    kind = kwargs.get("type")
+    from jax_cudnn_lint.shape_inference.jax_api import CallResultV
+
+    if kind is None:
+        default = const_value(param[1])[1]
+        name = None if default is None else {int: "builtins.int", float: "builtins.float", bool: "builtins.bool"}.get(type(default), "builtins.str")
+    elif isinstance(kind, CallResultV) and kind.qualname in CLICK_TYPES:
+        name = "choice" if kind.qualname == "click.Choice" else _RANGES[kind.qualname]
+    elif isinstance(kind, ExternalV) and kind.qualname in _CONVERSIONS:
+        name = kind.qualname
+    else:
+        return None
+    return OptionSpec(param[0], tuple(on), tuple(off), flag, name) if on else None
+
+
+def given_options(options: tuple[OptionSpec, ...], tokens: list[str], why: tuple[Step, ...]) -> dict[str, Value] | None:
+    """The values an argument list gives (`["--seq-len", "321"]`, `--seq-len=321`, a flag,
+    `--no-cls`), as click converts them; None for anything else (a positional, an option
+    we do not know or follow, a value that does not convert: click stops)."""
+    by_string = {string: (spec, string in spec.on) for spec in options for string in (*spec.on, *spec.off)}
+    values: dict[str, Value] = {}
+    i = 0
+    while i < len(tokens):
+        token, i = tokens[i], i + 1
+        string, eq, raw = token.partition("=")
+        found = by_string.get(string) if token.startswith("-") else None
+        if found is None:
+            return None
+        spec, on = found
+        if spec.flag:
+            if eq:
+                return None
+            values[spec.name] = ConstV(on, why)
+            continue
+        if not eq:
+            if i >= len(tokens):
+                return None
+            raw, i = tokens[i], i + 1
+        value = _converted(spec.kind, raw, why)
+        if value is None:
+            return None
+        values[spec.name] = value
+    return values
+
+
+def _converted(kind: str | None, raw: str, why: tuple[Step, ...]) -> Value | None:
+    if kind in (None, "choice", "builtins.str"):
+        return ConstV(raw, why)
+    if kind == "builtins.bool":
+        lowered = raw.strip().lower()
+        truth = {"1": True, "true": True, "t": True, "yes": True, "y": True, "on": True, "0": False, "false": False, "f": False, "no": False, "n": False, "off": False}.get(lowered)
+        return None if truth is None else ConstV(truth, why)
+    try:
+        number = _CONVERSIONS[kind](raw) if kind in _CONVERSIONS else None
+    except ValueError:
+        return None
+    if isinstance(number, int) and not isinstance(number, bool):
+        from jax_cudnn_lint.shape_inference.values import make_int
+
+        return make_int(number, why)
+    return ConstV(number, why) if number is not None else None
+
+
 def _click_name(decls: list[str]) -> str | None:
     """click's parameter name: a declaration without dashes, else the first of the
     longest-prefixed option strings, dashes stripped, `-` as `_`, lower case."""
@@ -189,6 +282,15 @@ def _no_options(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]
     return bool(given) or command_line_as_given(interp, fr)
 
 
+def _listed_tokens(args: list[Value], kwargs: dict[str, Value]) -> list[str] | None:
+    """The strings of a command's argument list given as a list of literals, None else."""
+    given = args[0] if args else kwargs.get("args")
+    if len(args) > 1 or set(kwargs) - _RUN_OPTIONS - {"args"} or not (isinstance(given, TupleV) and given.items):
+        return None
+    tokens = [text for item in given.items if (text := const_value(item)[1]) is not None and isinstance(text, str)]
+    return tokens if len(tokens) == len(given.items) else None
+
+
 def not_followed(interp: Interpreter, func: Value | None, params: frozenset[str] | None = None) -> Value:
     """A command line we do not follow runs `func`: analysed on its own, its parameters'
     defaults (`params`, or all) are not what runs (an env var, a default_map or the
@@ -200,7 +302,15 @@ def not_followed(interp: Interpreter, func: Value | None, params: frozenset[str]
 
 
 def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
-    """`main()` of a click command: the function, called with its options' defaults."""
+    """`main()` of a click command: the function, called with its options' defaults;
+    `main(["--seq-len", "321"], standalone_mode=False)` (or a CliRunner's invoke), with
+    the options the list gives (probe 130b)."""
+    listed = _listed_tokens(args, kwargs)
+    if command.command and command.defaults is not None and command.options is not None and not command.opened and listed:
+        given = given_options(command.options, listed, (interp.step(fr, node, "given in the argument list"),))
+        if given is not None:
+            not_followed(interp, command.func, frozenset(given))  # (their defaults are not this run's)
+            return interp.call(command.func, [], {**dict(command.defaults), **given}, False, node, fr)
     if not command.command or command.defaults is None or command.opened or not _no_options(interp, args, kwargs, fr):
         # (a run given options, or one we do not follow: its defaults are not what runs)
         interp.escape(args, kwargs)
