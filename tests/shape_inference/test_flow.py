@@ -1288,7 +1288,11 @@ def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> Non
         ('@click.command()\n@click.option("--seq-len", default=127, callback=check)', "train()", None),
         ('@click.command()\n@click.option("--seq-len", default=lambda: 127)', "train()", None),
         ('@click.command()\n@click.pass_context\n@click.option("--seq-len", default=127)', "train()", None),
-        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len", "64"])', None),
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len", "64"])', 64),  # (a list of its own: probe 130b)
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len=64"], standalone_mode=False)', 64),
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--help"])', None),
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["data.txt"])', None),  # (a positional it has not)
+        ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len", "x"])', None),  # (click stops: not an int)
         ('@click.option("--seq-len", default=127)', "train()", None),  # (no command yet)
         ("", "typer.run(train)", 127),
         ("@app.command()", "app()", 127),
