@@ -25,7 +25,8 @@ the only runs in sight given options: `app(["--seq-len", "256"])`,
 command given a list of literals (`main(["--seq-len", "321"], standalone_mode=False)`,
 `CliRunner().invoke(main, [...])`) runs with the options it gives, where each is one we
 follow (`given_options`: `--opt value`, `--opt=value`, flags and `--no-x` switches, as
-click converts them; a positional, an unknown option or `--help` is not followed).
+click converts them; a positional, an unknown option or `--help` is not followed); a
+typer app's one command alike (`typer_options`).
 """
 
 from __future__ import annotations
@@ -365,18 +366,63 @@ class TyperParamV(Value):
     """`typer.Option(127, "--seq-len")` as a parameter's default: what it defaults to
     (None: not given)."""
 
-    def __init__(self, default: Value | None) -> None:
+    def __init__(self, default: Value | None, decls: tuple[str, ...] | None = (), argument: bool = False) -> None:
         self.default = default
+        self.decls = decls  # its option strings (None: not literals)
+        self.argument = argument
 
     def key(self) -> object:
-        return ("typer-param", None if self.default is None else self.default.key())
+        return ("typer-param", None if self.default is None else self.default.key(), self.decls, self.argument)
 
 
-def typer_param(args: list[Value], kwargs: dict[str, Value]) -> Value:
+def typer_param(args: list[Value], kwargs: dict[str, Value], argument: bool = False) -> Value:
     """typer.Option(default, *decls, **options) / typer.Argument(default, ...)."""
     if set(kwargs) & _TYPER_UNFOLLOWED:
         return TyperParamV(None)
-    return TyperParamV(args[0] if args else kwargs.get("default"))
+    decls = [const_value(arg)[1] for arg in args[1:]]
+    strings = tuple(text for text in decls if isinstance(text, str))
+    return TyperParamV(args[0] if args else kwargs.get("default"), strings if len(strings) == len(decls) else None, argument)
+
+
+def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
+    """How typer reads a command's options from an argument list: `--seq-len` for
+    `seq_len: int = 127` (the declared strings of a `typer.Option(127, "--len", "-l")`),
+    `--flag/--no-flag` for a bool, converted by the annotation (int, float, str, bool) or
+    the default's type; None where a parameter is an argument or anything else."""
+    if not isinstance(func, FunctionV) or not isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    defaults = signature_defaults(func)
+    if defaults is None:
+        return None
+    params = {p.arg: p for p in (*func.node.args.args, *func.node.args.kwonlyargs)}
+    declared = dict(zip([p.arg for p in func.node.args.args], func.defaults)) | dict(func.kw_defaults)
+    specs: list[OptionSpec] = []
+    for name, value in defaults.items():
+        given = declared.get(name)
+        annotation = params[name].annotation if name in params else None
+        kind = {"int": "builtins.int", "float": "builtins.float", "str": "builtins.str", "bool": "builtins.bool"}.get(annotation.id) if isinstance(annotation, ast.Name) else None
+        if annotation is not None and kind is None:
+            return None  # (a type typer converts otherwise: a Path, an Enum, a list, Annotated[...])
+        if kind is None:
+            default = const_value(value)[1]
+            kind = {int: "builtins.int", float: "builtins.float", bool: "builtins.bool", str: "builtins.str"}.get(type(default))
+            if kind is None:
+                return None
+        decls: tuple[str, ...] | None = ()
+        if isinstance(given, TyperParamV):
+            if given.argument:
+                return None
+            decls = given.decls
+        if decls is None:
+            return None
+        dashed = "--" + name.replace("_", "-")
+        on = tuple(d.split("/", 1)[0].strip() for d in decls) or (dashed,)
+        off = tuple(d.split("/", 1)[1].strip() for d in decls if "/" in d)
+        flag = kind == "builtins.bool"
+        if flag and not decls:
+            off = ("--no-" + name.replace("_", "-"),)
+        specs.append(OptionSpec(name, on, off, flag, kind))
+    return tuple(specs)
 
 
 def call_with_defaults(interp: Interpreter, func: Value, node: ast.AST, fr: Frame) -> Value:
@@ -437,6 +483,16 @@ def _marked(app: Value, mark: str) -> bool:
 def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`app()`: its one command, run with its defaults (several need a command name)."""
     commands = interp.cli_apps.get(id(app))
+    listed = _listed_tokens(args, kwargs)
+    if listed and commands is not None and len(commands) == 1 and not _marked(app, "not_followed") and not _marked(app, "settings"):
+        # `app(["--seq-len", "321"])`, `CliRunner().invoke(app, [...])`: its one command,
+        # with the options the list gives (probe 130b, as click's: call_command)
+        options = typer_options(commands[0])
+        defaults = signature_defaults(commands[0])
+        given = given_options(options, listed, (interp.step(fr, node, "given in the argument list"),)) if options is not None else None
+        if given is not None and defaults is not None:
+            not_followed(interp, commands[0], frozenset(given))
+            return interp.call(commands[0], [], {**defaults, **given}, False, node, fr)
     if not _no_options(interp, args, kwargs, fr):
         # a run given options (`app(["eval", "--seq-len", "256"])`): which command runs with
         # what is not followed, so no command's defaults are known to run (probe 120b)

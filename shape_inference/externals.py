@@ -4106,7 +4106,7 @@ def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     if q == cli_commands.TYPER_ADD and args:
         return cli_commands.typer_register(interp, args[0], None, False)  # (a group of commands now)
     if q in cli_commands.TYPER_PARAMS:
-        return cli_commands.typer_param(list(args), kwargs)
+        return cli_commands.typer_param(list(args), kwargs, q == "typer.Argument")
     if q == "typer.run" and len(args) == 1 and not kwargs and argparse_seeds.command_line_as_given(interp, fr):
         return cli_commands.call_with_defaults(interp, args[0], node, fr)
     if q == "typer.run" and args:
