@@ -157,6 +157,9 @@ def _click_param(args: list[Value], kwargs: dict[str, Value], argument: bool) ->
     return name, ConstV(converted, given.why) if not isinstance(converted, int) or isinstance(converted, bool) else _int(converted, given)
 
 
+_KIND_OF = {"int": "builtins.int", "float": "builtins.float", "str": "builtins.str", "bool": "builtins.bool"}  # (a type's name: its conversion)
+
+
 class OptionSpec(NamedTuple):
     """How a click option reads from an argument list: its option strings (a switch's
     `--no-x` among `off`), whether it is a flag (no value), and the conversion of its
@@ -186,7 +189,7 @@ def _option_spec(args: list[Value], kwargs: dict[str, Value], param: tuple[str, 
 
     if kind is None:
         default = const_value(param[1])[1]
-        name = None if default is None else {int: "builtins.int", float: "builtins.float", bool: "builtins.bool"}.get(type(default), "builtins.str")
+        name = None if default is None else _KIND_OF.get(type(default).__name__, "builtins.str")
     elif isinstance(kind, CallResultV) and kind.qualname in CLICK_TYPES:
         name = "choice" if kind.qualname == "click.Choice" else _RANGES[kind.qualname]
     elif isinstance(kind, ExternalV) and kind.qualname in _CONVERSIONS:
@@ -400,12 +403,12 @@ def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
     for name, value in defaults.items():
         given = declared.get(name)
         annotation = params[name].annotation if name in params else None
-        kind = {"int": "builtins.int", "float": "builtins.float", "str": "builtins.str", "bool": "builtins.bool"}.get(annotation.id) if isinstance(annotation, ast.Name) else None
+        kind = _KIND_OF.get(annotation.id) if isinstance(annotation, ast.Name) else None
         if annotation is not None and kind is None:
             return None  # (a type typer converts otherwise: a Path, an Enum, a list, Annotated[...])
         if kind is None:
             default = const_value(value)[1]
-            kind = {int: "builtins.int", float: "builtins.float", bool: "builtins.bool", str: "builtins.str"}.get(type(default))
+            kind = _KIND_OF.get(type(default).__name__)
             if kind is None:
                 return None
         decls: tuple[str, ...] | None = ()
