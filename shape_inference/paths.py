@@ -3,7 +3,8 @@
 `open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "lm.json"))`
 and `(Path(__file__).parent / "configs" / "lm.yaml").read_text()` name the config a run
 reads (data_files.py).  A path is a string; a `pathlib.Path` is an object that holds its
-text (ExtObjectV(PATH, (ConstV(text),))).  Only string operations are followed: `join`,
+text (ExtObjectV(PATH, (ConstV(text),)), as pathlib's PurePosixPath reads it: `Path("./data/")`
+is "data").  Only string operations are followed: `join`,
 `dirname`, `parent`, `/`, `name`, `stem`, `suffix`; `abspath`, `realpath`, `resolve()` and
 `absolute()` only of an absolute path (of a relative one they depend on the working
 directory).  `Path.cwd()`, `Path.home()`, `expanduser` are not known.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference.dims import Why
@@ -49,7 +51,7 @@ def h_path(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     parts = [text for value in args if (text := path_text(value)) is not None]
     if kwargs or len(parts) != len(args):
         return UNKNOWN
-    return ExtObjectV(PATH, (ConstV(os.path.join(*parts) if parts else "."),), (), (interp.step(fr, node, "a path"),))
+    return ExtObjectV(PATH, (ConstV(str(PurePosixPath(*parts))),), (), (interp.step(fr, node, "a path"),))
 
 
 def joined(left: Value, right: Value) -> Value:
@@ -57,7 +59,7 @@ def joined(left: Value, right: Value) -> Value:
     base, part = path_text(left), path_text(right)
     if base is None or part is None:
         return UNKNOWN
-    return ExtObjectV(PATH, (ConstV(os.path.join(base, part)),), (), left.why)
+    return ExtObjectV(PATH, (ConstV(str(PurePosixPath(base) / part)),), (), left.why)
 
 
 def attribute(base: ExtObjectV, name: str) -> Value:
@@ -65,12 +67,11 @@ def attribute(base: ExtObjectV, name: str) -> Value:
     text = path_text(base)
     if text is None:
         return UNKNOWN
+    path = PurePosixPath(text)  # (pathlib's own reading: `Path("./data/")` is "data", `Path("/").parent` is "/")
     if name == "parent":
-        return ExtObjectV(PATH, (ConstV(os.path.dirname(text.rstrip("/")) or "."),), (), base.why)
+        return ExtObjectV(PATH, (ConstV(str(path.parent)),), (), base.why)
     if name in ("name", "stem", "suffix"):
-        last = os.path.basename(text.rstrip("/"))
-        stem, suffix = os.path.splitext(last)
-        return ConstV({"name": last, "stem": stem, "suffix": suffix}[name], base.why)
+        return ConstV({"name": path.name, "stem": path.stem, "suffix": path.suffix}[name], base.why)
     return BoundMethodV(ExternalV(f"{PATH}.{name}"), base)
 
 
@@ -86,7 +87,7 @@ def h_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
     rest = args[1:]
     if name == "joinpath":
         parts = [path_text(value) for value in rest]
-        return UNKNOWN if kwargs or any(part is None for part in parts) else _path(os.path.join(text, *(part for part in parts if part is not None)), args[0].why)
+        return UNKNOWN if kwargs or any(part is None for part in parts) else _path(str(PurePosixPath(text).joinpath(*(part for part in parts if part is not None))), args[0].why)
     if name in ("resolve", "absolute"):
         if rest or not os.path.isabs(text) or set(kwargs) - {"strict"}:
             return UNKNOWN
