@@ -54,7 +54,7 @@ _SETTINGS = frozenset({"context_settings", "cls"})
 # context settings that change no default (help and layout)
 _HARMLESS_SETTINGS = frozenset({"help_option_names", "max_content_width", "terminal_width", "show_default", "ignore_unknown_options", "allow_extra_args", "allow_interspersed_args"})
 # a click option's keywords that decide its value otherwise than its default
-_CLICK_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "multiple", "nargs", "flag_value", "count", "expose_value", "default_map", "auto_envvar_prefix"})
+_CLICK_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "multiple", "nargs", "flag_value", "count", "expose_value", "default_map", "auto_envvar_prefix", "cls"})
 # what a command's call may be given that changes no option (click's standalone mode)
 _RUN_OPTIONS = frozenset({"standalone_mode", "prog_name"})
 # click's and typer's conversions of a default we follow
@@ -75,6 +75,7 @@ class CliCommandV(Value):
         self.defaults = defaults
         self.command = command
         self.options = options  # how an argument list sets each option (None: one we cannot read)
+        self.settings: Value | None = None  # its context_settings, read when it runs (changed since: not followed)
         self.opened = False  # code read its attributes (`main.params[0].default = 128`): not followed
 
     def key(self) -> object:
@@ -99,7 +100,9 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
             return CliCommandV(inner, None, True)
         if defaults is not None and (decided := frozenset(name for name, value in defaults if value is UNKNOWN)):
             not_followed(interp, inner, decided)
-        return CliCommandV(inner, defaults, True, options)
+        command = CliCommandV(inner, defaults, True, options)
+        command.settings = kwargs.get("context_settings")
+        return command
     if qualname in CLICK_OPAQUE:
         return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
     return None
@@ -163,7 +166,7 @@ _KIND_OF = {"int": "builtins.int", "float": "builtins.float", "str": "builtins.s
 class OptionSpec(NamedTuple):
     """How a click option reads from an argument list: its option strings (a switch's
     `--no-x` among `off`), whether it is a flag (no value), and the conversion of its
-    value (a builtin's name, "choice", or None: as given)."""
+    value (a builtin's name, "checked" for a Choice's or a range's, or None: as given)."""
 
     name: str
     on: tuple[str, ...]
@@ -191,7 +194,7 @@ def _option_spec(args: list[Value], kwargs: dict[str, Value], param: tuple[str, 
         default = const_value(param[1])[1]
         name = None if default is None else _KIND_OF.get(type(default).__name__, "builtins.str")
     elif isinstance(kind, CallResultV) and kind.qualname in CLICK_TYPES:
-        name = "choice" if kind.qualname == "click.Choice" else _RANGES[kind.qualname]
+        name = "checked"  # (a Choice's, a range's: a given value is checked, cased or clamped: not followed)
     elif isinstance(kind, ExternalV) and kind.qualname in _CONVERSIONS:
         name = kind.qualname
     else:
@@ -208,7 +211,8 @@ def given_options(options: tuple[OptionSpec, ...], tokens: list[str], why: tuple
     i = 0
     while i < len(tokens):
         token, i = tokens[i], i + 1
-        string, eq, raw = token.partition("=")
+        # (click splits `--opt=value` at `=`, never a short option's: `-n=255` is "=255")
+        string, eq, raw = token.partition("=") if token.startswith("--") else (token, "", "")
         found = by_string.get(string) if token.startswith("-") else None
         if found is None:
             return None
@@ -230,7 +234,9 @@ def given_options(options: tuple[OptionSpec, ...], tokens: list[str], why: tuple
 
 
 def _converted(kind: str | None, raw: str, why: tuple[Step, ...]) -> Value | None:
-    if kind in (None, "choice", "builtins.str"):
+    if kind == "checked":
+        return None
+    if kind in (None, "builtins.str"):
         return ConstV(raw, why)
     if kind == "builtins.bool":
         lowered = raw.strip().lower()
@@ -286,6 +292,13 @@ def _no_options(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]
     return bool(given) or command_line_as_given(interp, fr)
 
 
+def exits(callee: Value, call: ast.Call) -> bool:
+    """Does a call of a click command or a typer app end the program (standalone mode,
+    click's default, exits once the command ran: code after it never runs, probe 134a)?"""
+    command = isinstance(callee, CliCommandV) and callee.command or isinstance(callee, ExtObjectV) and callee.qualname == TYPER_APP
+    return command and not any(k.arg in ("standalone_mode", None) for k in call.keywords)
+
+
 def _listed_tokens(args: list[Value], kwargs: dict[str, Value]) -> list[str] | None:
     """The strings of a command's argument list given as a list of literals, None else."""
     given = args[0] if args else kwargs.get("args")
@@ -309,6 +322,11 @@ def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], k
     """`main()` of a click command: the function, called with its options' defaults;
     `main(["--seq-len", "321"], standalone_mode=False)` (or a CliRunner's invoke), with
     the options the list gives (probe 130b)."""
+    if command.settings is not None and command.settings.changed_in_place:
+        # (`settings["default_map"] = {...}` after the decorator: click reads the dict when it
+        # runs, probe 134a)
+        interp.escape(args, kwargs)
+        return not_followed(interp, command.func)
     listed = _listed_tokens(args, kwargs)
     if command.command and command.defaults is not None and command.options is not None and not command.opened and listed:
         given = given_options(command.options, listed, (interp.step(fr, node, "given in the argument list"),))
@@ -508,6 +526,7 @@ def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str
 
 
 RUNNERS = ("click.testing.CliRunner", "typer.testing.CliRunner")
+_HARMLESS_INVOKE = frozenset({"cli", "args", "catch_exceptions", "color", "input"})
 
 
 def invoke(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
@@ -517,6 +536,11 @@ def invoke(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], nod
     cli = args[1] if len(args) > 1 else kwargs.get("cli")
     given = args[2] if len(args) > 2 else kwargs.get("args")
     argv: list[Value] = [given if given is not None else TupleV((), True)]
+    runner = args[0] if args else None
+    if set(kwargs) - _HARMLESS_INVOKE or len(args) > 3 or isinstance(runner, ExtObjectV) and runner.kwarg("env") is not None:
+        # (`invoke(cli, [...], default_map=...)` goes to the command's context; an `env=` sets
+        # what options and the body read: probe 134a) not followed
+        argv = [UNKNOWN]
     if isinstance(cli, CliCommandV):
         call_command(interp, cli, argv, {}, node, fr)
     elif isinstance(cli, ExtObjectV) and cli.qualname == TYPER_APP:

@@ -4125,7 +4125,7 @@ def h_cli_runner(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
     """click's and typer's test runners: `CliRunner().invoke(cli, args)` runs the command."""
     if q.endswith(".invoke"):
         return cli_commands.invoke(interp, list(args), kwargs, node, fr)
-    return ExtObjectV(q, (), (), ())
+    return ExtObjectV(q, (), tuple(kwargs.items()), ())  # (`CliRunner(env={...})`: invoke reads it)
 
 
 for _q in cli_commands.RUNNERS:

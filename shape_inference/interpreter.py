@@ -2270,8 +2270,9 @@ class Interpreter:
             call = stmt.value
             if isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and call.func.attr in NO_RETURN_NAMES):
                 # (any plain name: `from sys import exit as bye; bye(0)`, probe 47c)
-                if self.api.never_returns(self, self.ev(call.func, fr)):
-                    fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`: control ends here
+                callee = self.ev(call.func, fr)
+                if self.api.never_returns(self, callee) or cli_commands.exits(callee, call):
+                    fr.state = None  # `pytest.skip(...)`, `sys.exit(...)`, `main()` of a click command: control ends here
                     return
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("applymarker", "add_marker") and len(call.args) == 1:
                 # `request.applymarker(pytest.mark.xfail(raises=NotImplementedError))` for the odd

@@ -1293,6 +1293,10 @@ def test_a_numpy_array_changed_in_place_has_an_unknown_shape(change: str) -> Non
         ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--help"])', None),
         ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["data.txt"])', None),  # (a positional it has not)
         ('@click.command()\n@click.option("--seq-len", default=127)', 'train(["--seq-len", "x"])', None),  # (click stops: not an int)
+        ('@click.command()\n@click.option("-n", "--seq-len", default=127)', 'train(["-n=64"])', None),  # (a short option's value is "=64": probe 134a)
+        ('@click.command()\n@click.option("-n", "--seq-len", default=127)', 'train(["-n", "64"])', 64),
+        ('@click.command()\n@click.option("--seq-len", default=127, type=click.IntRange(1, 32, clamp=True))', 'train(["--seq-len", "64"])', None),  # (clamped)
+        ('@click.command()\n@click.option("--seq-len", default=127, cls=click.Option)', 'train(["--seq-len", "64"])', None),
         ('@click.option("--seq-len", default=127)', "train()", None),  # (no command yet)
         ("", "typer.run(train)", 127),
         ("@app.command()", "app()", 127),
@@ -1344,3 +1348,12 @@ def test_a_functions_name(extra: str, name: str | None) -> None:
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert found[-1].const == (name if name is not None else "<not a constant>")
     assert all(r.const == "<not a constant>" for r in found[:-1])
+
+
+@pytest.mark.parametrize(("call", "runs"), [("main([])", False), ("main([], standalone_mode=False)", True), ("main.main([], standalone_mode=False)", True)])
+def test_a_click_command_in_standalone_mode_ends_the_program(call: str, runs: bool) -> None:
+    """click's standalone mode exits once the command ran (probe 134a): what follows the
+    call never runs."""
+    src = f"import click\n\n@click.command()\n@click.option('--n', default=1)\ndef main(n):\n    pass\n\ndef run():\n    {call}\n    reveal_type(7)\n\nrun()\n"
+    found = [r for r in reveal(src, contextual_only=False) if not r.generic]
+    assert bool(found) == runs
