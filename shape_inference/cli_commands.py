@@ -102,6 +102,7 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
             not_followed(interp, inner, decided)
         command = CliCommandV(inner, defaults, True, options)
         command.settings = kwargs.get("context_settings")
+        interp.cli_apps_seen = True
         return command
     if qualname in CLICK_OPAQUE:
         return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
@@ -294,9 +295,15 @@ def _no_options(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]
 
 def exits(callee: Value, call: ast.Call) -> bool:
     """Does a call of a click command or a typer app end the program (standalone mode,
-    click's default, exits once the command ran: code after it never runs, probe 134a)?"""
+    click's default, exits once the command ran: code after it never runs, probe 134a;
+    `typer.run(main)` too, probe 135a)?  A `standalone_mode` not known: not said to."""
+    if isinstance(callee, ExternalV):
+        return callee.qualname == "typer.run"
     command = isinstance(callee, CliCommandV) and callee.command or isinstance(callee, ExtObjectV) and callee.qualname == TYPER_APP
-    return command and not any(k.arg in ("standalone_mode", None) for k in call.keywords)
+    if not command or any(k.arg is None for k in call.keywords):
+        return False
+    mode = next((k.value for k in call.keywords if k.arg == "standalone_mode"), None)
+    return mode is None or isinstance(mode, ast.Constant) and mode.value is True
 
 
 def _listed_tokens(args: list[Value], kwargs: dict[str, Value]) -> list[str] | None:
@@ -387,10 +394,11 @@ class TyperParamV(Value):
     """`typer.Option(127, "--seq-len")` as a parameter's default: what it defaults to
     (None: not given)."""
 
-    def __init__(self, default: Value | None, decls: tuple[str, ...] | None = (), argument: bool = False) -> None:
+    def __init__(self, default: Value | None, decls: tuple[str, ...] | None = (), argument: bool = False, checked: bool = False) -> None:
         self.default = default
         self.decls = decls  # its option strings (None: not literals)
         self.argument = argument
+        self.checked = checked  # a given value is checked, clamped or counted (min=, max=, count=...): not followed
 
     def key(self) -> object:
         return ("typer-param", None if self.default is None else self.default.key(), self.decls, self.argument)
@@ -402,7 +410,12 @@ def typer_param(args: list[Value], kwargs: dict[str, Value], argument: bool = Fa
         return TyperParamV(None)
     decls = [const_value(arg)[1] for arg in args[1:]]
     strings = tuple(text for text in decls if isinstance(text, str))
-    return TyperParamV(args[0] if args else kwargs.get("default"), strings if len(strings) == len(decls) else None, argument)
+    checked = bool(set(kwargs) & _TYPER_CHECKED)
+    return TyperParamV(args[0] if args else kwargs.get("default"), strings if len(strings) == len(decls) else None, argument, checked)
+
+
+# typer.Option's settings that check, clamp or count a given value, or read no value
+_TYPER_CHECKED = frozenset({"min", "max", "clamp", "count", "is_flag", "flag_value", "case_sensitive"})
 
 
 def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
@@ -431,7 +444,7 @@ def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
                 return None
         decls: tuple[str, ...] | None = ()
         if isinstance(given, TyperParamV):
-            if given.argument:
+            if given.argument or given.checked:
                 return None
             decls = given.decls
         if decls is None:

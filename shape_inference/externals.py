@@ -4099,6 +4099,7 @@ HANDLERS["tyro.cli"] = h_tyro_cli
 def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """typer: an app (`typer.Typer()`), its `command()` / `callback()` decorators,
     `typer.run(main)` and the `typer.Option(127)` defaults (cli_commands.py)."""
+    interp.cli_apps_seen = True
     if q == cli_commands.TYPER_APP:
         return cli_commands.typer_app(list(args), kwargs, interp.step(fr, node, A.src(node)))
     if q in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK):

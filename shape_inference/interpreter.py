@@ -447,6 +447,7 @@ class Interpreter:
         # called through it with arguments we do not see (their def's id)
         self.registered: set[int] = set()
         self.handed_out_defs: set[int] = set()  # nested defs their function hands on (analyse_nested)
+        self.cli_apps_seen = False  # a click command or typer app was made (cli_commands.exits is asked)
         self._recipes: dict[object, int] = {}
         self._imports_of_roots: dict[str, tuple[set[int], dict[tuple[int, str], list[str]]]] = {}
         # the functions being analysed, by key (a definition with its closure): one that
@@ -2216,6 +2217,10 @@ class Interpreter:
 
     def s_assign(self, stmt: ast.Assign, fr: Frame) -> None:
         value = self.ev(stmt.value, fr)
+        call = stmt.value
+        if self.cli_apps_seen and isinstance(call, ast.Call) and cli_commands.exits(self.ev(call.func, fr), call):
+            fr.state = None  # (`status = main([...])` in click's standalone mode: the program ends, probe 135a)
+            return
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
         if isinstance(target := stmt.targets[0], ast.Name) and (fr.flags is not None or guards.is_flag_test(stmt.value)):
@@ -2268,7 +2273,7 @@ class Interpreter:
         if not isinstance(stmt.value, ast.Constant):  # a docstring does nothing
             self.ev(stmt.value, fr)
             call = stmt.value
-            if isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and call.func.attr in NO_RETURN_NAMES):
+            if isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and (call.func.attr in NO_RETURN_NAMES or self.cli_apps_seen and call.func.attr in ("main", "run"))):
                 # (any plain name: `from sys import exit as bye; bye(0)`, probe 47c)
                 callee = self.ev(call.func, fr)
                 if self.api.never_returns(self, callee) or cli_commands.exits(callee, call):

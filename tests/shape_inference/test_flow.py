@@ -1350,10 +1350,42 @@ def test_a_functions_name(extra: str, name: str | None) -> None:
     assert all(r.const == "<not a constant>" for r in found[:-1])
 
 
-@pytest.mark.parametrize(("call", "runs"), [("main([])", False), ("main([], standalone_mode=False)", True), ("main.main([], standalone_mode=False)", True)])
+@pytest.mark.parametrize(
+    ("call", "runs"),
+    [
+        ("main([])", False),
+        ("main([], standalone_mode=False)", True),
+        ("main.main([], standalone_mode=False)", True),
+        ("main.main([])", False),  # (probe 135a)
+        ("main([], standalone_mode=True)", False),
+        ("status = main([])", False),
+        ("typer.run(plain)", False),
+        ("main([], standalone_mode=MODE)", True),  # (not known: not said to end)
+    ],
+)
 def test_a_click_command_in_standalone_mode_ends_the_program(call: str, runs: bool) -> None:
     """click's standalone mode exits once the command ran (probe 134a): what follows the
     call never runs."""
-    src = f"import click\n\n@click.command()\n@click.option('--n', default=1)\ndef main(n):\n    pass\n\ndef run():\n    {call}\n    reveal_type(7)\n\nrun()\n"
+    src = f"import click, typer, os\n\nMODE = os.environ.get('MODE') == '1'\n\n@click.command()\n@click.option('--n', default=1)\ndef main(n):\n    pass\n\ndef plain(n: int = 1):\n    pass\n\ndef run():\n    {call}\n    reveal_type(7)\n\nrun()\n"
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert bool(found) == runs
+
+
+@pytest.mark.parametrize(
+    ("option", "given", "seq_len"),
+    [
+        ("typer.Option(127)", '["--seq-len", "64"]', 64),
+        ("typer.Option(127, min=16, max=512, clamp=True)", '["--seq-len", "1023"]', None),  # (clamped: probe 135a)
+        ("typer.Option(127, max=512)", '["--seq-len", "1023"]', None),  # (rejected)
+        ("typer.Option(127, count=True)", '["--seq-len", "1"]', None),  # (a count takes no value)
+        ("typer.Option(127, '--len', '-l')", '["-l", "64"]', 64),
+        ("typer.Option(127, '--len', '-l')", '["--seq-len", "64"]', None),  # (not its name)
+    ],
+)
+def test_a_typer_app_given_its_own_list(option: str, given: str, seq_len: int | None) -> None:
+    src = (
+        "import typer\n\napp = typer.Typer()\n\n"
+        f"@app.command()\ndef train(seq_len: int = {option}):\n    reveal_type(seq_len)\n\napp({given}, standalone_mode=False)\n"
+    )
+    found = [r for r in reveal(src, contextual_only=False) if not r.generic]
+    assert [r.int for r in found] == ([seq_len] if seq_len is not None else []) or (seq_len is None and all(r.int is None for r in found))
