@@ -499,6 +499,11 @@ def typer_register(interp: Interpreter, app: Value, func: Value | None, callback
         not_followed(interp, func)  # (its context settings decide its defaults)
     unfollowed = callback or options is not None and _unfollowed_options(options) or _marked(app, "not_followed")
     interp.cli_apps[id(app)] = None if unfollowed or commands is None else [*commands, func]
+    if isinstance(func, FunctionV):
+        # run through the app, with what its runs give (a test's `app(["--seq-len", "256"])`):
+        # on its own, its defaults are not certain, as a click command's are judged only
+        # where a run is in sight (probe 135b)
+        interp.registered.add(id(func.node))
     interp.cli_app_commands.setdefault(id(app), []).append(func)
     return func
 
