@@ -28,7 +28,8 @@ from fnmatch import fnmatch
 from typing import NamedTuple
 
 from jax_cudnn_lint.gate import DIFFERENTIATION_NAMES, might_matter, too_large
-from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT, data_file_names, data_file_refs
+from jax_cudnn_lint.data_scan import data_file_names, data_file_refs
+from jax_cudnn_lint.shape_inference.data_files import MAX_TEXT
 
 # Folders never walked into (an explicitly named path is still linted).
 SKIP_DIRS = frozenset(

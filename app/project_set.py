@@ -34,7 +34,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.discovery import EVERY_SUBMODULE, ImportRef, ScannedFile, SourceError, decorator_names, hashed_files, read_source
-from jax_cudnn_lint.shape_inference.data_files import EVERY_FILE, data_file_uses, data_file_writes
+from jax_cudnn_lint.data_scan import EVERY_FILE, data_file_uses, data_file_writes
 from jax_cudnn_lint.shape_inference.modules import conftest_paths, folders_above, import_root, is_test_path
 
 # The names through which a module leads to a watched call: ALL of them (None), or
@@ -358,7 +358,7 @@ def project_set(scanned: Sequence[ScannedFile], root: str, read_data_configs: bo
 def _data_files(readable: Sequence[ScannedFile], root: str) -> dict[str, tuple[tuple[str, str], ...]]:
     """Each file's data files the analysis may read: none that a file of the project may
     write (anywhere in it: a prepare step run before training), and none at all where
-    one writes a file it does not name or changes folder (data_files.data_file_writes).
+    one writes a file it does not name or changes folder (data_scan.data_file_writes).
     The writes are read only in a project whose literals name a data file: the scan of
     every file for them cost more than the rest of the scan (probe corpus, 7,247 files)."""
     if not any(s.data_names for s in readable):
