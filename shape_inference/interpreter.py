@@ -4921,7 +4921,7 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
         # None fails lstm_ref's dropout check (JCD101) as a rate does, and the fp8 path's
         # fp8_params (JCD210: probe 40b); an `argv=None` handed to a parse is the run's own
         # command line, the options' defaults (probe 127a: `main(["--config", "prod.yaml"])`)
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8")) or param in _parsed_parameters(func.node)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8")) or "arg" in param.lower() and param in _parsed_parameters(func.node)
     name = param.lower()
     if isinstance(value, bool):
         # `causal=False` with a right window (JCD207), `fp8=True` (JCD210): probe 40b.  (Any
