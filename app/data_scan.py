@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from jax_cudnn_lint.shape_inference.data_files import EXTENSIONS as _EXTENSIONS
+from jax_cudnn_lint.shape_inference.data_files import EXTENSIONS
 from jax_cudnn_lint.shape_inference.data_files import candidates
 
 # a string literal naming a data file (the scan's and the write check's)
@@ -47,10 +47,10 @@ def data_file_refs(path: str, text: str) -> tuple[str, ...]:
     literals += ["/".join(_STRING_PARTS.findall(joined)) for joined in _JOINED_LITERALS.findall(text)]
     # `CONFIG_DIR = os.path.join(HERE, "configs")` then `os.path.join(CONFIG_DIR, "lm.yaml")`
     # (probe 130b): a folder a join of the file names, with each data file name under it
-    folders = [part for joined in _JOIN_ARGUMENTS.findall(text) for part in _STRING_PARTS.findall(joined) if not part.endswith(_EXTENSIONS)]
+    folders = [part for joined in _JOIN_ARGUMENTS.findall(text) for part in _STRING_PARTS.findall(joined) if not part.endswith(EXTENSIONS)]
     # `Path(__file__).parent / "configs" / "lm.yaml"`, `CONFIG_DIR = HERE / "configs"`
     literals += ["/".join(_STRING_PARTS.findall(chain)) for chain in _SLASHED_CHAIN.findall(text)]
-    folders = [*folders, *(part for part in _SLASHED_PART.findall(text) if not part.endswith(_EXTENSIONS))][:_MAX_FOLDERS]
+    folders = [*folders, *(part for part in _SLASHED_PART.findall(text) if not part.endswith(EXTENSIONS))][:_MAX_FOLDERS]
     literals += [f"{named}/{literal}" for named in dict.fromkeys(folders) for literal in list(dict.fromkeys(literals))[:_MAX_FOLDERS]]
     for literal in dict.fromkeys(literals):
         if not os.path.isabs(literal):
@@ -84,7 +84,7 @@ def data_file_writes(text: str) -> frozenset[str]:
             if constants is None:
                 constants = dict(_STRING_CONSTANT.findall(text))
             shown = [*_FILE_NAME.findall(line), *(constants[name] for name in _WORD.findall(line) if name in constants)]
-            data_shown = [name for name in shown if name.endswith(_EXTENSIONS)]
+            data_shown = [name for name in shown if name.endswith(EXTENSIONS)]
             if not data_shown and match.group(0).startswith(("subprocess", "os.")) and _CHANGING_COMMAND.search(line):
                 return frozenset({EVERY_FILE})  # (`subprocess.run(["git", "apply", PATCH])`: which files, not shown; probe 132a)
             names.update(os.path.basename(name) for name in data_shown)
@@ -96,7 +96,7 @@ def data_file_writes(text: str) -> frozenset[str]:
             shown = [constants[name] for name in _WORD.findall(call) if name in constants and "." in os.path.basename(constants[name])]
         if not shown or _CHOSEN.search(call):
             return frozenset({EVERY_FILE})  # (`PATHS.get("config", "backup.json")` writes config.json)
-        names.update(os.path.basename(literal) for literal in shown if literal.endswith(_EXTENSIONS))
+        names.update(os.path.basename(literal) for literal in shown if literal.endswith(EXTENSIONS))
     return frozenset(names)
 
 

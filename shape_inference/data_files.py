@@ -1,4 +1,5 @@
-"""Configs read from the project's data files: JSON, YAML and TOML.
+"""Configs read from the project's data files: JSON, YAML and TOML, when the command is
+asked to (`--read-data-configs`: off by default, DESIGN-NOTES says why).
 
 `json.load(open("configs/lm.json"))`, `yaml.safe_load(f)` under `with open(args.config)
 as f:` (an option's default naming the file), `tomllib.load(open(path, "rb"))`: the
@@ -47,7 +48,8 @@ MAX_TEXT = 100_000  # characters of a data file (or a literal) that is parsed
 _LEVELS = 8  # folders above the reading module a relative path is looked for in
 OPENED = "builtins.open"  # an opened data file: ExtObjectV(OPENED, (its text, its path as shown))
 EXTENSIONS = (".json", ".yaml", ".yml", ".toml")
-_EXTENSIONS = EXTENSIONS
+
+
 def candidates(folder: str, relative: str) -> Iterator[str]:
     """Where a relative path may name a file: from `folder` and each folder above."""
     for base in folders_above(os.path.join(folder, "x"), _LEVELS):
@@ -184,7 +186,7 @@ def h_read(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
 def read(interp: Interpreter, path: str, fr: Frame) -> tuple[str, str] | None:
     """(the file as shown, its text) of the one data file `path` names from the reading
     module (or, absolute, built from `__file__`), or None."""
-    if not path.endswith(_EXTENSIONS) or not interp.project.data_files:
+    if not path.endswith(EXTENSIONS) or not interp.project.data_files:
         return None
     if os.path.isabs(path):
         found = [os.path.normpath(path)]
