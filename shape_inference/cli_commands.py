@@ -487,9 +487,9 @@ def typer_app(args: list[Value], kwargs: dict[str, Value], step: Step) -> Value:
 
 
 
-def typer_register(interp: Interpreter, app: Value, func: Value | None, callback: bool, options: dict[str, Value] | None = None) -> Value:
+def typer_register(interp: Interpreter, app: Value, func: Value | None, callback: bool, options: dict[str, Value] | None = None, name: Value | None = None) -> Value:
     """`@app.command()` (typer returns the function as it is), `@app.callback()`, or
-    `app.add_typer(...)` (a group then: `func` None)."""
+    `app.add_typer(...)` (a group then: `func` None); `name`, the command's given name."""
     commands = interp.cli_apps.get(id(app), [])
     interp.cli_app_objects[id(app)] = app  # (holds it: its id is not recycled)
     if func is None:
@@ -505,6 +505,10 @@ def typer_register(interp: Interpreter, app: Value, func: Value | None, callback
         # where a run is in sight (probe 135b)
         interp.registered.add(id(func.node))
     interp.cli_app_commands.setdefault(id(app), []).append(func)
+    named = const_value(name)[1] if name is not None else func.node.name.replace("_", "-") if isinstance(func, FunctionV) and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if isinstance(named, str):
+        names = interp.cli_command_names.setdefault(id(app), {})
+        names[named] = None if named in names else func  # (a name given twice: not known which)
     return func
 
 
@@ -523,15 +527,18 @@ def run_app(interp: Interpreter, app: Value, args: list[Value], kwargs: dict[str
     """`app()`: its one command, run with its defaults (several need a command name)."""
     commands = interp.cli_apps.get(id(app))
     listed = _listed_tokens(args, kwargs)
-    if listed and commands is not None and len(commands) == 1 and not _marked(app, "not_followed") and not _marked(app, "settings"):
-        # `app(["--seq-len", "321"])`, `CliRunner().invoke(app, [...])`: its one command,
-        # with the options the list gives (probe 130b, as click's: call_command)
-        options = typer_options(commands[0])
-        defaults = signature_defaults(commands[0])
-        given = given_options(options, listed, (interp.step(fr, node, "given in the argument list"),)) if options is not None else None
-        if given is not None and defaults is not None:
-            not_followed(interp, commands[0], frozenset(given))
-            return interp.call(commands[0], [], {**defaults, **given}, False, node, fr)
+    if listed and commands is not None and not _marked(app, "not_followed") and not _marked(app, "settings"):
+        # `app(["--seq-len", "321"])`, `CliRunner().invoke(app, [...])`: its one command, or
+        # of several the one the first token names (`app(["train", ...])`, probe 136a), with
+        # the options the list gives (probe 130b, as click's: call_command)
+        command: Value | None = commands[0] if len(commands) == 1 else interp.cli_command_names.get(id(app), {}).get(listed[0])
+        tokens = listed if len(commands) == 1 else listed[1:]
+        options = typer_options(command) if command is not None else None
+        defaults = signature_defaults(command) if command is not None else None
+        given = given_options(options, tokens, (interp.step(fr, node, "given in the argument list"),)) if options is not None else None
+        if command is not None and given is not None and defaults is not None:
+            not_followed(interp, command, frozenset(given))
+            return interp.call(command, [], {**defaults, **given}, False, node, fr)
     if not _no_options(interp, args, kwargs, fr):
         # a run given options (`app(["eval", "--seq-len", "256"])`): which command runs with
         # what is not followed, so no command's defaults are known to run (probe 120b)

@@ -424,6 +424,7 @@ class Interpreter:
         self.cli_apps: dict[int, list[Value] | None] = {}
         self.cli_app_objects: dict[int, Value] = {}
         self.cli_app_commands: dict[int, list[Value]] = {}  # every command registered on an app, followed or not
+        self.cli_command_names: dict[int, dict[str, Value | None]] = {}  # an app's commands by name (None: two of one name)
         # the nodes of functions a command line runs as we do not follow: the parameters
         # whose defaults are not what runs (None: all of them)
         self.cli_unfollowed: dict[int, frozenset[str] | None] = {}

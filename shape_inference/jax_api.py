@@ -1184,7 +1184,8 @@ class ExtCallDecoratorV(Value):
             case_rows.record(interp.parametrize, name, self.args, self.kwargs, func, fr.is_class)
             return func
         if name in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK) and self.args:
-            return cli_commands.typer_register(interp, self.args[0], func, name == cli_commands.TYPER_CALLBACK, self.kwargs)
+            given_name = self.args[1] if len(self.args) > 1 else self.kwargs.get("name")
+            return cli_commands.typer_register(interp, self.args[0], func, name == cli_commands.TYPER_CALLBACK, self.kwargs, given_name)
         clicked = cli_commands.click_decorate(interp, name, self.args, self.kwargs, func)
         return clicked if clicked is not None else OpaqueDecoratedV(func)
 
