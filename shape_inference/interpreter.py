@@ -2219,7 +2219,7 @@ class Interpreter:
     def s_assign(self, stmt: ast.Assign, fr: Frame) -> None:
         value = self.ev(stmt.value, fr)
         call = stmt.value
-        if self.cli_apps_seen and isinstance(call, ast.Call) and cli_commands.exits(self.ev(call.func, fr), call):
+        if self.cli_apps_seen and isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and call.func.attr in ("main", "run")) and cli_commands.exits(self.ev(call.func, fr), call):
             fr.state = None  # (`status = main([...])` in click's standalone mode: the program ends, probe 135a)
             return
         for target in stmt.targets:

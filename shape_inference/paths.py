@@ -51,7 +51,7 @@ def h_path(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     parts = [text for value in args if (text := path_text(value)) is not None]
     if kwargs or len(parts) != len(args):
         return UNKNOWN
-    return ExtObjectV(PATH, (ConstV(str(PurePosixPath(*parts))),), (), (interp.step(fr, node, "a path"),))
+    return _path(str(PurePosixPath(*parts)), (interp.step(fr, node, "a path"),))
 
 
 def joined(left: Value, right: Value) -> Value:
@@ -59,7 +59,7 @@ def joined(left: Value, right: Value) -> Value:
     base, part = path_text(left), path_text(right)
     if base is None or part is None:
         return UNKNOWN
-    return ExtObjectV(PATH, (ConstV(str(PurePosixPath(base) / part)),), (), left.why)
+    return _path(str(PurePosixPath(base) / part), left.why)
 
 
 def attribute(base: ExtObjectV, name: str) -> Value:
@@ -69,7 +69,7 @@ def attribute(base: ExtObjectV, name: str) -> Value:
         return UNKNOWN
     path = PurePosixPath(text)  # (pathlib's own reading: `Path("./data/")` is "data", `Path("/").parent` is "/")
     if name == "parent":
-        return ExtObjectV(PATH, (ConstV(str(path.parent)),), (), base.why)
+        return _path(str(path.parent), base.why)
     if name in ("name", "stem", "suffix"):
         return ConstV({"name": path.name, "stem": path.stem, "suffix": path.suffix}[name], base.why)
     return BoundMethodV(ExternalV(f"{PATH}.{name}"), base)
@@ -86,8 +86,8 @@ def h_method(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr:
         return UNKNOWN
     rest = args[1:]
     if name == "joinpath":
-        parts = [path_text(value) for value in rest]
-        return UNKNOWN if kwargs or any(part is None for part in parts) else _path(str(PurePosixPath(text).joinpath(*(part for part in parts if part is not None))), args[0].why)
+        parts = [part for value in rest if (part := path_text(value)) is not None]
+        return UNKNOWN if kwargs or len(parts) != len(rest) else _path(str(PurePosixPath(text).joinpath(*parts)), args[0].why)
     if name in ("resolve", "absolute"):
         if rest or not os.path.isabs(text) or set(kwargs) - {"strict"}:
             return UNKNOWN
@@ -118,10 +118,10 @@ def h_path_of_file(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
 
 def h_path_join(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`os.path.join("configs", "lm.yaml")` of known strings (or paths)."""
-    parts = [path_text(value) for value in args]
-    if not parts or kwargs or any(part is None for part in parts):
+    parts = [part for value in args if (part := path_text(value)) is not None]
+    if not parts or kwargs or len(parts) != len(args):
         return UNKNOWN
-    return ConstV(os.path.join(*(part for part in parts if part is not None)), tuple(step for value in args for step in value.why))
+    return ConstV(os.path.join(*parts), tuple(step for value in args for step in value.why))
 
 
 def h_fspath(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
