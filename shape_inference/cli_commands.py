@@ -35,6 +35,7 @@ import ast
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
@@ -414,6 +415,8 @@ def typer_param(args: list[Value], kwargs: dict[str, Value], argument: bool = Fa
     return TyperParamV(args[0] if args else kwargs.get("default"), strings if len(strings) == len(decls) else None, argument, checked)
 
 
+# typer.Option's settings that make a given value something else
+_TYPER_CONVERTS = frozenset({"callback", "parser", "click_type"})
 # typer.Option's settings that check, clamp or count a given value, or read no value
 _TYPER_CHECKED = frozenset({"min", "max", "clamp", "count", "is_flag", "flag_value", "case_sensitive"})
 
@@ -434,9 +437,15 @@ def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
     for name, value in defaults.items():
         given = declared.get(name)
         annotation = params[name].annotation if name in params else None
+        if annotation is not None:
+            annotated = _annotated_option(annotation, func)
+            if annotated is None:
+                return None  # (an argument, or an option that checks or counts what it is given)
+            annotation, option = annotated
+            given = option if option is not None else given
         kind = _KIND_OF.get(annotation.id) if isinstance(annotation, ast.Name) else None
         if annotation is not None and kind is None:
-            return None  # (a type typer converts otherwise: a Path, an Enum, a list, Annotated[...])
+            return None  # (a type typer converts otherwise: a Path, an Enum, a list)
         if kind is None:
             default = const_value(value)[1]
             kind = _KIND_OF.get(type(default).__name__)
@@ -457,6 +466,52 @@ def typer_options(func: Value) -> tuple[OptionSpec, ...] | None:
             off = ("--no-" + name.replace("_", "-"),)
         specs.append(OptionSpec(name, on, off, flag, kind))
     return tuple(specs)
+
+
+def _annotated_option(annotation: ast.expr, func: FunctionV) -> tuple[ast.expr | None, Value | None] | None:
+    """A parameter's annotation as typer reads it: `Annotated[int, typer.Option("--len")]`
+    gives `int` and the option's declared strings (as the default-style TyperParamV),
+    `Optional[int]` and `int | None` give `int` (typer converts the value alike); None
+    where the annotation makes an argument, or an option whose given value is checked,
+    clamped or counted, or its strings are not literals."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr) and _is_none(annotation.right):
+        return annotation.left, None
+    if not isinstance(annotation, ast.Subscript):
+        return annotation, None
+    generic = _qualname(annotation.value, func)
+    if generic == "typing.Optional":
+        return annotation.slice, None
+    if generic not in ("typing.Annotated", "typing_extensions.Annotated") or not isinstance(annotation.slice, ast.Tuple):
+        return annotation, None
+    base, *extras = annotation.slice.elts
+    option: Value | None = None
+    for extra in extras:
+        maker = _qualname(extra.func, func) if isinstance(extra, ast.Call) else None
+        if maker == "typer.Argument":
+            return None
+        if maker == "typer.Option" and isinstance(extra, ast.Call):
+            decls = [arg.value for arg in extra.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+            if len(decls) != len(extra.args) or any(k.arg is None or k.arg in _TYPER_CHECKED | _TYPER_CONVERTS for k in extra.keywords):
+                return None
+            option = TyperParamV(None, tuple(decls))
+    return base, option
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _qualname(node: ast.expr, func: FunctionV) -> str | None:
+    """The qualified name a module-level import gives `node` (`typer.Option`,
+    `Annotated` from typing), None for anything else."""
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    bound = func.module.namespace.get(head)
+    if not isinstance(bound, ExternalV):
+        return None
+    return f"{bound.qualname}.{rest}" if rest else bound.qualname
 
 
 def call_with_defaults(interp: Interpreter, func: Value, node: ast.AST, fr: Frame) -> Value:
