@@ -4920,9 +4920,11 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     value = default.value
     if value is None:
         # None fails lstm_ref's dropout check (JCD101) as a rate does, and the fp8 path's
-        # fp8_params (JCD210: probe 40b); an `argv=None` handed to a parse is the run's own
+        # fp8_params (JCD210: probe 40b), a `precision=None` under a bfloat16 context
+        # (JCD103) and a padding mask's `q_seqlen=None` (JCD213: probe 137a, both where every
+        # caller passes a value); an `argv=None` handed to a parse is the run's own
         # command line, the options' defaults (probe 127a: `main(["--config", "prod.yaml"])`)
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in ("drop", "param", "fp8")) or "arg" in param.lower() and param in _parsed_parameters(func.node)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in _NONE_SENSITIVE) or "arg" in param.lower() and param in _parsed_parameters(func.node)
     name = param.lower()
     if isinstance(value, bool):
         # `causal=False` with a right window (JCD207), `fp8=True` (JCD210): probe 40b.  (Any
@@ -4934,6 +4936,9 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
     return isinstance(value, str) or (isinstance(value, float) and value != 0.0)
 
 
+# parameter names whose None default a rule reports on (a rate, fp8 parameters, a matmul
+# precision, sequence lengths)
+_NONE_SENSITIVE = ("drop", "param", "fp8", "precision", "len")
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
 _ARGV_NAMES = frozenset({"argv", "args", "arguments", "cli_args", "command_line"})
 _PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
