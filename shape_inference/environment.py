@@ -63,7 +63,7 @@ def read_default(interp: Interpreter, args: list[Value], kwargs: dict[str, Value
     no analysed module may set `name`; else Unknown."""
     ok, name = const_value(args[0]) if args else (False, None)
     default = args[1] if len(args) == 2 and not kwargs else kwargs.get("default") if len(args) == 1 and set(kwargs) == {"default"} else None
-    if not ok or not isinstance(name, str) or default is None or _may_be_set(interp, fr, name):
+    if not ok or not isinstance(name, str) or default is None or may_be_set(interp, fr, name):
         return UNKNOWN
     step = interp.step(fr, node, f"default of ${name} (unset in the environment)")
     if isinstance(default, IntV):
@@ -73,7 +73,7 @@ def read_default(interp: Interpreter, args: list[Value], kwargs: dict[str, Value
     return default
 
 
-def _may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
+def may_be_set(interp: Interpreter, fr: Frame, name: str) -> bool:
     """Does the reading module, the program's entry module, any conftest.py of the
     project (a fixture's `monkeypatch.setenv`, autouse or not: the function that reads
     may be judged from its own module before a test's run reaches it, probe 112d), the

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths, settings_classes
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -1334,6 +1334,12 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
         raised = _construct(interp, inst, cls, args, kwargs, node, fr)
     finally:
         inst.building = False
+    if settings_classes.is_settings_class(cls) and not isinstance(cls.lookup("__init__"), FunctionV):
+        # pydantic-settings: its fields are read from the environment (probe 137b)
+        if _validated_model(cls):
+            inst.attrs.update((name, UNKNOWN) for name, _, _ in cls.all_fields())
+        else:
+            settings_classes.set_fields(interp, inst, cls, args, kwargs, node, fr)
     return NEVER if raised else inst
 
 

@@ -1,0 +1,114 @@
+"""pydantic-settings classes: each field is an environment read with its default.
+
+    class Settings(BaseSettings):
+        model_config = SettingsConfigDict(env_prefix="TRAIN_")
+        seq_len: int = 255
+
+`Settings().seq_len` is `$TRAIN_SEQ_LEN` where it is set, 255 where it is not: the same
+convention as `os.environ.get("TRAIN_SEQ_LEN", "255")` (environment.py).  The default
+holds only where no analysed module may set that variable (nor names it does not spell),
+the class reads no other source (an env file, a secrets folder, the command line, its
+own `settings_customise_sources`), and the field is read under its own name (no alias);
+else the field is Unknown (probe 137b: a test that set the variable before building the
+settings got a false JCD201 from the default).  Keywords given to the constructor win
+over the environment, as pydantic's init settings do.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jax_cudnn_lint.shape_inference import environment
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain
+
+if TYPE_CHECKING:
+    from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
+
+BASES = frozenset({"pydantic_settings.BaseSettings", "pydantic_settings.main.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings", "pydantic.env_settings.BaseSettings"})
+# model_config entries that change nothing about where a field's value comes from
+_HARMLESS = frozenset({"env_prefix", "case_sensitive", "extra", "frozen", "validate_default", "env_ignore_empty", "use_enum_values",
+                       "arbitrary_types_allowed", "env_nested_delimiter", "title", "str_strip_whitespace", "populate_by_name", "protected_namespaces"})
+# how a field's own options rename what it reads
+_RENAMES = frozenset({"alias", "validation_alias", "env", "alias_priority", "default_factory"})
+
+
+def is_settings_class(cls: ClassV) -> bool:
+    return bool(cls.external_bases() & BASES)
+
+
+def set_fields(interp: Interpreter, inst: InstanceV, cls: ClassV, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> None:
+    """Give a settings object its fields: what the constructor is given, else each
+    field's default where the environment certainly leaves it, else Unknown."""
+    prefix = None if args else _env_prefix(cls)
+    for name, default, _annotation in cls.all_fields():
+        if name in kwargs:
+            inst.attrs[name] = kwargs[name]
+            continue
+        value = _plain_default(default)
+        variable = f"{prefix}{name}" if prefix is not None else None
+        if value is None or variable is None or _renamed(cls, name) or any(environment.may_be_set(interp, fr, spelled) for spelled in {variable, variable.upper(), variable.lower()}):
+            inst.attrs[name] = UNKNOWN
+            continue
+        step = interp.step(fr, node, f"default of ${variable.upper()} (unset in the environment)")
+        inst.attrs[name] = IntV(value.dim.with_why(step)) if isinstance(value, IntV) else ConstV(value.value, (*value.why, step)) if isinstance(value, ConstV) else value
+
+
+def _plain_default(default: Value | None) -> Value | None:
+    """A field's default written as a value (`seq_len: int = 255`); None for one made by
+    a call (`Field(...)`, a factory) or none."""
+    return default if isinstance(default, (IntV, ConstV)) else None
+
+
+def _env_prefix(cls: ClassV) -> str | None:
+    """The class's env prefix ("" without one); None where its config (`model_config =
+    SettingsConfigDict(...)`, a pydantic 1 `class Config:`) reads another source or is
+    not written as literals, or a class of its chain customises its sources."""
+    prefix = ""
+    for current in reversed(list(class_chain(cls))):
+        for stmt in current.node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "settings_customise_sources" or isinstance(stmt, ast.ClassDef) and stmt.name == "Config" and any(isinstance(s, ast.FunctionDef) for s in stmt.body):
+                return None
+            entries = _config_entries(stmt)
+            if entries is None:
+                return None
+            for key, value in entries.items():
+                if key not in _HARMLESS or key == "env_prefix" and not isinstance(value, str):
+                    return None
+                if key == "env_prefix":
+                    prefix = str(value)
+    return prefix
+
+
+def _config_entries(stmt: ast.stmt) -> dict[str, object] | None:
+    """What a class body's statement configures (`model_config = SettingsConfigDict(env_prefix="X_")`,
+    a `model_config = {...}` dict, a `class Config:` of literal assignments); {} for a
+    statement that configures nothing; None for a configuration not written in literals."""
+    if isinstance(stmt, ast.ClassDef) and stmt.name == "Config":
+        out: dict[str, object] = {}
+        for item in stmt.body:
+            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and isinstance(item.value, ast.Constant):
+                out[item.targets[0].id] = item.value.value
+            elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) or isinstance(item, ast.Pass)):
+                return None
+        return out
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else stmt.target if isinstance(stmt, ast.AnnAssign) else None
+    if not (isinstance(target, ast.Name) and target.id == "model_config"):
+        return {}
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    if isinstance(value, ast.Call) and not value.args and all(k.arg is not None and isinstance(k.value, ast.Constant) for k in value.keywords):
+        return {str(k.arg): k.value.value for k in value.keywords if isinstance(k.value, ast.Constant)}
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Constant) for k, v in zip(value.keys, value.values)):
+        return {str(k.value): v.value for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+    return None
+
+
+def _renamed(cls: ClassV, name: str) -> bool:
+    """Does a class of the chain declare the field with options that rename what it
+    reads (`Field(255, alias="LEN")`, pydantic 1's `env=`)?"""
+    for current in class_chain(cls):
+        for stmt in current.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name and isinstance(stmt.value, ast.Call):
+                if any(k.arg is None or k.arg in _RENAMES for k in stmt.value.keywords):
+                    return True
+    return False
