@@ -484,6 +484,8 @@ def _annotated_option(annotation: ast.expr, func: FunctionV) -> tuple[ast.expr |
     if generic not in ("typing.Annotated", "typing_extensions.Annotated") or not isinstance(annotation.slice, ast.Tuple):
         return annotation, None
     base, *extras = annotation.slice.elts
+    unwrapped = _annotated_option(base, func)  # (`Annotated[Optional[int], typer.Option()]`)
+    base = unwrapped[0] if unwrapped is not None and unwrapped[1] is None and unwrapped[0] is not None else base
     option: Value | None = None
     for extra in extras:
         maker = _qualname(extra.func, func) if isinstance(extra, ast.Call) else None

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, paths, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, omegaconf_configs, paths, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -4065,17 +4065,9 @@ for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
     HANDLERS[_q] = h_config_flag
 
 
-def h_omegaconf_create(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
-    """OmegaConf.create({...}): a DictConfig; from a list, a YAML string or a dataclass: Unknown."""
-    from jax_cudnn_lint.shape_inference import layers
-
-    if len(args) != 1 or kwargs or not isinstance(args[0], DictV):
-        interp.escape(args, kwargs)
-        return UNKNOWN
-    return layers.make_namespace(interp, "omegaconf.DictConfig", list(args), {}, node, fr)
-
-
-_register(["create"], ["omegaconf.OmegaConf"], h_omegaconf_create)
+for _name, _handler in (("create", omegaconf_configs.h_create), ("structured", omegaconf_configs.h_structured), ("merge", omegaconf_configs.h_merge),
+                        ("from_dotlist", omegaconf_configs.h_from_dotlist), ("from_cli", omegaconf_configs.h_from_cli), ("load", omegaconf_configs.h_load)):
+    HANDLERS[f"omegaconf.OmegaConf.{_name}"] = _handler
 _register(["Namespace"], ["argparse"], h_namespace)
 
 
@@ -4112,10 +4104,16 @@ def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
         return cli_commands.call_with_defaults(interp, args[0], node, fr)
     if q == "typer.run" and args:
         return cli_commands.not_followed(interp, args[0])
+    app = args[0] if args and isinstance(args[0], ExtObjectV) and args[0].qualname == cli_commands.TYPER_APP else None
+    if q == "typer.main.get_command" and app is not None and len(args) == 1 and not kwargs:
+        return app  # (the click command typer makes of the app: run as the app runs)
+    if q == "typer.Typer.main" and app is not None:
+        return cli_commands.run_app(interp, app, list(args[1:]), kwargs, node, fr)  # `get_command(app).main([...], standalone_mode=False)`
+    interp.escape(args, kwargs)
     return UNKNOWN
 
 
-for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, cli_commands.TYPER_ADD, *cli_commands.TYPER_PARAMS, "typer.run"):
+for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, cli_commands.TYPER_ADD, *cli_commands.TYPER_PARAMS, "typer.run", "typer.main.get_command", "typer.Typer.main"):
     HANDLERS[_q] = h_typer
 _register(["option", "argument", "command", "group"], ["click"], h_decorator_factory)
 for _q in cli_commands.CLICK_TYPES:

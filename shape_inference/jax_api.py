@@ -1414,7 +1414,7 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             if validated or _converted(default):
                 value: Value = UNKNOWN  # a validator or converter decides what is kept
             elif name in outside:
-                value = _field_default(interp, default, node, fr) if default is not None else UNKNOWN
+                value = field_default(interp, default, node, fr) if default is not None else UNKNOWN
             elif args and keyword_only is None:
                 value = UNKNOWN  # which fields take positional arguments is not known
             elif name in positional and positional.index(name) < len(args):
@@ -1422,7 +1422,7 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
             elif name in kw:
                 value = kw.pop(name)
             elif default is not None:
-                value = _field_default(interp, default, node, fr)
+                value = field_default(interp, default, node, fr)
             else:
                 value = UNKNOWN
             if is_init_var(annotation):
@@ -1593,7 +1593,7 @@ def _no_generated_init(cls: ClassV) -> bool:
     return False
 
 
-def _field_default(interp: Interpreter, default: Value, node: ast.AST, fr: Frame) -> Value:
+def field_default(interp: Interpreter, default: Value, node: ast.AST, fr: Frame) -> Value:
     if isinstance(default, CallResultV) and default.qualname == "dataclasses.field":
         payload = default.payload
         if isinstance(payload, DictV):

@@ -24,6 +24,7 @@ READERS = {
     "json": ("configs/lm.json", '{"model": {"seq_len": SEQ}}\n', "import json\n", "    with open({path!r}) as f:\n        cfg = json.load(f)\n"),
     "yaml": ("configs/lm.yaml", "model:\n  seq_len: SEQ  # tokens\n", "import yaml\n", "    cfg = yaml.safe_load(open({path!r}))\n"),
     "toml": ("configs/lm.toml", "[model]\nseq_len = SEQ\n", "import tomllib\n", "    with open({path!r}, 'rb') as f:\n        cfg = tomllib.load(f)\n"),
+    "omegaconf": ("configs/lm.yaml", "model:\n  seq_len: SEQ\n", "from omegaconf import OmegaConf\n", "    cfg = OmegaConf.load({path!r})\n"),
     "json_text": ("configs/lm.json", '{"model": {"seq_len": SEQ}}\n', "import json\nimport os\n", "    cfg = json.loads(open(os.path.join('configs', 'lm.json')).read())\n"),
 }
 

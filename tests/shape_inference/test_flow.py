@@ -1389,3 +1389,18 @@ def test_a_typer_app_given_its_own_list(option: str, given: str, seq_len: int | 
     )
     found = [r for r in reveal(src, contextual_only=False) if not r.generic]
     assert [r.int for r in found] == ([seq_len] if seq_len is not None else []) or (seq_len is None and all(r.int is None for r in found))
+
+
+def test_omegaconf_from_cli_is_the_run_without_options() -> None:
+    base = "from omegaconf import OmegaConf\nbase = OmegaConf.create({'data': {'seq_len': 255}})\n"
+    src = P + base + "cfg = OmegaConf.merge(base, OmegaConf.from_cli())\nreveal_type(cfg.data.seq_len)\n"
+    assert one(src).int == 255
+    given = P + base + "cfg = OmegaConf.merge(base, OmegaConf.from_cli(['data.seq_len=256', 'steps=true']))\nreveal_type(cfg.data.seq_len)\nreveal_type(cfg.steps)\n"
+    seq, steps = reveal(given)
+    assert (seq.int, steps.const) == (256, True)
+    # a command line analysed code sets is not the run without options
+    patched = P + "import sys\n" + base + "sys.argv = ['train.py', 'data.seq_len=256']\ncfg = OmegaConf.merge(base, OmegaConf.from_cli())\nreveal_type(cfg.data.seq_len)\n"
+    assert one(patched).int is None
+    # a value OmegaConf would parse otherwise (a float, a list) is not taken
+    odd = P + base + "cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(['data.seq_len=2.5e2']))\nreveal_type(cfg.data.seq_len)\n"
+    assert one(odd).int is None

@@ -251,7 +251,8 @@ def test_config_changes_are_followed_or_forgotten() -> None:
         "cfg['seq'] = 512\n": 512,
         "cfg.model['seq'] = 512\n": None,  # another key of another namespace: seq unchanged
         "cfg.update(seq=512)\n": None,
-        "cfg = OmegaConf.merge(cfg, OmegaConf.from_cli())\n": None,
+        "cfg = OmegaConf.merge(cfg, OmegaConf.from_cli())\n": 511,  # (the run without options, as argparse's defaults)
+        "cfg = OmegaConf.merge(cfg, OmegaConf.from_cli(), OmegaConf.load('x.yaml'))\n": None,
         "def f(c):\n    if c:\n        cfg['seq'] = 512\nf(input())\n": None,
         "def f(k):\n    cfg[k] = 4\nf(input())\n": None,
     }
