@@ -1309,9 +1309,10 @@ class Interpreter:
             which = self.cli_unfollowed[id(node)]
             return [param.arg for param, _, _ in with_defaults if which is None or param.arg in which]
         if func.owner is not None:
-            if not any(not (isinstance(default, ast.Constant) and default.value is None) and _could_fail(default, param.arg, func) for param, _, default in with_defaults):
+            if not any(_could_fail(default, param.arg, func) and not (isinstance(default, ast.Constant) and default.value is None and not _none_sensitive(param.arg)) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged
-                # by its callers; its None defaults are not worth the module's call index
+                # by its callers, and a None a rule reads (`q_len=None`: probe 137a); its other
+                # None defaults are not worth the module's call index
                 return []
             calls = self._method_calls(func)
             local: set[int] = set()  # (any file's: a bare name passed may be another module's constant)
@@ -4924,7 +4925,7 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
         # (JCD103) and a padding mask's `q_seqlen=None` (JCD213: probe 137a, both where every
         # caller passes a value); an `argv=None` handed to a parse is the run's own
         # command line, the options' defaults (probe 127a: `main(["--config", "prod.yaml"])`)
-        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or any(part in param.lower() for part in _NONE_SENSITIVE) or "arg" in param.lower() and param in _parsed_parameters(func.node)
+        return param in func.module.facts.rebound(func.node) and _fallback_could_fail(func, param) or _none_sensitive(param) or "arg" in param.lower() and param in _parsed_parameters(func.node)
     name = param.lower()
     if isinstance(value, bool):
         # `causal=False` with a right window (JCD207), `fp8=True` (JCD210): probe 40b.  (Any
@@ -4939,6 +4940,10 @@ def _could_fail(default: ast.expr, param: str, func: FunctionV) -> bool:
 # parameter names whose None default a rule reports on (a rate, fp8 parameters, a matmul
 # precision, sequence lengths)
 _NONE_SENSITIVE = ("drop", "param", "fp8", "precision", "len")
+
+
+def _none_sensitive(param: str) -> bool:
+    return any(part in param.lower() for part in _NONE_SENSITIVE)
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
 _ARGV_NAMES = frozenset({"argv", "args", "arguments", "cli_args", "command_line"})
 _PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
