@@ -20,7 +20,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import environment
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -40,55 +40,65 @@ def is_settings_class(cls: ClassV) -> bool:
 def set_fields(interp: Interpreter, inst: InstanceV, cls: ClassV, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> None:
     """Give a settings object its fields: what the constructor is given, else each
     field's default where the environment certainly leaves it, else Unknown."""
-    prefix = None if args else _env_prefix(cls)
+    config = None if args else _config(cls)
     for name, default, _annotation in cls.all_fields():
         if name in kwargs:
             inst.attrs[name] = kwargs[name]
             continue
-        value = _plain_default(default)
-        variable = f"{prefix}{name}" if prefix is not None else None
-        if value is None or variable is None or _renamed(cls, name) or any(environment.may_be_set(interp, fr, spelled) for spelled in {variable, variable.upper(), variable.lower()}):
+        value = _default(default, config)
+        variable = f"{config.get('env_prefix', '')}{name}" if config is not None else None
+        # (pydantic-settings reads names in any case unless told; case-sensitive, as written)
+        spellings = {variable} if config is not None and config.get("case_sensitive") is True else {variable, str(variable).upper(), str(variable).lower()}
+        if value is None or variable is None or _renamed(cls, name) or any(environment.may_be_set(interp, fr, str(spelled)) for spelled in spellings):
             inst.attrs[name] = UNKNOWN
             continue
-        step = interp.step(fr, node, f"default of ${variable.upper()} (unset in the environment)")
+        step = interp.step(fr, node, f"default of ${variable if config and config.get('case_sensitive') is True else variable.upper()} (unset in the environment)")
         inst.attrs[name] = IntV(value.dim.with_why(step)) if isinstance(value, IntV) else ConstV(value.value, (*value.why, step)) if isinstance(value, ConstV) else value
 
 
-def _plain_default(default: Value | None) -> Value | None:
-    """A field's default written as a value (`seq_len: int = 255`); None for one made by
-    a call (`Field(...)`, a factory) or none."""
-    return default if isinstance(default, (IntV, ConstV)) else None
+def _default(default: Value | None, config: dict[str, object] | None) -> Value | None:
+    """A field's default written as a value (`seq_len: int = 255`), or a nested model's
+    (`data: DataModel = DataModel()`, read from one variable, as JSON, unless a nested
+    delimiter lets others set its fields); None for one made by `Field(...)`, a factory,
+    or none."""
+    if isinstance(default, (IntV, ConstV)):
+        return default
+    if isinstance(default, InstanceV) and config is not None and "env_nested_delimiter" not in config:
+        return default
+    return None
 
 
-def _env_prefix(cls: ClassV) -> str | None:
-    """The class's env prefix ("" without one); None where its config (`model_config =
-    SettingsConfigDict(...)`, a pydantic 1 `class Config:`) reads another source or is
-    not written as literals, or a class of its chain customises its sources."""
-    prefix = ""
+def _config(cls: ClassV) -> dict[str, object] | None:
+    """The class's settings config, base classes first (`model_config =
+    SettingsConfigDict(env_prefix="X_")`, a pydantic 1 `class Config:`, class keywords
+    `class S(BaseSettings, env_prefix="X_")`); None where it reads another source, is not
+    written in literals (or module constants), or a class of its chain customises its
+    sources."""
+    config: dict[str, object] = {}
     for current in reversed(list(class_chain(cls))):
-        for stmt in current.node.body:
+        statements: list[ast.stmt] = [*current.node.body, ast.Assign([ast.Name("model_config", ast.Store())], ast.Call(ast.Name("dict", ast.Load()), [], current.node.keywords))]
+        for stmt in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "settings_customise_sources" or isinstance(stmt, ast.ClassDef) and stmt.name == "Config" and any(isinstance(s, ast.FunctionDef) for s in stmt.body):
                 return None
-            entries = _config_entries(stmt)
+            entries = _config_entries(stmt, current)
             if entries is None:
                 return None
             for key, value in entries.items():
                 if key not in _HARMLESS or key == "env_prefix" and not isinstance(value, str):
                     return None
-                if key == "env_prefix":
-                    prefix = str(value)
-    return prefix
+                config[key] = value
+    return config
 
 
-def _config_entries(stmt: ast.stmt) -> dict[str, object] | None:
+def _config_entries(stmt: ast.stmt, cls: ClassV) -> dict[str, object] | None:
     """What a class body's statement configures (`model_config = SettingsConfigDict(env_prefix="X_")`,
     a `model_config = {...}` dict, a `class Config:` of literal assignments); {} for a
     statement that configures nothing; None for a configuration not written in literals."""
     if isinstance(stmt, ast.ClassDef) and stmt.name == "Config":
         out: dict[str, object] = {}
         for item in stmt.body:
-            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and isinstance(item.value, ast.Constant):
-                out[item.targets[0].id] = item.value.value
+            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and _known(item.value, cls):
+                out[item.targets[0].id] = _literal(item.value, cls)
             elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) or isinstance(item, ast.Pass)):
                 return None
         return out
@@ -96,11 +106,29 @@ def _config_entries(stmt: ast.stmt) -> dict[str, object] | None:
     if not (isinstance(target, ast.Name) and target.id == "model_config"):
         return {}
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-    if isinstance(value, ast.Call) and not value.args and all(k.arg is not None and isinstance(k.value, ast.Constant) for k in value.keywords):
-        return {str(k.arg): k.value.value for k in value.keywords if isinstance(k.value, ast.Constant)}
-    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Constant) for k, v in zip(value.keys, value.values)):
-        return {str(k.value): v.value for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+    if isinstance(value, ast.Call) and not value.args and all(k.arg is not None and k.arg != "metaclass" and _known(k.value, cls) for k in value.keywords):
+        return {str(k.arg): _literal(k.value, cls) for k in value.keywords}
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and _known(v, cls) for k, v in zip(value.keys, value.values)):
+        return {str(k.value): _literal(v, cls) for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant)}
     return None
+
+
+_NOT_KNOWN = object()
+
+
+def _literal(expr: ast.expr, cls: ClassV) -> object:
+    """A literal's value, or a module constant's (`env_prefix=PREFIX`); _NOT_KNOWN else."""
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    if isinstance(expr, ast.Name):
+        ok, value = const_value(cls.module.namespace.get(expr.id) or UNKNOWN)
+        if ok and isinstance(value, (str, bool, int)):
+            return value
+    return _NOT_KNOWN
+
+
+def _known(expr: ast.expr, cls: ClassV) -> bool:
+    return _literal(expr, cls) is not _NOT_KNOWN
 
 
 def _renamed(cls: ClassV, name: str) -> bool:
