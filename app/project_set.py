@@ -616,9 +616,16 @@ def _drivers(
 
 
 def _imported_only_by_harnesses(path: str, scanned: ScannedFile, importers: dict[str, list[tuple[str, Taken]]]) -> bool:
-    """A program (a `__main__` guard, outside any package) that only tests and files
-    nothing imports (a harness, another script) import: still a program of its own."""
-    return scanned.main_guard and not _in_package(path) and all(is_test_path(outer) or not importers.get(outer) for outer, _ in importers.get(path, ()))
+    """A program (a `__main__` guard) that only tests and, outside any package, files
+    nothing imports (a harness, another script) import: still a program of its own.  A
+    package's module run as `python -m pkg.train` that only tests import is one too
+    (probe 138b: a test importing `ctxlm.train` hid the run of its main)."""
+    if not scanned.main_guard:
+        return False
+    outers = [outer for outer, _ in importers.get(path, ())]
+    if _in_package(path):
+        return all(is_test_path(outer) for outer in outers)
+    return all(is_test_path(outer) or not importers.get(outer) for outer in outers)
 
 
 # folders that hold a project's programs, run over the project beside them (`python

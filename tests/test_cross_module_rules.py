@@ -1378,3 +1378,28 @@ def test_a_config_module_loaded_by_name_after_sys_path_changes(tmp_path: Path, m
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "."])
     assert "JCD201" not in capsys.readouterr().out
+
+
+def test_a_package_program_that_a_test_imports_still_runs_its_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 138b: `python -m lm.train` runs main(255); the test that imports it runs
+    main(256).  The module is a program of its own still, so its main's
+    run is analysed."""
+    write(
+        tmp_path,
+        {
+            "lm/__init__.py": "",
+            "lm/attn.py": ATTN,
+            "lm/steps.py": "import jax\n\nfrom lm.attn import attend\n\n\ndef run_steps(q, steps):\n    for _ in range(steps):\n        jax.grad(lambda q: attend(q, q, q).sum())(q)\n",
+            "lm/train.py": (
+                "import jax.numpy as jnp\n\nfrom lm.steps import run_steps\n\n\n"
+                "def main(seq):\n    run_steps(jnp.zeros((1, seq, 2, 64), jnp.bfloat16), 2)\n\n\n"
+                "if __name__ == '__main__':\n    main(255)\n"
+            ),
+            "tests/__init__.py": "",
+            "tests/test_train.py": "from lm.train import main\n\n\ndef test_main():\n    main(256)\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert len(lines) == 1 and lines[0].startswith("lm/attn.py:5:12: JCD201")

@@ -386,10 +386,13 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             # a library module with a demo under its guard, imported in its package: not one
             "lib/demo.py": "from trainer import train\n\ndef helper():\n    pass\n\nif __name__ == '__main__':\n    train(3)\n",
             "lib/uses_demo.py": "from lib.demo import helper\n",
+            # a package's program (`python -m lib.main`) that only a test imports: still one (probe 138b)
+            "lib/main.py": "from trainer import train\n\ndef main():\n    train(255)\n\nif __name__ == '__main__':\n    main()\n",
+            "tests/test_main.py": "from lib.main import main\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py"]
-    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_main.py"]
+    assert rel(chosen.entries) == ["cli.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_main.py", "trainer.py"]
 
 
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
