@@ -612,6 +612,15 @@ def _drivers(
                 continue
             if any(name in by_path[target].functions for name, _ in taken.pairs) and _names_taken(taken, by_path[target], names) != frozenset():
                 found.add(importer)
+    # a test that runs a program of the project it imports (`runner.invoke(app,
+    # ["--seq-len", "127"])` with the typer app or click command of a cli.py, `main([...])`):
+    # the lists it gives are runs of that program, as its own main's is (probe 138b)
+    for program in sorted(found):
+        if not by_path[program].main_guard:
+            continue
+        for importer, taken in importers.get(program, ()):
+            if importer not in found and is_test_path(importer) and (taken.pairs or taken.module_as is not None) and script(importer):
+                found.add(importer)
     return found
 
 

@@ -1403,3 +1403,32 @@ def test_a_package_program_that_a_test_imports_still_runs_its_main(tmp_path: Pat
     main(["--no-cache", "--exit-zero", "-j1", "."])
     lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
     assert len(lines) == 1 and lines[0].startswith("lm/attn.py:5:12: JCD201")
+
+
+def test_a_test_that_invokes_a_programs_typer_app_runs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Probe 138b: `runner.invoke(app, ["--seq-len", seq_len])` in a test, parametrized
+    with "127", runs the command of lm/cli.py at 127; the app's own run (`app()`) takes
+    its default, 256."""
+    write(
+        tmp_path,
+        {
+            "lm/__init__.py": "",
+            "lm/attn.py": ATTN,
+            "lm/steps.py": "import jax\n\nfrom lm.attn import attend\n\n\ndef train(q):\n    return jax.grad(lambda q: attend(q, q, q).sum())(q)\n",
+            "lm/cli.py": (
+                "from typing import Annotated\n\nimport jax.numpy as jnp\nimport typer\n\nfrom lm.steps import train\n\napp = typer.Typer()\n\n\n"
+                "@app.command()\ndef main(seq_len: Annotated[int, typer.Option('--seq-len', '-s')] = 256):\n"
+                "    train(jnp.zeros((1, seq_len, 2, 64), jnp.bfloat16))\n\n\nif __name__ == '__main__':\n    app()\n"
+            ),
+            "tests/__init__.py": "",
+            "tests/test_cli.py": (
+                "import pytest\nfrom typer.testing import CliRunner\n\nfrom lm.cli import app\n\nrunner = CliRunner()\n\n\n"
+                "@pytest.mark.parametrize('seq_len', ['64', '127'])\ndef test_cli(seq_len):\n    assert runner.invoke(app, ['--seq-len', seq_len]).exit_code == 0\n"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
+    assert len(lines) == 1 and lines[0].startswith("lm/attn.py:5:12: JCD201"), lines
+    assert "T = S = 127 (given in the argument list at test_cli.py:11)" in lines[0], lines[0]
