@@ -615,7 +615,7 @@ def _drivers(
     # a test that runs a program of the project it imports (`runner.invoke(app,
     # ["--seq-len", "127"])` with the typer app or click command of a cli.py, `main([...])`):
     # the lists it gives are runs of that program, as its own main's is (probe 138b)
-    for program in sorted(found):
+    for program in sorted(found | entries):
         if not by_path[program].main_guard:
             continue
         for importer, taken in importers.get(program, ()):

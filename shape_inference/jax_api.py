@@ -1406,12 +1406,17 @@ def _construct(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kw
                 inst.attrs["name"] = named  # which part of the params it reads (submodule_ctx)
             kw.pop("parent", None)
         validated = _validated_model(cls)
+        # pydantic validates a field left to its default only where told (probe 139b: a
+        # rounding field validator left `TrainConfig()`'s 255), or where a model validator
+        # or `model_post_init` sees the whole; a keyword no field names may be an alias
+        defaults_kept = validated and not _validates_defaults(cls) and not set(kw) - {name for name, _, _ in fields}
         init_only: list[Value] = []  # InitVar fields: passed to __post_init__, never set
         keyword_only = _keyword_only_fields(source, fields)
         outside = {name for name, default, _ in fields if _field_option(default, "init") is False}  # `field(init=False)`: no argument
         positional = [name for name, _, _ in fields if keyword_only is not None and name not in keyword_only and name not in outside]
         for name, default, annotation in fields:
-            if validated or _converted(default):
+            given = name in kw or name in positional and positional.index(name) < len(args) or bool(args) and keyword_only is None
+            if _converted(default) or validated and (given or not defaults_kept):
                 value: Value = UNKNOWN  # a validator or converter decides what is kept
             elif name in outside:
                 value = field_default(interp, default, node, fr) if default is not None else UNKNOWN
@@ -1576,6 +1581,25 @@ def _validated_model(cls: ClassV) -> bool:
                 return True  # (field_validator, model_validator, validator, root_validator, AfterValidator, ...)
             if pydantic and isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
                 return True
+    return False
+
+
+def _validates_defaults(cls: ClassV) -> bool:
+    """Does pydantic run something that may change a field left to its default: a model
+    validator (`model_validator`, `root_validator`), `model_post_init`, or validation of
+    defaults asked for (`validate_default=True` on a field or in the config, pydantic 1's
+    `validate_all` or a validator's `always=True`)?"""
+    for current in class_chain(cls):
+        for node in ast.walk(current.node):
+            named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if named is not None and ("model_validator" in named or "root_validator" in named or named == "validate_all"):
+                return True
+            if isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
+                return True
+            if isinstance(node, ast.keyword) and node.arg in ("validate_default", "always", "validate_all") and not (isinstance(node.value, ast.Constant) and node.value.value is False):
+                return True
+            if isinstance(node, ast.Constant) and node.value in ("validate_default", "validate_all"):
+                return True  # (`model_config = {"validate_default": True}`)
     return False
 
 

@@ -392,10 +392,13 @@ def test_scripts_that_call_training_functions_are_drivers(tmp_path: Path) -> Non
             # a test that takes a program's command object (`runner.invoke(app, [...])`): it runs the program (probe 138b)
             "cli_app.py": "from trainer import train\n\napp = make_app(train)\n\nif __name__ == '__main__':\n    app()\n",
             "tests/test_cli_app.py": "from cli_app import app\n",
+            # ... and of a program that trains itself, an entry (probe 139a: a typer app's `train` command)
+            "cli_train.py": "import jax\nfrom model import attend\n\napp = make_app()\n\ndef go():\n    jax.grad(attend)\n\nif __name__ == '__main__':\n    app()\n",
+            "tests/test_cli_train.py": "from cli_train import app\n",
         },
     )
-    assert rel(chosen.drivers) == ["cli.py", "cli_app.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_cli_app.py", "tests/test_main.py"]
-    assert rel(chosen.entries) == ["cli.py", "cli_app.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_cli_app.py", "tests/test_main.py", "trainer.py"]
+    assert rel(chosen.drivers) == ["cli.py", "cli_app.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_cli_app.py", "tests/test_cli_train.py", "tests/test_main.py"]
+    assert rel(chosen.entries) == ["cli.py", "cli_app.py", "cli_train.py", "fit.py", "lib/main.py", "lib/run.py", "lib/sweeps.py", "main.py", "model.py", "other_tools.py", "other_tools2.py", "run_class.py", "run_deep.py", "run_main.py", "run_stars.py", "run_tools.py", "test_run_main.py", "tests/test_cli_app.py", "tests/test_cli_train.py", "tests/test_main.py", "trainer.py"]
 
 
 def test_forward_only_programs_beside_the_model_are_drivers(tmp_path: Path) -> None:
