@@ -1902,8 +1902,8 @@ class Interpreter:
                 if self.api.is_mapping_namespace(base):
                     self.configs.set_field(self, base, target.attr, value, node, fr)
                     return
-                if self.api.runs_a_setter(base.cls.lookup(target.attr)) or isinstance(base.cls.lookup("__setattr__"), FunctionV):
-                    value = UNKNOWN  # a property's setter, a descriptor's __set__ or the class's __setattr__ decides what is stored
+                if self.api.runs_a_setter(base.cls.lookup(target.attr)) or isinstance(base.cls.lookup("__setattr__"), FunctionV) or self.api.validates_assignment(base.cls):
+                    value = UNKNOWN  # a property's setter, a descriptor's __set__, the class's __setattr__ or pydantic's validators decide what is stored
                 if fr.may_skip(base):
                     old = base.attrs.get(target.attr)
                     value = join(old, value) if old is not None else UNKNOWN
@@ -3824,7 +3824,7 @@ class Interpreter:
                 return UNKNOWN  # a class's list that `self.sizes += [...]` extended
             if member is not None:
                 return member
-            if name in ("model_construct", "construct") and "pydantic.BaseModel" in base.external_bases():
+            if name in ("model_construct", "construct") and self.api.is_pydantic_model(base):
                 return BoundMethodV(ExternalV(self.api.PYDANTIC_CONSTRUCT), base)  # (no validation: probe 75a)
             # inherited from a library base class: that class's attribute (TrainState.create)
             for qualname in sorted(base.external_bases()):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths, settings_classes
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths, pydantic_models, settings_classes
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -1208,9 +1208,14 @@ def is_eqx_class(cls: ClassV) -> bool:
 
 
 def _class_marks(cls: ClassV) -> set[str]:
-    """The qualified names of a class's library decorators and bases."""
+    """The qualified names of a class's library decorators and bases (pydantic 1's as
+    pydantic 2's: pydantic_models.canonical_mark)."""
     names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))}
-    return names | cls.external_bases()
+    return {pydantic_models.canonical_mark(name) for name in names | cls.external_bases()}
+
+
+def is_pydantic_model(cls: ClassV) -> bool:
+    return "pydantic.BaseModel" in _class_marks(cls)
 
 
 # decorators and bases that make a class's fields its constructor's parameters
@@ -1335,11 +1340,12 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
     finally:
         inst.building = False
     if settings_classes.is_settings_class(cls) and not isinstance(cls.lookup("__init__"), FunctionV):
-        # pydantic-settings: its fields are read from the environment (probe 137b)
-        if _validated_model(cls):
+        # pydantic-settings: its fields are read from the environment (probe 137b), and
+        # validated, defaults too unless told not to (probe 140a)
+        if _validated_model(cls) and pydantic_models.validates_defaults(cls, settings=True):
             inst.attrs.update((name, UNKNOWN) for name, _, _ in cls.all_fields())
         else:
-            settings_classes.set_fields(interp, inst, cls, args, kwargs, node, fr)
+            settings_classes.set_fields(interp, inst, cls, args, kwargs if not _validated_model(cls) else dict.fromkeys(kwargs, UNKNOWN), node, fr)
     return NEVER if raised else inst
 
 
@@ -1563,8 +1569,7 @@ def _library_sets_fields(cls: ClassV) -> bool:
 
 def _validated_model(cls: ClassV) -> bool:
     """A pydantic or attrs class whose fields are not simply what the call passes or the
-    default: validators that may change them (field or model validators,
-    `model_post_init`, `Annotated[..., AfterValidator(...)]`), or arguments under other
+    default: validators that may change them (pydantic_models), or arguments under other
     names (`alias=`, `validation_alias=`, attrs' `_private` field taken as `private`)."""
     marks = _class_marks(cls)
     pydantic = any(mark.startswith("pydantic") for mark in marks)
@@ -1577,30 +1582,17 @@ def _validated_model(cls: ClassV) -> bool:
         for node in ast.walk(current.node):
             if isinstance(node, ast.keyword) and node.arg in ("alias", "validation_alias"):
                 return True
-            if pydantic and isinstance(node, (ast.Name, ast.Attribute)) and "alidator" in (node.id if isinstance(node, ast.Name) else node.attr):
-                return True  # (field_validator, model_validator, validator, root_validator, AfterValidator, ...)
-            if pydantic and isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
-                return True
-    return False
+    return pydantic_models.validated_model(cls, pydantic)
+
+
+def validates_assignment(cls: ClassV) -> bool:
+    """Does an assignment to a field of this pydantic model run its validators?"""
+    return is_pydantic_model(cls) and pydantic_models.validates_assignment(cls)
 
 
 def _validates_defaults(cls: ClassV) -> bool:
-    """Does pydantic run something that may change a field left to its default: a model
-    validator (`model_validator`, `root_validator`), `model_post_init`, or validation of
-    defaults asked for (`validate_default=True` on a field or in the config, pydantic 1's
-    `validate_all` or a validator's `always=True`)?"""
-    for current in class_chain(cls):
-        for node in ast.walk(current.node):
-            named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-            if named is not None and ("model_validator" in named or "root_validator" in named or named == "validate_all"):
-                return True
-            if isinstance(node, ast.FunctionDef) and node.name == "model_post_init":
-                return True
-            if isinstance(node, ast.keyword) and node.arg in ("validate_default", "always", "validate_all") and not (isinstance(node.value, ast.Constant) and node.value.value is False):
-                return True
-            if isinstance(node, ast.Constant) and node.value in ("validate_default", "validate_all"):
-                return True  # (`model_config = {"validate_default": True}`)
-    return False
+    """Does pydantic run something that may change a field left to its default?"""
+    return any(mark.startswith("pydantic") for mark in _class_marks(cls)) and pydantic_models.validates_defaults(cls)
 
 
 def _converted(default: Value | None) -> bool:
@@ -1778,7 +1770,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
         name == "_replace" and "typing.NamedTuple" in inst.cls.external_bases()
     ):
         return BoundMethodV(ExternalV("dataclasses.replace"), inst)
-    if name in ("model_copy", "copy") and "pydantic.BaseModel" in inst.cls.external_bases():
+    if name in ("model_copy", "copy") and is_pydantic_model(inst.cls):
         return BoundMethodV(ExternalV(PYDANTIC_COPY), inst)  # `cfg.model_copy(update={...})` (probe 73c)
     if inst.diff:
         return UNKNOWN.tainted(True)

@@ -19,15 +19,15 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jax_cudnn_lint.shape_inference import environment
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain, const_value
+from jax_cudnn_lint.shape_inference import environment, pydantic_models
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
 
 BASES = frozenset({"pydantic_settings.BaseSettings", "pydantic_settings.main.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings", "pydantic.env_settings.BaseSettings"})
 # model_config entries that change nothing about where a field's value comes from
-_HARMLESS = frozenset({"env_prefix", "case_sensitive", "extra", "frozen", "validate_default", "env_ignore_empty", "use_enum_values",
+_HARMLESS = frozenset({"env_prefix", "case_sensitive", "extra", "frozen", "validate_default", "validate_assignment", "validate_all", "env_ignore_empty", "use_enum_values",
                        "arbitrary_types_allowed", "env_nested_delimiter", "title", "str_strip_whitespace", "populate_by_name", "protected_namespaces"})
 # how a field's own options rename what it reads
 _RENAMES = frozenset({"alias", "validation_alias", "env", "alias_priority", "default_factory"})
@@ -69,66 +69,15 @@ def _default(default: Value | None, config: dict[str, object] | None) -> Value |
 
 
 def _config(cls: ClassV) -> dict[str, object] | None:
-    """The class's settings config, base classes first (`model_config =
-    SettingsConfigDict(env_prefix="X_")`, a pydantic 1 `class Config:`, class keywords
-    `class S(BaseSettings, env_prefix="X_")`); None where it reads another source, is not
-    written in literals (or module constants), or a class of its chain customises its
-    sources."""
-    config: dict[str, object] = {}
-    for current in reversed(list(class_chain(cls))):
-        statements: list[ast.stmt] = [*current.node.body, ast.Assign([ast.Name("model_config", ast.Store())], ast.Call(ast.Name("dict", ast.Load()), [], current.node.keywords))]
-        for stmt in statements:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "settings_customise_sources" or isinstance(stmt, ast.ClassDef) and stmt.name == "Config" and any(isinstance(s, ast.FunctionDef) for s in stmt.body):
-                return None
-            entries = _config_entries(stmt, current)
-            if entries is None:
-                return None
-            for key, value in entries.items():
-                if key not in _HARMLESS or key == "env_prefix" and not isinstance(value, str):
-                    return None
-                config[key] = value
+    """The class's settings config (pydantic_models.model_config); None where it reads
+    another source (an env file, secrets, the command line), is not written in literals
+    (or module constants), or a class of its chain customises its sources."""
+    if any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "settings_customise_sources" for current in class_chain(cls) for stmt in current.node.body):
+        return None
+    config = pydantic_models.model_config(cls)
+    if config is None or set(config) - _HARMLESS or not isinstance(config.get("env_prefix", ""), str):
+        return None
     return config
-
-
-def _config_entries(stmt: ast.stmt, cls: ClassV) -> dict[str, object] | None:
-    """What a class body's statement configures (`model_config = SettingsConfigDict(env_prefix="X_")`,
-    a `model_config = {...}` dict, a `class Config:` of literal assignments); {} for a
-    statement that configures nothing; None for a configuration not written in literals."""
-    if isinstance(stmt, ast.ClassDef) and stmt.name == "Config":
-        out: dict[str, object] = {}
-        for item in stmt.body:
-            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and _known(item.value, cls):
-                out[item.targets[0].id] = _literal(item.value, cls)
-            elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) or isinstance(item, ast.Pass)):
-                return None
-        return out
-    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else stmt.target if isinstance(stmt, ast.AnnAssign) else None
-    if not (isinstance(target, ast.Name) and target.id == "model_config"):
-        return {}
-    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-    if isinstance(value, ast.Call) and not value.args and all(k.arg is not None and k.arg != "metaclass" and _known(k.value, cls) for k in value.keywords):
-        return {str(k.arg): _literal(k.value, cls) for k in value.keywords}
-    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and _known(v, cls) for k, v in zip(value.keys, value.values)):
-        return {str(k.value): _literal(v, cls) for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant)}
-    return None
-
-
-_NOT_KNOWN = object()
-
-
-def _literal(expr: ast.expr, cls: ClassV) -> object:
-    """A literal's value, or a module constant's (`env_prefix=PREFIX`); _NOT_KNOWN else."""
-    if isinstance(expr, ast.Constant):
-        return expr.value
-    if isinstance(expr, ast.Name):
-        ok, value = const_value(cls.module.namespace.get(expr.id) or UNKNOWN)
-        if ok and isinstance(value, (str, bool, int)):
-            return value
-    return _NOT_KNOWN
-
-
-def _known(expr: ast.expr, cls: ClassV) -> bool:
-    return _literal(expr, cls) is not _NOT_KNOWN
 
 
 def _renamed(cls: ClassV, name: str) -> bool:
