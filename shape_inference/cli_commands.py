@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 CLICK_PARAMS = ("click.option", "click.argument")
 CLICK_COMMAND = "click.command"
 # click decorators that give the function something besides its options: not followed
-CLICK_OPAQUE = ("click.pass_context", "click.pass_obj", "click.group", "click.version_option", "click.help_option")
+CLICK_OPAQUE = ("click.pass_context", "click.pass_obj", "click.version_option", "click.help_option")
 TYPER_APP = "typer.Typer"
 TYPER_COMMAND = "typer.Typer.command"
 TYPER_CALLBACK = "typer.Typer.callback"
@@ -78,6 +78,11 @@ class CliCommandV(Value):
         self.options = options  # how an argument list sets each option (None: one we cannot read)
         self.settings: Value | None = None  # its context_settings, read when it runs (changed since: not followed)
         self.opened = False  # code read its attributes (`main.params[0].default = 128`): not followed
+        # a click group's commands by name (`@cli.command()`, `cli.add_command(cmd)`), None
+        # for a command, or for a group we do not follow (its callback takes options or the
+        # context, it chains or runs without a command)
+        self.commands: dict[str, CliCommandV] | None = None
+        self.group = False
 
     def key(self) -> object:
         return ("cli-command", self.func.key(), self.command, None if self.defaults is None else tuple((n, v.key()) for n, v in self.defaults))
@@ -105,9 +110,46 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
         command.settings = kwargs.get("context_settings")
         interp.cli_apps_seen = True
         return command
+    if qualname == CLICK_GROUP:
+        group = CliCommandV(inner, None, True)
+        group.group = True
+        # a plain group (`@click.group()` over `def cli(): pass`): a list runs the command
+        # its first token names (probe 140b); one with options, the context, settings or
+        # chaining is not followed
+        group.commands = {} if defaults == () and not kwargs else None
+        interp.cli_apps_seen = True
+        return group
+    if qualname == GROUP_COMMAND and args and isinstance(args[0], CliCommandV):
+        owner, given = args[0], args[1] if len(args) > 1 else kwargs.get("name")
+        command = click_decorate(interp, CLICK_COMMAND, [], {k: v for k, v in kwargs.items() if k != "name"}, func)
+        if isinstance(command, CliCommandV):
+            register(owner, command, given)
+        return command
     if qualname in CLICK_OPAQUE:
-        return CliCommandV(inner, None, qualname != "click.group" and isinstance(func, CliCommandV) and func.command)
+        return CliCommandV(inner, None, isinstance(func, CliCommandV) and func.command)
     return None
+
+
+CLICK_GROUP = "click.group"
+GROUP_COMMAND = "click.Group.command"
+GROUP_ADD = "click.Group.add_command"
+
+
+def register(group: CliCommandV, command: Value, given: Value | None) -> None:
+    """A command of a click group, by its given name or its function's (`train_model` is
+    `train-model`, as click 7 names it); a name not known makes the group not followed."""
+    if group.commands is None:
+        return
+    ok, name = const_value(given) if given is not None else (True, None)
+    if not isinstance(command, CliCommandV) or not isinstance(command.func, FunctionV) or not ok or not (name is None or isinstance(name, str)):
+        group.commands = None
+        return
+    node = command.func.node
+    key = name if name is not None else node.name.replace("_", "-") if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if key is None or key in group.commands:
+        group.commands = None  # (two commands of one name: which one runs is not followed)
+        return
+    group.commands[key] = command
 
 
 def _decisive_settings(kwargs: dict[str, Value]) -> bool:
@@ -336,6 +378,17 @@ def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], k
         interp.escape(args, kwargs)
         return not_followed(interp, command.func)
     listed = _listed_tokens(args, kwargs)
+    if command.group:
+        # `cli(["train", "--max-len", "64"], standalone_mode=False)`: the command the first
+        # token names, given the rest; without a list, no command runs (click's help)
+        chosen = command.commands.get(listed[0]) if command.commands is not None and not command.opened and listed else None
+        if chosen is None or not isinstance(args[0] if args else kwargs.get("args"), TupleV):
+            interp.escape(args, kwargs)
+            for sub in (command.commands or {}).values():
+                not_followed(interp, sub.func)
+            return UNKNOWN
+        rest = TupleV(tuple(TupleV(cast("TupleV", args[0] if args else kwargs["args"]).items[1:], True).items), True)
+        return call_command(interp, chosen, [rest], {k: v for k, v in kwargs.items() if k != "args"}, node, fr)
     if command.command and command.defaults is not None and command.options is not None and not command.opened and listed:
         given = given_options(command.options, listed, (interp.step(fr, node, "given in the argument list"),))
         if given is not None:

@@ -4116,6 +4116,17 @@ def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
 for _q in (cli_commands.TYPER_APP, cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK, cli_commands.TYPER_ADD, *cli_commands.TYPER_PARAMS, "typer.run", "typer.main.get_command", "typer.Typer.main"):
     HANDLERS[_q] = h_typer
 _register(["option", "argument", "command", "group"], ["click"], h_decorator_factory)
+HANDLERS[cli_commands.GROUP_COMMAND] = h_decorator_factory  # `@cli.command("train")`: [the group, its name]
+
+
+def h_click_add_command(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`cli.add_command(train)` / `cli.add_command(train, name="fit")`."""
+    if len(args) >= 2 and isinstance(args[0], cli_commands.CliCommandV):
+        cli_commands.register(args[0], args[1], args[2] if len(args) > 2 else kwargs.get("name"))
+    return UNKNOWN
+
+
+HANDLERS[cli_commands.GROUP_ADD] = h_click_add_command
 for _q in cli_commands.CLICK_TYPES:
     HANDLERS[_q] = h_call_result
 

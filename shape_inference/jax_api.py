@@ -1861,6 +1861,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
     if isinstance(base, cli_commands.CliCommandV):
         if name in ("main", "__call__"):
             return base  # `cmd.main([], standalone_mode=False)` runs it as `cmd(...)` does (probe 122a)
+        if base.group and name in ("command", "add_command"):
+            return BoundMethodV(ExternalV(f"click.Group.{name}"), base)  # a group's commands (cli_commands.register)
         base.opened = True  # (`main.params[0].default = 128`: what runs is not followed)
         return UNKNOWN
     if isinstance(base, FunctionV) and name == "__name__" and isinstance(base.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _wrapping(base) and not _names_rewritten(interp):
