@@ -14,8 +14,8 @@ A finding built on them holds for the run without those options (probe 119d).
 
 Certain only where every parameter is: an option that is required, read from an
 environment variable, prompted for, given a callback, a flag value, a callable default or
-a type we do not convert, an argument without a default, `@click.pass_context`, a group,
-an app with several commands, a callback or `add_typer`, code reading the command's
+a type we do not convert, an argument without a default, `@click.pass_context`, a group
+run without a list, an app with several commands, a callback or `add_typer`, code reading the command's
 attributes, and a command line analysed code sets (`sys.argv = ...` in a function, a
 patch of it) make the call Unknown.  Where the defaults are not what runs (context
 settings with a default_map or an env-var prefix, `Annotated` options with an env var,
@@ -26,7 +26,9 @@ command given a list of literals (`main(["--seq-len", "321"], standalone_mode=Fa
 `CliRunner().invoke(main, [...])`) runs with the options it gives, where each is one we
 follow (`given_options`: `--opt value`, `--opt=value`, flags and `--no-x` switches, as
 click converts them; a positional, an unknown option or `--help` is not followed); a
-typer app's one command alike (`typer_options`).
+typer app's one command alike (`typer_options`), and of a plain click group's commands
+(`@cli.command()`, `cli.add_command`) the one the list's first token names (a group with
+options, the context or settings is not followed; run without a list, no command runs).
 """
 
 from __future__ import annotations
