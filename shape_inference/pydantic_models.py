@@ -61,8 +61,8 @@ def _validators(cls: ClassV) -> tuple[bool, bool, bool]:
     for current in _chain(cls):
         for stmt in current.node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if stmt.name == "model_post_init":
-                    model = True
+                if stmt.name in ("model_post_init", "__pydantic_init_subclass__", "__init_subclass__", "model_rebuild"):
+                    model = True  # (a subclass hook may rewrite the fields' defaults: probe 141a)
                 for decorator in stmt.decorator_list:
                     name = _resolved(decorator, current)
                     if name in _HARMLESS:
@@ -87,10 +87,14 @@ def _may_validate(annotation: ast.expr, cls: ClassV) -> bool:
             bound = cls.module.namespace.get(node.id)
             if bound is not None and not isinstance(bound, (ClassV, ExternalV)):
                 return True  # (a module-level alias of something else than a class)
+            if isinstance(bound, ExternalV) and not bound.qualname.startswith(_PLAIN_MODULES):
+                return True  # (a name imported from code we do not see may be such an alias: probe 141a)
     return False
 
 
 _PLAIN_TYPES = frozenset({"int", "float", "str", "bool", "bytes", "None", "list", "dict", "tuple", "set", "Optional", "Union", "Any", "Literal"})
+# modules whose names annotate without validators of the analysed code's
+_PLAIN_MODULES = ("typing.", "typing_extensions.", "builtins.", "collections.", "enum.", "pathlib.", "datetime.", "numpy.", "jax.", "jaxtyping.", "pydantic.")
 
 
 def _chain(cls: ClassV) -> list[ClassV]:
@@ -133,7 +137,30 @@ def model_config(cls: ClassV) -> dict[str, object] | None:
             config.update(entries)
     if "validate_all" in config:
         config.setdefault("validate_default", config["validate_all"])
+    if _config_changed_later(cls):
+        return None
     return config
+
+
+_CHANGES_NOTHING = frozenset({"frozen", "title", "extra", "str_strip_whitespace", "arbitrary_types_allowed", "protected_namespaces", "populate_by_name"})
+
+
+def _config_changed_later(cls: ClassV) -> bool:
+    """Does the module change the class's config after it (`Cfg.model_config["validate_default"]
+    = True`, `Cfg.model_config.update(...)`, then `Cfg.model_rebuild()`: probe 141a)?  A
+    key that changes no value (`frozen`) does not count."""
+    name = cls.node.name
+    for node in ast.walk(cls.module.tree):
+        if isinstance(node, ast.Attribute) and node.attr == "model_config" and isinstance(node.value, ast.Name) and node.value.id == name:
+            parent_store = isinstance(node.ctx, ast.Store)
+            if parent_store:
+                return True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and dotted_name(node.value) == f"{name}.model_config":
+            if not (isinstance(node.slice, ast.Constant) and node.slice.value in _CHANGES_NOTHING):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("update", "setdefault", "__setitem__") and dotted_name(node.func.value) == f"{name}.model_config":
+            return True
+    return False
 
 
 def _call_entries(keywords: list[ast.keyword], cls: ClassV) -> dict[str, object] | None:

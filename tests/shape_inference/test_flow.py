@@ -1404,3 +1404,16 @@ def test_omegaconf_from_cli_is_the_run_without_options() -> None:
     # a value OmegaConf would parse otherwise (a float, a list) is not taken
     odd = P + base + "cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(['data.seq_len=2.5e2']))\nreveal_type(cfg.data.seq_len)\n"
     assert one(odd).int is None
+
+
+def test_a_pydantic_field_typed_by_a_name_from_unseen_code_may_be_validated() -> None:
+    """Probe 141a: `EvenLen` imported from a module the analysis does not see may be an
+    `Annotated` alias with validators: a value given to the field is unknown; a default
+    is kept (pydantic validates defaults only when asked)."""
+    src = P + (
+        "from pydantic import BaseModel\nfrom evenlib import EvenLen\n\n"
+        "class Cfg(BaseModel):\n    seq_len: EvenLen = 255\n\n"
+        "reveal_type(Cfg(seq_len=127).seq_len)\nreveal_type(Cfg().seq_len)\n"
+    )
+    given, default = reveal(src)
+    assert (given.int, default.int) == (None, 255)
