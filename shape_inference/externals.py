@@ -4095,7 +4095,7 @@ def h_typer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: 
     if q == cli_commands.TYPER_APP:
         return cli_commands.typer_app(list(args), kwargs, interp.step(fr, node, A.src(node)))
     if q in (cli_commands.TYPER_COMMAND, cli_commands.TYPER_CALLBACK):
-        return A.ExtCallDecoratorV(q, list(args[:1]), dict(kwargs))
+        return A.ExtCallDecoratorV(q, list(args[:2]), dict(kwargs))  # (the app, and a command's given name: `@app.command("train")`)
     if q == cli_commands.TYPER_ADD and args:
         return cli_commands.typer_register(interp, args[0], None, False)  # (a group of commands now)
     if q in cli_commands.TYPER_PARAMS:
