@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
 from jax_cudnn_lint.shape_inference.scopes import dotted_name
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -85,6 +85,8 @@ class CliCommandV(Value):
         # context, it chains or runs without a command)
         self.commands: dict[str, CliCommandV] | None = None
         self.group = False
+        self.name: Value | None = None  # the name it was given (`@click.command("fit")`), None: its function's
+        self.ambiguous: set[str] = set()  # names a command of the group may have (click 8.2 drops `_cmd`...)
 
     def key(self) -> object:
         return ("cli-command", self.func.key(), self.command, None if self.defaults is None else tuple((n, v.key()) for n, v in self.defaults))
@@ -110,6 +112,7 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
             not_followed(interp, inner, decided)
         command = CliCommandV(inner, defaults, True, options)
         command.settings = kwargs.get("context_settings")
+        command.name = args[0] if args else kwargs.get("name")  # (`@click.command("fit")`: a group knows it so)
         interp.cli_apps_seen = True
         return command
     if qualname == CLICK_GROUP:
@@ -118,11 +121,13 @@ def click_decorate(interp: Interpreter, qualname: str, args: list[Value], kwargs
         # a plain group (`@click.group()` over `def cli(): pass`): a list runs the command
         # its first token names (probe 140b); one with options, the context, settings or
         # chaining is not followed
-        group.commands = {} if defaults == () and not kwargs else None
+        group.commands = {} if defaults == () and not kwargs and len(args) <= 1 else None  # (a second positional is its class)
         interp.cli_apps_seen = True
         return group
     if qualname == GROUP_COMMAND and args and isinstance(args[0], CliCommandV):
         owner, given = args[0], args[1] if len(args) > 1 else kwargs.get("name")
+        if len(args) > 2:
+            owner.commands = None  # (`@cli.command("fit", CustomCommand)`)
         command = click_decorate(interp, CLICK_COMMAND, [], {k: v for k, v in kwargs.items() if k != "name"}, func)
         if isinstance(command, CliCommandV):
             register(owner, command, given)
@@ -138,20 +143,29 @@ GROUP_ADD = "click.Group.add_command"
 
 
 def register(group: CliCommandV, command: Value, given: Value | None) -> None:
-    """A command of a click group, by its given name or its function's (`train_model` is
-    `train-model`, as click 7 names it); a name not known makes the group not followed."""
+    """A command of a click group, by the name it is given here, else its own
+    (`@click.command("fit")`), else its function's (`train_model` is `train-model`); a
+    function name ending in `_command`, `_cmd`, `_group` or `_grp` is named by the
+    installed click (8.2 drops the suffix: probe 142a), and a name not known makes the
+    group not followed."""
     if group.commands is None:
         return
-    ok, name = const_value(given) if given is not None else (True, None)
-    if not isinstance(command, CliCommandV) or not isinstance(command.func, FunctionV) or not ok or not (name is None or isinstance(name, str)):
+    if not isinstance(command, CliCommandV) or not isinstance(command.func, FunctionV):
         group.commands = None
         return
+    given = given if given is not None else command.name
+    ok, name = const_value(given) if given is not None else (True, None)
     node = command.func.node
-    key = name if name is not None else node.name.replace("_", "-") if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    if key is None or key in group.commands:
+    if name is None and ok and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        name = node.name.lower().replace("_", "-")
+        stem, _, suffix = name.rpartition("-")
+        if stem and suffix in ("command", "cmd", "group", "grp"):
+            group.ambiguous |= {name, stem}  # (either may be its name, as the installed click says)
+            return
+    if not ok or not isinstance(name, str) or name in group.commands:
         group.commands = None  # (two commands of one name: which one runs is not followed)
         return
-    group.commands[key] = command
+    group.commands[name] = command
 
 
 def _decisive_settings(kwargs: dict[str, Value]) -> bool:
@@ -383,7 +397,7 @@ def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], k
     if command.group:
         # `cli(["train", "--max-len", "64"], standalone_mode=False)`: the command the first
         # token names, given the rest; without a list, no command runs (click's help)
-        chosen = command.commands.get(listed[0]) if command.commands is not None and not command.opened and listed else None
+        chosen = command.commands.get(listed[0]) if command.commands is not None and not command.opened and listed and listed[0] not in command.ambiguous else None
         if chosen is None or not isinstance(args[0] if args else kwargs.get("args"), TupleV):
             interp.escape(args, kwargs)
             for sub in (command.commands or {}).values():
@@ -416,7 +430,7 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
     names = [p.arg for p in positional] + [p.arg for p in params.kwonlyargs]
     keyword_defaults = dict(func.kw_defaults)
     values = [*func.defaults, *(keyword_defaults.get(p.arg) for p in params.kwonlyargs)]
-    decided = _annotated_options(func.node)
+    decided = _annotated_options(func, func.node)
     for name, value in zip(names, values):
         if value is None:
             return None
@@ -431,16 +445,27 @@ def signature_defaults(func: Value) -> dict[str, Value] | None:
     return out
 
 
-def _annotated_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+def _annotated_options(func: FunctionV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The parameters whose annotation gives typer options that decide their value
-    (`Annotated[int, typer.Option(envvar="SEQ")]`, a callback, a prompt)."""
+    (`Annotated[int, typer.Option(envvar="SEQ")]`, a callback, a prompt), or may (a
+    module alias of one: `EvenLen = Annotated[int, typer.Option(callback=...)]`, probe
+    142a)."""
     params = node.args
     return frozenset(
         param.arg
         for param in (*params.posonlyargs, *params.args, *params.kwonlyargs)
         if param.annotation is not None
-        and any(isinstance(inner, ast.Call) and any(k.arg in _TYPER_UNFOLLOWED for k in inner.keywords) for inner in ast.walk(param.annotation))
+        and any(isinstance(inner, ast.Call) and any(k.arg in _TYPER_UNFOLLOWED for k in inner.keywords) or _alias(inner, func) for inner in ast.walk(param.annotation))
     )
+
+
+def _alias(node: ast.AST, func: FunctionV) -> bool:
+    """A name the module binds to something else than a class or an import (a type
+    alias, which may carry typer options)."""
+    if not isinstance(node, ast.Name) or node.id in _KIND_OF:
+        return False
+    bound = func.module.namespace.get(node.id)
+    return bound is not None and not isinstance(bound, (ClassV, ExternalV))
 
 
 _TYPER_UNFOLLOWED = frozenset({"envvar", "prompt", "callback", "default_factory", "parser", "click_type"})
@@ -617,7 +642,7 @@ def typer_register(interp: Interpreter, app: Value, func: Value | None, callback
         # where a run is in sight (probe 135b)
         interp.registered.add(id(func.node))
     interp.cli_app_commands.setdefault(id(app), []).append(func)
-    named = const_value(name)[1] if name is not None else func.node.name.replace("_", "-") if isinstance(func, FunctionV) and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    named = const_value(name)[1] if name is not None else func.node.name.lower().replace("_", "-") if isinstance(func, FunctionV) and isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     if isinstance(named, str):
         names = interp.cli_command_names.setdefault(id(app), {})
         names[named] = None if named in names else func  # (a name given twice: not known which)

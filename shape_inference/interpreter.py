@@ -1918,6 +1918,8 @@ class Interpreter:
                     value = join(old_member, value) if old_member is not None and not isinstance(old_member, FunctionV) else UNKNOWN
                 base.attrs[target.attr] = value
                 self.globals_epoch += 1  # calls memoised before may have read the old value
+            elif isinstance(base, cli_commands.CliCommandV):
+                base.opened = True  # (`cli.context_settings = {...}`: what runs is not followed, probe 142a)
             elif isinstance(base, ModuleV) and base.info is not fr.module:
                 # `consts.MAX_LEN = 256` from another module: which value a reader sees
                 # depends on which program ran first (an eval script, a test, a branch)

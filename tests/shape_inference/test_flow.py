@@ -1417,3 +1417,17 @@ def test_a_pydantic_field_typed_by_a_name_from_unseen_code_may_be_validated() ->
     )
     given, default = reveal(src)
     assert (given.int, default.int) == (None, 255)
+
+
+def test_a_click_group_command_named_with_a_suffix_is_not_followed() -> None:
+    """Probe 142a: click 8.2 names `train_cmd` "train", earlier versions "train-cmd":
+    a list naming either is not followed; a command of a plain name is."""
+    src = P + (
+        "import click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@cli.command()\n@click.option('--max-len', type=int, default=63)\ndef train_cmd(max_len):\n    reveal_type(max_len)\n\n"
+        "@cli.command()\n@click.option('--max-len', type=int, default=63)\ndef evaluate(max_len):\n    reveal_type(max_len)\n\n"
+        "cli(['train', '--max-len', '65'], standalone_mode=False)\ncli(['train-cmd', '--max-len', '67'], standalone_mode=False)\n"
+        "cli(['evaluate', '--max-len', '69'], standalone_mode=False)\n"
+    )
+    known = sorted(r.int for r in reveal(src) if r.int is not None)
+    assert known == [69]
