@@ -46,13 +46,17 @@ def set_fields(interp: Interpreter, inst: InstanceV, cls: ClassV, args: list[Val
             inst.attrs[name] = kwargs[name]
             continue
         value = _default(default, config)
-        variable = f"{config.get('env_prefix', '')}{name}" if config is not None else None
-        # (pydantic-settings reads names in any case unless told; case-sensitive, as written)
-        spellings = {variable} if config is not None and config.get("case_sensitive") is True else {variable, str(variable).upper(), str(variable).lower()}
-        if value is None or variable is None or _renamed(cls, name) or any(environment.may_be_set(interp, fr, str(spelled)) for spelled in spellings):
+        if value is None or config is None or _renamed(cls, name):
             inst.attrs[name] = UNKNOWN
             continue
-        step = interp.step(fr, node, f"default of ${variable if config and config.get('case_sensitive') is True else variable.upper()} (unset in the environment)")
+        variable = f"{config.get('env_prefix', '')}{name}"
+        # (pydantic-settings reads a name in any case unless told to match it as written)
+        spellings = {variable} if config.get("case_sensitive") is True else {variable, variable.upper(), variable.lower()}
+        if any(environment.may_be_set(interp, fr, spelled) for spelled in spellings):
+            inst.attrs[name] = UNKNOWN
+            continue
+        shown = variable if config.get("case_sensitive") is True else variable.upper()
+        step = interp.step(fr, node, f"default of ${shown} (unset in the environment)")
         inst.attrs[name] = IntV(value.dim.with_why(step)) if isinstance(value, IntV) else ConstV(value.value, (*value.why, step)) if isinstance(value, ConstV) else value
 
 
