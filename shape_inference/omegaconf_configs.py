@@ -154,8 +154,8 @@ def _config_of(interp: Interpreter, value: Value, node: ast.AST, fr: Frame, dept
     for anything else."""
     if depth > _MAX_DEPTH:
         return UNKNOWN
-    if is_config(value):
-        return value
+    if isinstance(value, InstanceV) and is_config(value):
+        return _copy(interp, value, node, fr, depth)  # (OmegaConf copies what it is given: a change to one is not seen in the other)
     if isinstance(value, DictV):
         attrs: dict[str, Value] = {}
         for key, item in value.items:
@@ -180,6 +180,14 @@ def _config_of(interp: Interpreter, value: Value, node: ast.AST, fr: Frame, dept
     return UNKNOWN
 
 
+def _copy(interp: Interpreter, config: InstanceV, node: ast.AST, fr: Frame, depth: int) -> Value:
+    """A deep copy of a config: new nested configs, the same leaves."""
+    if depth > _MAX_DEPTH:
+        return UNKNOWN
+    attrs = {key: _copy(interp, item, node, fr, depth + 1) if isinstance(item, InstanceV) and is_config(item) else item for key, item in config.attrs.items()}
+    return _new_config(interp, attrs, node, fr)
+
+
 def _nested(value: Value) -> bool:
     """A value OmegaConf nests as a config of its own (a dict, a dataclass)."""
     return isinstance(value, DictV) or is_config(value) or isinstance(value, InstanceV) and _dataclass(value.cls) or isinstance(value, ClassV) and _dataclass(value)
@@ -194,7 +202,10 @@ def _merged(interp: Interpreter, base: Value, override: Value, node: ast.AST, fr
     """OmegaConf's merge of two configs: a new config, key by key."""
     if not (isinstance(base, InstanceV) and is_config(base) and isinstance(override, InstanceV) and is_config(override)) or depth > _MAX_DEPTH:
         return UNKNOWN
-    attrs = dict(base.attrs)
+    copied = _copy(interp, base, node, fr, depth)
+    if not isinstance(copied, InstanceV):
+        return UNKNOWN
+    attrs = dict(copied.attrs)
     for key, value in override.attrs.items():
         before = attrs.get(key)
         if before is not None and is_config(before) and is_config(value):

@@ -1431,3 +1431,15 @@ def test_a_click_group_command_named_with_a_suffix_is_not_followed() -> None:
     )
     known = sorted(r.int for r in reveal(src) if r.int is not None)
     assert known == [69]
+
+
+def test_omegaconf_merges_and_creates_copy_their_configs() -> None:
+    """A merge's result and `create(cfg)` are new configs: a change to one is not seen in
+    the config they were made from."""
+    src = P + (
+        "from omegaconf import OmegaConf\nbase = OmegaConf.create({'data': {'seq_len': 256}})\n"
+        "merged = OmegaConf.merge(base, {'steps': 2})\nmerged.data.seq_len = 255\n"
+        "copied = OmegaConf.create(base)\ncopied.data.seq_len = 127\n"
+        "reveal_type(base.data.seq_len)\nreveal_type(merged.data.seq_len)\nreveal_type(copied.data.seq_len)\n"
+    )
+    assert [r.int for r in reveal(src)] == [256, 255, 127]
