@@ -397,13 +397,14 @@ def call_command(interp: Interpreter, command: CliCommandV, args: list[Value], k
     if command.group:
         # `cli(["train", "--max-len", "64"], standalone_mode=False)`: the command the first
         # token names, given the rest; without a list, no command runs (click's help)
+        given = args[0] if args else kwargs.get("args")
         chosen = command.commands.get(listed[0]) if command.commands is not None and not command.opened and listed and listed[0] not in command.ambiguous else None
-        if chosen is None or not isinstance(args[0] if args else kwargs.get("args"), TupleV):
+        if chosen is None or not isinstance(given, TupleV):
             interp.escape(args, kwargs)
             for sub in (command.commands or {}).values():
                 not_followed(interp, sub.func)
             return UNKNOWN
-        rest = TupleV(tuple(TupleV(cast("TupleV", args[0] if args else kwargs["args"]).items[1:], True).items), True)
+        rest = TupleV(given.items[1:], True)
         return call_command(interp, chosen, [rest], {k: v for k, v in kwargs.items() if k != "args"}, node, fr)
     if command.command and command.defaults is not None and command.options is not None and not command.opened and listed:
         given = given_options(command.options, listed, (interp.step(fr, node, "given in the argument list"),))
