@@ -34,6 +34,7 @@ options, the context or settings is not followed; run without a list, no command
 from __future__ import annotations
 
 import ast
+import shlex
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
@@ -271,8 +272,14 @@ def given_options(options: tuple[OptionSpec, ...], tokens: list[str], why: tuple
     i = 0
     while i < len(tokens):
         token, i = tokens[i], i + 1
-        # (click splits `--opt=value` at `=`, never a short option's: `-n=255` is "=255")
+        # (click splits `--opt=value` at `=`, never a short option's: `-n=255` is "=255";
+        # a short option's value may be attached, `-L63`: probe 142a)
         string, eq, raw = token.partition("=") if token.startswith("--") else (token, "", "")
+        attached = not token.startswith("--") and token.startswith("-") and len(token) > 2 and token not in by_string
+        if attached:
+            string, eq, raw = token[:2], "=", token[2:]
+            if (short := by_string.get(string)) is None or short[0].flag:
+                return None  # (`-vq`: flags run together, not followed)
         found = by_string.get(string) if token.startswith("-") else None
         if found is None:
             return None
@@ -695,9 +702,16 @@ _HARMLESS_INVOKE = frozenset({"cli", "args", "catch_exceptions", "color", "input
 def invoke(interp: Interpreter, args: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
     """`CliRunner().invoke(cli, ["--seq-len", "256"])`, a test's run of a command or an
     app: with an empty list, as the command runs without options; with any other,
-    what runs is not followed (no command's defaults are known to run)."""
+    what runs is not followed (no command's defaults are known to run).  A string is
+    split as a shell splits it (`invoke(cli, "train --max-len 64")`, as click does)."""
     cli = args[1] if len(args) > 1 else kwargs.get("cli")
     given = args[2] if len(args) > 2 else kwargs.get("args")
+    ok, line = const_value(given) if given is not None else (False, None)
+    if ok and isinstance(line, str):
+        try:
+            given = TupleV(tuple(ConstV(word, cast("ConstV", given).why) for word in shlex.split(line)), True)
+        except ValueError:  # (an unclosed quote: click stops)
+            given = UNKNOWN
     argv: list[Value] = [given if given is not None else TupleV((), True)]
     runner = args[0] if args else None
     if set(kwargs) - _HARMLESS_INVOKE or len(args) > 3 or isinstance(runner, ExtObjectV) and runner.kwarg("env") is not None:
