@@ -1309,7 +1309,7 @@ class Interpreter:
             which = self.cli_unfollowed[id(node)]
             return [param.arg for param, _, _ in with_defaults if which is None or param.arg in which]
         if func.owner is not None:
-            if not any(_could_fail(default, param.arg, func) and not (isinstance(default, ast.Constant) and default.value is None and not _none_sensitive(param.arg)) for param, _, default in with_defaults):
+            if not any(_could_fail(default, param.arg, func) and not (isinstance(default, ast.Constant) and default.value is None and not _method_none_sensitive(param.arg)) for param, _, default in with_defaults):
                 # a method's odd literal (`fit(self, seq_len=255)`) or dtype default is judged
                 # by its callers, and a None a rule reads (`q_len=None`: probe 137a); its other
                 # None defaults are not worth the module's call index
@@ -4946,6 +4946,14 @@ _NONE_SENSITIVE = ("drop", "param", "fp8", "precision", "len")
 
 def _none_sensitive(param: str) -> bool:
     return any(part in param.lower() for part in _NONE_SENSITIVE)
+
+
+def _method_none_sensitive(param: str) -> bool:
+    """A method's None default worth its module's call index: a precision or a sequence
+    length (JCD103, JCD213); not a rate or parameters (`dropout_rng=None` on every flax
+    `__call__` cost the editor's run 4 ms on linen/attention.py)."""
+    lowered = param.lower()
+    return "precision" in lowered or "len" in lowered
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
 _ARGV_NAMES = frozenset({"argv", "args", "arguments", "cli_args", "command_line"})
 _PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
