@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, omegaconf_configs, paths, iterables, sharding, windows
+from jax_cudnn_lint.shape_inference import absl_flags, argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, data_files, enums, environment, fiddle_configs, filter_specs, paths, iterables, sharding, windows
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import jax_api as A
 from jax_cudnn_lint.shape_inference import shapes as S
@@ -4065,9 +4065,16 @@ for _q in (*configdict.CONFIG_DICT_FLAGS, *configdict.CONFIG_FILE_FLAGS):
     HANDLERS[_q] = h_config_flag
 
 
-for _name, _handler in (("create", omegaconf_configs.h_create), ("structured", omegaconf_configs.h_structured), ("merge", omegaconf_configs.h_merge),
-                        ("from_dotlist", omegaconf_configs.h_from_dotlist), ("from_cli", omegaconf_configs.h_from_cli), ("load", omegaconf_configs.h_load)):
-    HANDLERS[f"omegaconf.OmegaConf.{_name}"] = _handler
+def h_omegaconf(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """OmegaConf's config makers (omegaconf_configs.py, imported on first use: the editor
+    path reads few configs)."""
+    from jax_cudnn_lint.shape_inference import omegaconf_configs
+
+    handler: Handler = getattr(omegaconf_configs, f"h_{q.rsplit('.', 1)[-1]}")
+    return handler(interp, args, kwargs, node, fr, q)
+
+
+_register(["create", "structured", "merge", "from_dotlist", "from_cli", "load"], ["omegaconf.OmegaConf"], h_omegaconf)
 _register(["Namespace"], ["argparse"], h_namespace)
 
 

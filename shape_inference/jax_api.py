@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeGuard, cast
 from jax_cudnn_lint.shape_inference import dims as D
 from jax_cudnn_lint.shape_inference import enums
 from jax_cudnn_lint.shape_inference import shapes as S
-from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths, pydantic_models, settings_classes
+from jax_cudnn_lint.shape_inference import argparse_seeds, attribute_dicts, case_rows, cli_commands, configdict, paths
 from jax_cudnn_lint.shape_inference.context import Ctx, MeshAxes, MeshScope, submodule_ctx
 from jax_cudnn_lint.shape_inference.dims import Dim, Step, merge_why
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, DTYPE_KINDS, canonical_dtype, dtype_of_qualname, real_part
@@ -1209,9 +1209,13 @@ def is_eqx_class(cls: ClassV) -> bool:
 
 def _class_marks(cls: ClassV) -> set[str]:
     """The qualified names of a class's library decorators and bases (pydantic 1's as
-    pydantic 2's: pydantic_models.canonical_mark)."""
-    names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))}
-    return {pydantic_models.canonical_mark(name) for name in names | cls.external_bases()}
+    pydantic 2's: `pydantic.v1.BaseModel` is pydantic's model, probe 140a)."""
+    names = {d.qualname for d in cls.decorators if isinstance(d, (ExternalV, ExtCallDecoratorV))} | cls.external_bases()
+    return {_MARK_ALIASES.get(name, name) for name in names} if names & _MARK_ALIASES.keys() else names
+
+
+_MARK_ALIASES = {"pydantic.main.BaseModel": "pydantic.BaseModel", "pydantic.v1.BaseModel": "pydantic.BaseModel", "pydantic.v1.main.BaseModel": "pydantic.BaseModel",
+                 "pydantic.v1.dataclasses.dataclass": "pydantic.dataclasses.dataclass"}
 
 
 def is_pydantic_model(cls: ClassV) -> bool:
@@ -1339,14 +1343,23 @@ def instantiate(interp: Interpreter, cls: ClassV, args: Args, kwargs: Kwargs, no
         raised = _construct(interp, inst, cls, args, kwargs, node, fr)
     finally:
         inst.building = False
-    if settings_classes.is_settings_class(cls) and not isinstance(cls.lookup("__init__"), FunctionV):
-        # pydantic-settings: its fields are read from the environment (probe 137b), and
-        # validated, defaults too unless told not to (probe 140a)
-        if _validated_model(cls) and pydantic_models.validates_defaults(cls, settings=True):
-            inst.attrs.update((name, UNKNOWN) for name, _, _ in cls.all_fields())
-        else:
-            settings_classes.set_fields(interp, inst, cls, args, kwargs if not _validated_model(cls) else dict.fromkeys(kwargs, UNKNOWN), node, fr)
+    if any(base.endswith("BaseSettings") for base in cls.external_bases()) and not isinstance(cls.lookup("__init__"), FunctionV):
+        _settings_fields(interp, inst, cls, args, kwargs, node, fr)
     return NEVER if raised else inst
+
+
+def _settings_fields(interp: Interpreter, inst: InstanceV, cls: ClassV, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame) -> None:
+    """pydantic-settings: a field is read from the environment (probe 137b), and
+    validated, its default too unless told not to (probe 140a)."""
+    from jax_cudnn_lint.shape_inference import pydantic_models, settings_classes
+
+    if not settings_classes.is_settings_class(cls):
+        return
+    validated = _validated_model(cls)
+    if validated and pydantic_models.validates_defaults(cls, settings=True):
+        inst.attrs.update((name, UNKNOWN) for name, _, _ in cls.all_fields())
+    else:
+        settings_classes.set_fields(interp, inst, cls, args, dict.fromkeys(kwargs, UNKNOWN) if validated else kwargs, node, fr)
 
 
 LAYER_BASE = "\0layer"  # (an attribute no code can spell: the library layer a subclass's `super()` reaches)
@@ -1582,17 +1595,27 @@ def _validated_model(cls: ClassV) -> bool:
         for node in ast.walk(current.node):
             if isinstance(node, ast.keyword) and node.arg in ("alias", "validation_alias"):
                 return True
+    from jax_cudnn_lint.shape_inference import pydantic_models
+
     return pydantic_models.validated_model(cls, pydantic)
 
 
 def validates_assignment(cls: ClassV) -> bool:
     """Does an assignment to a field of this pydantic model run its validators?"""
-    return is_pydantic_model(cls) and pydantic_models.validates_assignment(cls)
+    if not is_pydantic_model(cls):
+        return False
+    from jax_cudnn_lint.shape_inference import pydantic_models
+
+    return pydantic_models.validates_assignment(cls)
 
 
 def _validates_defaults(cls: ClassV) -> bool:
     """Does pydantic run something that may change a field left to its default?"""
-    return any(mark.startswith("pydantic") for mark in _class_marks(cls)) and pydantic_models.validates_defaults(cls)
+    if not any(mark.startswith("pydantic") for mark in _class_marks(cls)):
+        return False
+    from jax_cudnn_lint.shape_inference import pydantic_models
+
+    return pydantic_models.validates_defaults(cls)
 
 
 def _converted(default: Value | None) -> bool:

@@ -30,15 +30,7 @@ from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ExternalV, co
 # decorators of a model's methods that change no field
 _HARMLESS = frozenset({"property", "classmethod", "staticmethod", "computed_field", "cached_property", "field_serializer", "model_serializer", "abstractmethod", "setter", "getter"})
 _FIELD_VALIDATORS = frozenset({"field_validator", "validator"})
-# the names pydantic 1 and 2 give their model base and dataclass decorator, as the
-# analysis reads marks (`pydantic.v1.BaseModel` is pydantic 1's model: probe 140a)
-_ALIASES = {"pydantic.main.BaseModel": "pydantic.BaseModel", "pydantic.v1.BaseModel": "pydantic.BaseModel", "pydantic.v1.main.BaseModel": "pydantic.BaseModel",
-            "pydantic.v1.dataclasses.dataclass": "pydantic.dataclasses.dataclass"}
 _NOT_KNOWN = object()
-
-
-def canonical_mark(qualname: str) -> str:
-    return _ALIASES.get(qualname, qualname)
 
 
 def _resolved(node: ast.expr, cls: ClassV) -> str:
@@ -53,10 +45,24 @@ def _resolved(node: ast.expr, cls: ClassV) -> str:
     return dotted.rpartition(".")[2]
 
 
+_VALIDATORS: dict[int, tuple[ast.ClassDef, tuple[bool, bool, bool]]] = {}
+
+
 def _validators(cls: ClassV) -> tuple[bool, bool, bool]:
     """(a field validator, one that asks for defaults (`always=True`), a model
     validator or anything we cannot tell from one) among the class chain's methods and
-    field annotations."""
+    field annotations; read once per class (an assignment asks each time)."""
+    held = _VALIDATORS.get(id(cls.node))
+    if held is not None and held[0] is cls.node:
+        return held[1]
+    if len(_VALIDATORS) > 4096:
+        _VALIDATORS.clear()
+    found = _read_validators(cls)
+    _VALIDATORS[id(cls.node)] = (cls.node, found)
+    return found
+
+
+def _read_validators(cls: ClassV) -> tuple[bool, bool, bool]:
     field = always = model = False
     for current in _chain(cls):
         for stmt in current.node.body:
