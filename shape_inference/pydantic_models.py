@@ -1,4 +1,4 @@
-"""What pydantic (and attrs) do to a config class's values, read from the class's source.
+"""What pydantic does to a config class's values, read from the class's source.
 
 A model's field holds what the call passes or its default only where nothing of the
 library changes it (jax_api._construct):
