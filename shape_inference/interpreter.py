@@ -4954,6 +4954,8 @@ def _method_none_sensitive(param: str) -> bool:
     `__call__` cost the editor's run 4 ms on linen/attention.py)."""
     lowered = param.lower()
     return "precision" in lowered or "len" in lowered
+
+
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "cli", "main"})
 _ARGV_NAMES = frozenset({"argv", "args", "arguments", "cli_args", "command_line"})
 _PARSED_PARAMETERS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
