@@ -24,7 +24,20 @@ from typing import TYPE_CHECKING, cast
 
 from jax_cudnn_lint.shape_inference import argparse_seeds, data_files, layers, paths
 from jax_cudnn_lint.shape_inference.jax_api import field_default, init_fields, is_dataclass_like
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, DictV, FloatV, InstanceV, IntV, TupleV, Value, class_chain, const_value, make_int
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ClassV,
+    ConstV,
+    DictV,
+    FloatV,
+    InstanceV,
+    IntV,
+    TupleV,
+    Value,
+    class_chain,
+    const_value,
+    make_int,
+)
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter

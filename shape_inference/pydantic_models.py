@@ -155,18 +155,34 @@ def _config_changed_later(cls: ClassV) -> bool:
     """Does the module change the class's config after it (`Cfg.model_config["validate_default"]
     = True`, `Cfg.model_config.update(...)`, then `Cfg.model_rebuild()`: probe 141a)?  A
     key that changes no value (`frozen`) does not count."""
-    name = cls.node.name
-    for node in ast.walk(cls.module.tree):
-        if isinstance(node, ast.Attribute) and node.attr == "model_config" and isinstance(node.value, ast.Name) and node.value.id == name:
-            parent_store = isinstance(node.ctx, ast.Store)
-            if parent_store:
-                return True
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and dotted_name(node.value) == f"{name}.model_config":
-            if not (isinstance(node.slice, ast.Constant) and node.slice.value in _CHANGES_NOTHING):
-                return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("update", "setdefault", "__setitem__") and dotted_name(node.func.value) == f"{name}.model_config":
-            return True
-    return False
+    tree = cls.module.tree
+    held = _CHANGED_CONFIGS.get(id(tree))
+    if held is None or held[0] is not tree:
+        if len(_CHANGED_CONFIGS) > 1024:
+            _CHANGED_CONFIGS.clear()
+        held = _CHANGED_CONFIGS[id(tree)] = (tree, frozenset(_classes_changing_config(tree)))
+    return cls.node.name in held[1]
+
+
+_CHANGED_CONFIGS: dict[int, tuple[ast.Module, frozenset[str]]] = {}
+
+
+def _classes_changing_config(tree: ast.Module) -> set[str]:
+    """The class names whose `model_config` the module assigns, sets a key of (other
+    than one that changes no value) or updates."""
+    changed: set[str] = set()
+    for node in ast.walk(tree):
+        owner: ast.expr | None = None
+        if isinstance(node, ast.Attribute) and node.attr == "model_config" and isinstance(node.ctx, ast.Store):
+            owner = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and not (isinstance(node.slice, ast.Constant) and node.slice.value in _CHANGES_NOTHING):
+            owner = node.value.value if isinstance(node.value, ast.Attribute) and node.value.attr == "model_config" else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("update", "setdefault", "__setitem__"):
+            held = node.func.value
+            owner = held.value if isinstance(held, ast.Attribute) and held.attr == "model_config" else None
+        if isinstance(owner, ast.Name):
+            changed.add(owner.id)
+    return changed
 
 
 def _call_entries(keywords: list[ast.keyword], cls: ClassV) -> dict[str, object] | None:

@@ -20,7 +20,15 @@ import ast
 from typing import TYPE_CHECKING
 
 from jax_cudnn_lint.shape_inference import environment, pydantic_models
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, InstanceV, IntV, Value, class_chain
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ClassV,
+    ConstV,
+    InstanceV,
+    IntV,
+    Value,
+    class_chain,
+)
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -89,7 +97,7 @@ def _renamed(cls: ClassV, name: str) -> bool:
     reads (`Field(255, alias="LEN")`, pydantic 1's `env=`)?"""
     for current in class_chain(cls):
         for stmt in current.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name and isinstance(stmt.value, ast.Call):
-                if any(k.arg is None or k.arg in _RENAMES for k in stmt.value.keywords):
-                    return True
+            made = stmt.value if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name else None
+            if isinstance(made, ast.Call) and any(k.arg is None or k.arg in _RENAMES for k in made.keywords):
+                return True
     return False
