@@ -1990,6 +1990,18 @@ def h_pydantic_construct(interp: Interpreter, args: Args, kwargs: Kwargs, node: 
     return made
 
 
+def h_pydantic_validate(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`Cfg.model_validate({"seq_len": 255})` (pydantic 2; `parse_obj` in 1): the model
+    built from a dict of string keys, as `Cfg(**data)` builds it (its validators
+    included); from anything else, or with options (`strict=`, `context=`), Unknown."""
+    cls = args[0] if len(args) == 2 else None
+    data = args[1] if cls is not None else None
+    if kwargs or not isinstance(cls, ClassV) or not isinstance(data, DictV) or not all(isinstance(key, str) for key, _ in data.items):
+        interp.escape(args[1:], kwargs)
+        return UNKNOWN
+    return interp.call(cls, [], {str(key): value for key, value in data.items}, False, node, fr)
+
+
 def h_typing_cast(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`typing.cast(T, value)` is value (probe 73c: `cast("jax.Array", frames)`)."""
     return args[1] if len(args) == 2 and not kwargs else UNKNOWN
@@ -3239,6 +3251,7 @@ _register(["evolve"], ["attrs", "attr"], h_replace)  # (attrs' own dataclasses.r
 _register(["cast"], ["typing"], h_typing_cast)
 HANDLERS[A.PYDANTIC_COPY] = h_pydantic_copy
 HANDLERS[A.PYDANTIC_CONSTRUCT] = h_pydantic_construct
+HANDLERS[A.PYDANTIC_VALIDATE] = h_pydantic_validate
 _register(["asdict"], ["dataclasses"], h_asdict)
 _register(["fields"], ["dataclasses"], h_dataclass_fields)
 _register(["set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"], ["jax.Array.at"], h_at_update)

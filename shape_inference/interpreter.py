@@ -3828,6 +3828,8 @@ class Interpreter:
                 return member
             if name in ("model_construct", "construct") and self.api.is_pydantic_model(base):
                 return BoundMethodV(ExternalV(self.api.PYDANTIC_CONSTRUCT), base)  # (no validation: probe 75a)
+            if name in ("model_validate", "parse_obj") and self.api.is_pydantic_model(base):
+                return BoundMethodV(ExternalV(self.api.PYDANTIC_VALIDATE), base)  # (as the constructor given the dict: probe 141a)
             # inherited from a library base class: that class's attribute (TrainState.create)
             for qualname in sorted(base.external_bases()):
                 return ExternalV(self.api.canonical(f"{qualname}.{name}"))

@@ -1802,6 +1802,7 @@ def instance_external_attr(interp: Interpreter, inst: InstanceV, name: str, node
 
 PYDANTIC_COPY = "pydantic.BaseModel.model_copy"
 PYDANTIC_CONSTRUCT = "pydantic.BaseModel.model_construct"
+PYDANTIC_VALIDATE = "pydantic.BaseModel.model_validate"
 # linen's lifts that stage a Module class (`nn.remat(Attn)`): externals.h_transform marks
 # the class with one, call_module_instance runs its instances staged
 LINEN_STAGING_LIFTS = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit"})
