@@ -38,8 +38,7 @@ import shlex
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from jax_cudnn_lint.shape_inference.dims import Step
-from jax_cudnn_lint.shape_inference.scopes import dotted_name
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ConstV, DictV, ExternalV, ExtObjectV, FunctionV, TupleV, Value, const_value, imported_qualname
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.interpreter import Frame, Interpreter
@@ -566,7 +565,7 @@ def _annotated_option(annotation: ast.expr, func: FunctionV) -> tuple[ast.expr |
         return annotation.left, None
     if not isinstance(annotation, ast.Subscript):
         return annotation, None
-    generic = _qualname(annotation.value, func)
+    generic = imported_qualname(annotation.value, func.module.namespace)
     if generic == "typing.Optional":
         return annotation.slice, None
     if generic not in ("typing.Annotated", "typing_extensions.Annotated") or not isinstance(annotation.slice, ast.Tuple):
@@ -576,7 +575,7 @@ def _annotated_option(annotation: ast.expr, func: FunctionV) -> tuple[ast.expr |
     base = unwrapped[0] if unwrapped is not None and unwrapped[1] is None and unwrapped[0] is not None else base
     option: Value | None = None
     for extra in extras:
-        maker = _qualname(extra.func, func) if isinstance(extra, ast.Call) else None
+        maker = imported_qualname(extra.func, func.module.namespace) if isinstance(extra, ast.Call) else None
         if maker == "typer.Argument":
             return None
         if maker == "typer.Option" and isinstance(extra, ast.Call):
@@ -589,19 +588,6 @@ def _annotated_option(annotation: ast.expr, func: FunctionV) -> tuple[ast.expr |
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def _qualname(node: ast.expr, func: FunctionV) -> str | None:
-    """The qualified name a module-level import gives `node` (`typer.Option`,
-    `Annotated` from typing), None for anything else."""
-    dotted = dotted_name(node)
-    if dotted is None:
-        return None
-    head, _, rest = dotted.partition(".")
-    bound = func.module.namespace.get(head)
-    if not isinstance(bound, ExternalV):
-        return None
-    return f"{bound.qualname}.{rest}" if rest else bound.qualname
 
 
 def call_with_defaults(interp: Interpreter, func: Value, node: ast.AST, fr: Frame) -> Value:

@@ -1597,7 +1597,7 @@ def _validated_model(cls: ClassV) -> bool:
                 return True
     from jax_cudnn_lint.shape_inference import pydantic_models
 
-    return pydantic_models.validated_model(cls, pydantic)
+    return pydantic and pydantic_models.validated_model(cls)
 
 
 def validates_assignment(cls: ClassV) -> bool:

@@ -25,7 +25,13 @@ from __future__ import annotations
 import ast
 
 from jax_cudnn_lint.shape_inference.scopes import dotted_name
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ClassV, ExternalV, const_value
+from jax_cudnn_lint.shape_inference.values import (
+    UNKNOWN,
+    ClassV,
+    ExternalV,
+    const_value,
+    imported_qualname,
+)
 
 # decorators of a model's methods that change no field
 _HARMLESS = frozenset({"property", "classmethod", "staticmethod", "computed_field", "cached_property", "field_serializer", "model_serializer", "abstractmethod", "setter", "getter"})
@@ -34,15 +40,10 @@ _NOT_KNOWN = object()
 
 
 def _resolved(node: ast.expr, cls: ClassV) -> str:
-    """A decorator's or annotation's name as the module's imports give it (the last
-    part: `after_check` imported as pydantic's model_validator reads "model_validator")."""
+    """A decorator's or a call's last name as the module's imports give it (`after_check`
+    imported as pydantic's model_validator reads "model_validator")."""
     target = node.func if isinstance(node, ast.Call) else node
-    dotted = dotted_name(target) or ""
-    head, _, rest = dotted.partition(".")
-    bound = cls.module.namespace.get(head)
-    if isinstance(bound, ExternalV):
-        dotted = f"{bound.qualname}.{rest}" if rest else bound.qualname
-    return dotted.rpartition(".")[2]
+    return (imported_qualname(target, cls.module.namespace) or dotted_name(target) or "").rpartition(".")[2]
 
 
 _VALIDATORS: dict[int, tuple[ast.ClassDef, tuple[bool, bool, bool]]] = {}
@@ -235,9 +236,9 @@ def _literal(expr: ast.expr, cls: ClassV) -> object:
     return _NOT_KNOWN
 
 
-def validated_model(cls: ClassV, pydantic: bool) -> bool:
+def validated_model(cls: ClassV) -> bool:
     """May a validator change a value the constructor is given?"""
-    field, _, model = _validators(cls) if pydantic else (False, False, False)
+    field, _, model = _validators(cls)
     return field or model
 
 

@@ -9,12 +9,14 @@ for containers and instances it means every array drawn from them does too.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, const, join as join_dim, merge_why, symbol
+from jax_cudnn_lint.shape_inference.dims import Dim, Step, Why, const, merge_why, symbol
+from jax_cudnn_lint.shape_inference.dims import join as join_dim
 from jax_cudnn_lint.shape_inference.dims import unknown as unknown_dim
+from jax_cudnn_lint.shape_inference.scopes import dotted_name
 
 if TYPE_CHECKING:
     from jax_cudnn_lint.shape_inference.lazy_defs import LazyDef
@@ -602,6 +604,20 @@ class ClassV(Value):
             elif isinstance(base, ClassV) and id(base) not in seen:
                 out |= base.external_bases(seen | {id(self)})
         return out
+
+
+def imported_qualname(node: ast.expr, namespace: Mapping[str, Value]) -> str | None:
+    """The qualified name a module's import gives a dotted expression (`typer.Option`,
+    `Annotated` from typing, `after_check` imported as pydantic's model_validator), read
+    from the module's namespace without evaluating anything; None for anything else."""
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    bound = namespace.get(head)
+    if not isinstance(bound, ExternalV):
+        return None
+    return f"{bound.qualname}.{rest}" if rest else bound.qualname
 
 
 # on an object: code stored attributes on it that it does not spell (`vars(cfg)[k] = v`,
