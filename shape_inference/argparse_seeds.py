@@ -125,6 +125,9 @@ def call_method(interp: Interpreter, name: str, args: list[Value], kwargs: dict[
     if name == "add_subparsers":
         parser.attrs[_BLIND] = UNKNOWN
         return UNKNOWN
+    given = kwargs.get("namespace", rest[1] if len(rest) > 1 else None)
+    if isinstance(given, InstanceV):
+        given.forget_all()  # `parse_args(namespace=ns)` sets the options on ns
     namespace = _parsed(interp, parser, rest, kwargs, node, fr)
     if name == "parse_known_args":
         return TupleV((namespace, UNKNOWN)) if namespace is not UNKNOWN else UNKNOWN

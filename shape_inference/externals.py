@@ -3043,7 +3043,7 @@ def h_namespace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
         args = [configdict.resolved(interp, a, node, fr) for a in args]
         kwargs = {k: configdict.resolved(interp, v, node, fr) for k, v in kwargs.items()}
     made = layers.make_namespace(interp, q, args, kwargs, node, fr)
-    if q == "types.SimpleNamespace" and not args and isinstance(made, InstanceV):
+    if q in ("types.SimpleNamespace", "argparse.Namespace") and not args and isinstance(made, InstanceV):
         # built from its keywords alone: `getattr(ns, "seq_len", 255)` of one it lacks is
         # the default, as for a parsed namespace (probe 137b)
         made.attrs[argparse_seeds.WHOLE] = ConstV(True)
