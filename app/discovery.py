@@ -1,9 +1,10 @@
 """Finding, reading and decoding the files the command lints.
 
 `discover` walks the paths it is given the way flake8 does (fnmatch excludes on the
-basename and on the absolute path), skips the folders no project wants linted
-(version control, caches, virtual environments, build output), and never loops on
-symlinks: every folder is entered once by its real path.
+basename and on the absolute path; a symlink to a folder is not entered, as os.walk
+does not, so `sub/parent -> ../..` cannot lead outside the paths given: probe 145a), skips
+the folders no project wants linted (version control, caches, virtual environments, build
+output), and enters every folder once by its real path.
 
 `read_source` turns a file's bytes into text the way Python itself would: a BOM or a
 PEP 263 coding cookie decides the encoding (`tokenize.detect_encoding`), and a NUL
@@ -82,9 +83,10 @@ def _skip_dir(path: str, name: str) -> bool:
 
 
 def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tuple[str, str]]:
-    """(path, real path) of each file: depth-first, sorted, following symlinks but
-    entering each real folder once.  A file's real path is its real folder's plus its
-    name unless the file is itself a link: one `realpath` per folder, not per file."""
+    """(path, real path) of each file: depth-first, sorted, entering each real folder
+    once and no folder through a symlink (a linked file is taken).  A file's real path
+    is its real folder's plus its name unless the file is itself a link: one `realpath`
+    per folder, not per file."""
     real = os.path.realpath(top)
     if real in seen_dirs:
         return
@@ -97,11 +99,11 @@ def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tu
     for entry in entries:
         path = os.path.join(top, entry.name)
         try:
-            is_dir = entry.is_dir()  # follows symlinks
+            is_dir = entry.is_dir()  # (a link to a folder is a folder, as os.walk lists it)
         except OSError:
             is_dir = False
         if is_dir:
-            if not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
+            if not entry.is_symlink() and not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
                 subdirs.append(path)
         elif entry.name.endswith(PYTHON_SUFFIXES) and not is_excluded(path, patterns):
             try:

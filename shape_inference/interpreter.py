@@ -2520,16 +2520,19 @@ class Interpreter:
         if isinstance(iterable, ArrayV) and isinstance(stmt.iter, ast.Call):
             iterable = self._numpy_arange_as_range(stmt.iter, fr) or iterable
         empty_range = isinstance(iterable, self.api.RangeV) and self.api.known_items(iterable, 0) == []
+        source = stmt.iter
+        while isinstance(source, ast.IfExp) and (truth := self.test_truth(source.test, fr)) is not None:
+            source = source.body if truth else source.orelse  # `sys.argv[1:] if argv is None else argv` (probe 145b)
         # a list no other name holds: a display, a comprehension, or a slice's new list
         # (`for arg in argv[1:]` on a run without arguments: MaxText's override loop, probe 114d)
-        fresh = isinstance(stmt.iter, (ast.List, ast.Tuple, ast.ListComp)) or isinstance(stmt.iter, ast.Subscript) and isinstance(stmt.iter.slice, ast.Slice)
+        fresh = isinstance(source, (ast.List, ast.Tuple, ast.ListComp)) or isinstance(source, ast.Subscript) and isinstance(source.slice, ast.Slice)
         # or a parameter (or new list) the function only iterates over (`main(sys.argv[1:])`
         # looping over its `overrides`, `*parents, leaf = path.split(".")`: nothing here can
         # append to it, probes 117b, 119b)
-        fresh = fresh or isinstance(stmt.iter, ast.Name) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._only_iterated_parameter(stmt.iter.id, fr)
+        fresh = fresh or isinstance(source, ast.Name) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._only_iterated_parameter(source.id, fr)
         # or the list a parse made (`for item in args.overrides:`, a `nargs="*"` positional
         # none were given to: probe 128b), which no code changed
-        fresh = fresh or isinstance(stmt.iter, ast.Attribute) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._parsed_namespace(stmt.iter.value, fr)
+        fresh = fresh or isinstance(source, ast.Attribute) and isinstance(iterable, TupleV) and not iterable.changed_in_place and self._parsed_namespace(source.value, fr)
         if empty_range or isinstance(iterable, (TupleV, DictV)) and not iterable.items and not (isinstance(iterable, TupleV) and iterable.is_list and not fresh):
             # nothing to iterate over (an empty **kwargs, `()`, `[]`, `range(0)`): the body
             # never runs.  Not an empty list held by a name: another name for it may have
