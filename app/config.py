@@ -7,6 +7,7 @@ feed the version- and target-gated rules; defaults are documented in README.md.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from importlib import metadata
@@ -22,6 +23,7 @@ def installed_jax_version() -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=64)  # (the rules ask for each call they judge)
 def parse_version(text: str | None) -> tuple[int, ...] | None:
     """'0.4.31' -> (0, 4, 31); 'jax-v0.10.2rc1' -> (0, 10, 2); None on nonsense."""
     if not text:

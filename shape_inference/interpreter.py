@@ -12,6 +12,7 @@ Nothing is executed: the interpreter only reads the trees it is given.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import itertools
 import copy
@@ -485,6 +486,7 @@ class Interpreter:
         self.caught_by_try: IdentityTable[ast.Try, frozenset[str]] = IdentityTable()
         self.tried_again_at: IdentityTable[ast.Try, bool] = IdentityTable()
         self.try_spans: dict[int, list[tuple[int, int, frozenset[str]]]] = {}  # by id of a module
+        self.top_level_defs: dict[int, tuple[list[int], list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}  # by id of a module: first lines, defs
         self.nonlocal_names: IdentityTable[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]] = IdentityTable()
         self.class_stores_seen: dict[tuple[str, int], frozenset[tuple[str | None, str]]] = {}
         self.attribute_stores_seen: dict[tuple[str, int], frozenset[str]] = {}
@@ -1034,10 +1036,12 @@ class Interpreter:
         if not calls or CALLED_LATER in calls:
             return frozenset()
         tries = self._try_spans(info)
+        if not tries:
+            return frozenset()  # (no `try` in the module: nothing around any call; probe 145a's 3000-deep chain)
         caught: frozenset[str] | None = None
         for call in calls:
             around = frozenset[str]().union(*(found for start, end, found in tries if start <= call.lineno <= end))
-            caller = next((stmt for stmt in info.tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)), None)
+            caller = self._top_level_def_at(info, call.lineno)
             if caller is not None and caller is not node:
                 around |= self._handled_around_calls(info, caller, depth + 1)
             caught = around if caught is None else caught & around
@@ -1118,6 +1122,20 @@ class Interpreter:
                             found.append((after.body[0].lineno, after.body[-1].end_lineno or after.body[-1].lineno, [setting]))
             self.context_spans[id(facts)] = found
         return found
+
+    def _top_level_def_at(self, info: ModuleInfo, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The module-level function whose lines hold `line`, by bisection over the
+        module's defs (read once per module)."""
+        found = self.top_level_defs.get(id(info))
+        if found is None:
+            defs = [stmt for stmt in info.tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            found = self.top_level_defs[id(info)] = ([stmt.lineno for stmt in defs], defs)
+        starts, defs = found
+        at = bisect.bisect_right(starts, line) - 1
+        if at < 0:
+            return None
+        stmt = defs[at]
+        return stmt if line <= (stmt.end_lineno or stmt.lineno) else None
 
     def _try_spans(self, info: ModuleInfo) -> list[tuple[int, int, frozenset[str]]]:
         """Each `try` body of a module by its lines, with what its handlers catch (read by

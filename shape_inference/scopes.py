@@ -142,6 +142,7 @@ class ScopeFacts:
         self._rebound: IdentityTable[FunctionNode, frozenset[str]] = IdentityTable()
         self._self_attrs: IdentityTable[ast.ClassDef, tuple[str, ...]] = IdentityTable()
         self._overrides: dict[frozenset[str], tuple[frozenset[str], frozenset[str]]] = {}
+        self._class_index_cache: tuple[dict[str, list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]]], dict[str, list[ast.ClassDef | LazyDef]]] | None = None
         self._class_list: list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]] | None = None
         self._imports: list[ast.Import | ast.ImportFrom] | None = None
         self._names: IdentityTable[FunctionNode | ast.stmt, frozenset[str]] = IdentityTable()
@@ -259,30 +260,32 @@ class ScopeFacts:
         if found is None:
             names: set[str] = set()
             grown_parents = set(parents)
-            classes = self._classes()
-            grown = True
-            while grown:
-                grown = False
-                for name, bases, node in classes:
-                    if name in grown_parents or not bases & grown_parents:
+            by_base, by_name = self._class_index()
+            subs: list[tuple[ast.ClassDef, frozenset[str]]] = []
+            frontier = list(parents)
+            while frontier:  # (by the bases' names: not every class for each parent, probe 145a's 2,000 layers)
+                for name, bases, node in by_base.get(frontier.pop(), ()):
+                    if name in grown_parents:
                         continue
                     sub = node.parse("<lazy>") if isinstance(node, LazyDef) else node
                     if not isinstance(sub, ast.ClassDef):
                         continue
                     grown_parents.add(sub.name)
-                    grown = True
-                    names.update(self.self_attrs(sub))
-                    # a mixin beside the parent (`class Eval(EvalMixin, Base)`) may come
-                    # first in the method resolution order: what it binds may be the one
-                    mixins = [other.parse("<lazy>") if isinstance(other, LazyDef) else other for other_name, _, other in classes if other_name in bases and other_name not in grown_parents]
-                    for stmt in [s for mixin in mixins if isinstance(mixin, ast.ClassDef) for s in mixin.body] + sub.body:
-                        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                            names.add(stmt.name)
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
-                        for target in targets:
-                            for node in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
-                                if isinstance(node, ast.Name):
-                                    names.add(node.id)
+                    frontier.append(sub.name)
+                    subs.append((sub, bases))
+            for sub, bases in subs:
+                names.update(self.self_attrs(sub))
+                # a mixin beside the parent (`class Eval(EvalMixin, Base)`) may come
+                # first in the method resolution order: what it binds may be the one
+                mixins = [other.parse("<lazy>") if isinstance(other, LazyDef) else other for other_name in sorted(bases - grown_parents) for other in by_name.get(other_name, ())]
+                for stmt in [s for mixin in mixins if isinstance(mixin, ast.ClassDef) for s in mixin.body] + sub.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        names.add(stmt.name)
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+                    for target in targets:
+                        for node in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                            if isinstance(node, ast.Name):
+                                names.add(node.id)
             found = self._overrides[parents] = (frozenset(grown_parents - parents), frozenset(names))
         return found
 
@@ -492,6 +495,18 @@ class ScopeFacts:
             body = self.tree.body if isinstance(self.tree, ast.Module) else []
             self._imports = [s for s in every_statement(body) if isinstance(s, (ast.Import, ast.ImportFrom))]
         return self._imports
+
+    def _class_index(self) -> tuple[dict[str, list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]]], dict[str, list[ast.ClassDef | LazyDef]]]:
+        """The module's top-level classes by the names of their bases, and by their own."""
+        if self._class_index_cache is None:
+            by_base: dict[str, list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]]] = {}
+            by_name: dict[str, list[ast.ClassDef | LazyDef]] = {}
+            for entry in self._classes():
+                for base in sorted(entry[1]):
+                    by_base.setdefault(base, []).append(entry)
+                by_name.setdefault(entry[0], []).append(entry[2])
+            self._class_index_cache = (by_base, by_name)
+        return self._class_index_cache
 
     def _classes(self) -> list[tuple[str, frozenset[str], ast.ClassDef | LazyDef]]:
         """The module's top-level classes: name, the names of its bases, the class (a
