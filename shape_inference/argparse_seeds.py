@@ -348,9 +348,10 @@ def _sets_argv(node: ast.AST) -> bool:
 
 
 def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:
-    """Is the command line a click, typer or tyro parse reads the run's own, written
-    nowhere in analysed code (`sys.argv = [...]` in a function, or a patch)?"""
-    return "argv" not in fr.module.facts.attribute_stores()[0] and not argv_patched(interp, fr)
+    """Is the command line a click, typer or tyro parse (or `sys.argv[1:]`,
+    `len(sys.argv)`) reads the run's own, written nowhere in analysed code (`sys.argv =
+    [...]` in a function, `sys.argv[1:] = [...]`, or a patch: probe 146a)?"""
+    return "argv" not in fr.module.facts.attribute_stores()[0] and not interp.project.scan(fr.module, _sets_argv) and not argv_patched(interp, fr)
 
 
 def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:

@@ -24,6 +24,7 @@ from jax_cudnn_lint.shape_inference.scopes import CONTEXT_FLAGS, config_update, 
 from jax_cudnn_lint.shape_inference.dtypes import DTYPE_BYTES, canonical_dtype, is_float, promote, real_part
 from jax_cudnn_lint.shape_inference.values import (
     NEVER,
+    STORED_UNSPELLED,
     UNKNOWN,
     ArrayV,
     BoundMethodV,
@@ -1662,6 +1663,8 @@ def h_vars(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     ns = args[0] if len(args) == 1 and not kwargs else None
     if not isinstance(ns, InstanceV) or ns.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
         return UNKNOWN
+    if STORED_UNSPELLED in ns.attrs:
+        return UNKNOWN  # it may hold names code stored unspelled: no dict of known keys (probe 146a)
     return view_of(DictV(tuple((k, v) for k, v in ns.attrs.items() if k.isidentifier()), ns.why), ns)
 
 
@@ -1733,7 +1736,7 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return make_int(len(v.value))
     if (members := enums.members(v)) is not None:
         return make_int(len(members), (interp.step(fr, node, A.src(node)),))  # `len(EventType)` (probe 67b)
-    if isinstance(v, ExternalV) and v.qualname == "sys.argv":
+    if isinstance(v, ExternalV) and v.qualname == "sys.argv" and argparse_seeds.command_line_as_given(interp, fr):
         # the run without command-line arguments, as argparse's defaults are read:
         # `main(sys.argv[1] if len(sys.argv) > 1 else "ti16")` runs "ti16" (probe 73d)
         return make_int(1, (interp.step(fr, node, f"1 = {A.src(node)} on a run without arguments"),))
@@ -2789,8 +2792,25 @@ def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         return interp.getattr_(base, name, node, fr)
     if isinstance(base, InstanceV) and name in base.attrs:
         return interp.getattr_(base, name, node, fr)
-    if argparse_seeds.has_no_attribute(base, name):
-        return args[2]
+    if argparse_seeds.has_no_attribute(base, name) and name not in fr.module.facts.attribute_stores()[0]:
+        return args[2]  # (not where the module stores that name on some object: a callback may, probe 146a)
+    return UNKNOWN
+
+
+def h_hasattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """hasattr(ns, "seq_len") of a namespace built or parsed whole (probe 146a): True where
+    it holds a known value, False where it certainly lacks the name (as getattr's default
+    is taken); else unknown (a deleted attribute reads Unknown, present or not)."""
+    if len(args) != 2 or kwargs:
+        return UNKNOWN
+    ok, name = const_value(args[1])
+    base = args[0]
+    if not ok or not isinstance(name, str) or not name.isidentifier() or not isinstance(base, InstanceV) or base.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
+        return UNKNOWN
+    if name in base.attrs:
+        return UNKNOWN if isinstance(base.attrs[name], UnknownV) else ConstV(True)
+    if argparse_seeds.has_no_attribute(base, name) and name not in fr.module.facts.attribute_stores()[0]:
+        return ConstV(False)
     return UNKNOWN
 
 
@@ -3300,6 +3320,7 @@ _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
 _register(["getattr"], ["builtins"], h_getattr)
+_register(["hasattr"], ["builtins"], h_hasattr)
 _register(["type"], ["builtins"], h_type)
 _register(["str"], ["builtins"], h_str)
 _register(["isinstance"], ["builtins"], h_isinstance)

@@ -330,8 +330,8 @@ def _written_through_after(scope: ast.AST, name: str, loop: ast.stmt) -> bool:
 def _only_iterated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """Is `name` one of `func`'s parameters, or a new list it binds once (a display, a
     comprehension, a slice, a starred target: `*parents, leaf = path.split(".")`), which
-    its body reads only as a `for` loop's iterable or `len()`'s argument, and no nested
-    scope names?"""
+    its body reads only as a `for` loop's iterable (an arm of one), `len()`'s argument or
+    in `is None`, and no nested scope names?"""
     params = func.args
     parameter = name in {arg.arg for arg in (*params.posonlyargs, *params.args, *params.kwonlyargs)}
     fresh = _fresh_list_bindings(func, name)
@@ -346,6 +346,10 @@ def _only_iterated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> b
                 return False
         elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name):
             allowed.add(id(node.iter))
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.IfExp):
+            allowed.update(id(arm) for arm in (node.iter.body, node.iter.orelse) if isinstance(arm, ast.Name))  # (`sys.argv[1:] if argv is None else argv`)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            allowed.add(id(node.left))  # (`argv is None`: a read that changes nothing, probe 146a)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
             allowed.add(id(node.args[0]))
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
@@ -2243,6 +2247,8 @@ class Interpreter:
         if self.cli_apps_seen and isinstance(call, ast.Call) and (isinstance(call.func, ast.Name) or isinstance(call.func, ast.Attribute) and call.func.attr in ("main", "run")) and cli_commands.exits(self.ev(call.func, fr), call):
             fr.state = None  # (`status = main([...])` in click's standalone mode: the program ends, probe 135a)
             return
+        if (held := dict_of(stmt.value)) is not None and not (isinstance(value, DictV) and getattr(value, "view_of", None) is not None):
+            self._stores_unspelled(held, None, fr)  # `d = obj.__dict__`: written through d where we cannot follow it (probe 146a)
         for target in stmt.targets:
             self.assign(target, value, fr, stmt)
         if isinstance(target := stmt.targets[0], ast.Name) and (fr.flags is not None or guards.is_flag_test(stmt.value)):
@@ -3776,6 +3782,8 @@ class Interpreter:
             # module-level `__getattr__(name)` (probe 36b)
             return self._lazy_module_attribute(base.info, namespace, name, node, fr)
         if isinstance(base, InstanceV):
+            if name == "__dict__" and base.cls.qualname in ("argparse.Namespace", "types.SimpleNamespace"):
+                return self.api.call_external(self, "builtins.vars", [base], {}, False, node, fr)  # (a view: writes reach the namespace)
             if base.cls.intercepts is None:
                 base.cls.intercepts = isinstance(base.cls.lookup("__getattribute__"), FunctionV)
             if base.cls.intercepts:
@@ -4234,7 +4242,8 @@ class Interpreter:
                 self.cache_clears[owner.key()] = self.cache_clears.get(owner.key(), 0) + 1
                 return ConstV(None)
         if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_WRITES and (view := dict_of(node.func.value)) is not None:
-            self._stores_unspelled(view, node, fr)  # `self.__dict__.update(kw)`
+            if self._stores_unspelled(view, node, fr):  # `self.__dict__.update(kw)`
+                return ConstV(None)  # (each key stored: the dict's own update would forget the rest)
         args: list[Value] = []
         star_unknown = False
         for arg in node.args:
@@ -4364,23 +4373,29 @@ class Interpreter:
             return BoundMethodV(found, cls)
         return UNKNOWN
 
-    def _stores_unspelled(self, obj: ast.expr, call: ast.Call | None, fr: Frame) -> None:
+    def _stores_unspelled(self, obj: ast.expr, call: ast.Call | None, fr: Frame) -> bool:
         """`obj.__dict__` or `vars(obj)` written through: any attribute of obj may change,
         unless it is `.update(kw)` of a dict whose keys are all known (a config's
-        `self.__dict__.update(kwargs)` given no extra keywords: probe 68b)."""
+        `self.__dict__.update(kwargs)` given no extra keywords: probe 68b).  True where each
+        key was stored."""
         value = self.ev(obj, fr)
         if not isinstance(value, InstanceV):
-            return
+            return False
         self.mutations += 1
-        plain = call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "update" and len(call.args) == 1 and not call.keywords
-        given = self.ev(call.args[0], fr) if call is not None and plain and isinstance(call.args[0], ast.Name) else None  # (a name: read twice, no harm)
+        plain = call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "update" and len(call.args) + len(call.keywords) >= 1
+        given: Value | None = None
+        if call is not None and plain and len(call.args) == 1 and not call.keywords and (isinstance(call.args[0], ast.Name) or _plain_dict_display(call.args[0])):
+            given = self.ev(call.args[0], fr)  # (a name or a display of names and constants: read twice, no harm)
+        elif call is not None and plain and not call.args and all(kw.arg is not None and isinstance(kw.value, (ast.Constant, ast.Name)) for kw in call.keywords):
+            given = DictV(tuple((cast(str, kw.arg), self.ev(kw.value, fr)) for kw in call.keywords))  # `vars(cfg).update(dropout=0.1)` (probe 146a)
         if isinstance(given, DictV) and all(isinstance(key, str) for key, _ in given.items):
             for key, item in given.items:
                 value.attrs[str(key)] = item
             if given.items:
                 value.touch()
-            return
+            return True
         value.forget_all()
+        return False
 
     def register_functions(self, values: Sequence[Value]) -> None:
         """Functions stored in a container or on an object: called later, through it."""
@@ -5541,6 +5556,12 @@ def _cache_size(func: FunctionV) -> int | None:
             if ok and isinstance(size, int) and not isinstance(size, bool) and size < 128:
                 return max(size, 0)
     return None
+
+
+def _plain_dict_display(node: ast.expr) -> bool:
+    """`{"dropout": 0.1, "seq_len": n}`: string keys, values that are constants or names
+    (evaluated again without running anything)."""
+    return isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys) and all(isinstance(v, (ast.Constant, ast.Name)) for v in node.values)
 
 
 def _one_append(expr: ast.expr) -> ast.Call | None:

@@ -13,6 +13,8 @@ says), "clean", or "other" (any other exception: a broken fixture).
 * `# target: sm80 9.8` anywhere in the fixture: trace for that GPU and cuDNN instead of
   the target given on the command line (the rule fixture test lints it for the same).
 * `# cpu-devices: 2`: JAX's CPU platform gets that many devices (pmap, shard_map meshes).
+* The fixture runs as its script would without arguments: `sys.argv` is `[FILE]`, as the
+  analysis reads a command line no code writes.
 
 On a CUDA host, `trace_cases.py FILE real real` leaves the probes alone: the cases meet
 the host's own GPU and cuDNN (benchmarks/trace_fidelity.py --cases). With
@@ -92,6 +94,7 @@ def _compile_in_eval_shape() -> None:
 
 def main() -> int:
     path, gpu, cudnn = sys.argv[1], sys.argv[2], sys.argv[3]
+    sys.argv = [path]  # the run without arguments
     from jax_cudnn_lint.kernels.probes import patched_probes
     from jax_cudnn_lint.kernels.targets import make_target
 
