@@ -350,8 +350,51 @@ def _sets_argv(node: ast.AST) -> bool:
 def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:
     """Is the command line a click, typer or tyro parse (or `sys.argv[1:]`,
     `len(sys.argv)`) reads the run's own, written nowhere in analysed code (`sys.argv =
-    [...]` in a function, `sys.argv[1:] = [...]`, or a patch: probe 146a)?"""
-    return "argv" not in fr.module.facts.attribute_stores()[0] and not interp.project.scan(fr.module, _sets_argv) and not argv_patched(interp, fr)
+    [...]` in a function, `sys.argv[1:] = [...]`, or a patch: probe 146a), and held by
+    nothing that may write it (probe 147a)?"""
+    if "argv" in fr.module.facts.attribute_stores()[0] or interp.project.scan(fr.module, _sets_argv) or argv_patched(interp, fr):
+        return False
+    modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
+    return not any(interp.project.read_once(info, argv_escapes) for info in modules.values())
+
+
+# calls that only read the list they are given (`print(sys.argv)`, `" ".join(sys.argv)`)
+_READS_A_LIST = frozenset({"len", "print", "list", "tuple", "str", "repr", "sorted", "enumerate", "set", "any", "all"})
+
+
+def argv_escapes(tree: ast.Module) -> bool:
+    """Does the module hold sys.argv other than to read it: the list bound to another
+    name (`argv = sys.argv`, `from sys import argv`), handed to a call that is not a
+    plain read, changed through a method, reached through `vars(sys)` / `sys.__dict__`,
+    or named by a patch target built at run time (an f-string holding "argv")?  Read
+    by parents before children (ast.walk's breadth-first order)."""
+    read_only: set[int] = set()
+    defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (called := defs.get(node.func.id)) is not None:
+            # `main(sys.argv)` where main only reads its parameter (`parse_args(argv[1:])`)
+            read_only.update(id(arg) for index, arg in enumerate(node.args) if _parameter_only_read(called, index))
+        if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(alias.name in ("argv", "*") for alias in node.names):
+            return True
+        if isinstance(node, ast.JoinedStr) and any(isinstance(part, ast.Constant) and "argv" in str(part.value) for part in node.values):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args and dotted_name(node.args[0]) == "sys":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and dotted_name(node.value) == "sys":
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            read_only.add(id(node.value))  # `sys.argv[1:]`
+        elif isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST or isinstance(node.func, ast.Attribute) and node.func.attr == "join"):
+            read_only.update(id(arg) for arg in node.args)
+        elif isinstance(node, ast.FormattedValue):
+            read_only.add(id(node.value))
+        elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            read_only.update(id(c) for c in node.comparators)  # `"--debug" in sys.argv`
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            read_only.add(id(node.iter))
+        elif isinstance(node, ast.Attribute) and node.attr == "argv" and dotted_name(node) == "sys.argv" and id(node) not in read_only:
+            return True
+    return False
 
 
 def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
@@ -393,6 +436,57 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
         # `getattr(args, "dropout", 0.1)` is the default (probe 106e)
         namespace.attrs[WHOLE] = ConstV(True)
     return namespace
+
+
+def _parameter_only_read(func: ast.FunctionDef | ast.AsyncFunctionDef, index: int) -> bool:
+    """Does `func` only read its positional parameter `index` (items, slices, `len`, a
+    loop over it), with no nested scope naming it?"""
+    positional = [*func.args.posonlyargs, *func.args.args]
+    if index >= len(positional) or any(isinstance(arg, ast.Starred) for arg in positional):
+        return False
+    name = positional[index].arg
+    read_only: set[int] = set()
+    for node in ast.walk(ast.Module(body=list(func.body), type_ignores=[])):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            if any(isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node)):
+                return False
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            read_only.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST:
+            read_only.update(id(arg) for arg in node.args)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            read_only.add(id(node.iter))
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in read_only:
+            return False
+    return True
+
+
+def certainly_lacks(interp: Interpreter, value: Value, name: str, fr: Frame) -> bool:
+    """Does this namespace certainly lack `name` where it is read: built or parsed whole,
+    and the module stores that name on no object (`x.name = ...`), assigns no object's
+    `__dict__`, and spells the name as a string nowhere but in getattr/hasattr reads (a
+    dict of fields, `setattr(cfg, "name", v)` in a lambda, `map(setattr, ...)` over a list
+    of names: code run in ways the analysis may not follow, probe 147a)?"""
+    if not has_no_attribute(value, name):
+        return False
+    strings, stored = cast("tuple[frozenset[str], frozenset[str]]", interp.project.read_once(fr.module, names_set_somewhere))
+    return name not in strings and name not in stored and "__dict__" not in stored
+
+
+def names_set_somewhere(tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
+    """The strings a module spells (but as the name a getattr or hasattr reads), and
+    the attribute names it stores on anything."""
+    strings: set[str] = set()
+    stored: set[str] = set()
+    asked: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
+            asked.add(id(node.args[1]))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in asked and node.value.isidentifier():
+            strings.add(node.value)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stored.add(node.attr)
+    return frozenset(strings), frozenset(stored)
 
 
 def has_no_attribute(value: Value, name: str) -> bool:

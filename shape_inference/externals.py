@@ -2792,8 +2792,8 @@ def h_getattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         return interp.getattr_(base, name, node, fr)
     if isinstance(base, InstanceV) and name in base.attrs:
         return interp.getattr_(base, name, node, fr)
-    if argparse_seeds.has_no_attribute(base, name) and name not in fr.module.facts.attribute_stores()[0]:
-        return args[2]  # (not where the module stores that name on some object: a callback may, probe 146a)
+    if argparse_seeds.certainly_lacks(interp, base, name, fr):
+        return args[2]
     return UNKNOWN
 
 
@@ -2809,7 +2809,7 @@ def h_hasattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         return UNKNOWN
     if name in base.attrs:
         return UNKNOWN if isinstance(base.attrs[name], UnknownV) else ConstV(True)
-    if argparse_seeds.has_no_attribute(base, name) and name not in fr.module.facts.attribute_stores()[0]:
+    if argparse_seeds.certainly_lacks(interp, base, name, fr):
         return ConstV(False)
     return UNKNOWN
 

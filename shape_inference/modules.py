@@ -227,6 +227,7 @@ class Project:
         self.data_files = data_files
         # (what a scan looks for, module path) -> whether the module does it (Project.scan)
         self._scans: dict[tuple[str, str], bool] = {}
+        self._reads: dict[tuple[str, str], object] = {}
         lazy = {p: f for p, f in (lazy or {}).items() if p not in trees}
         # one file on its own (the flake8 plugin): the project's other files are not seen
         self.alone = root is None and not lazy and len(trees) == 1
@@ -295,6 +296,14 @@ class Project:
         if found is None:
             found = self._scans[key] = any(test(node) for node in ast.walk(info.tree))
         return found
+
+    def read_once(self, info: ModuleInfo, compute: Callable[[ast.Module], object]) -> object:
+        """What `compute` reads off the module's whole tree, once per module and reader
+        (a question that needs more than one node at a time: scan's are node by node)."""
+        key = (compute.__qualname__, info.path)
+        if key not in self._reads:
+            self._reads[key] = compute(info.tree)
+        return self._reads[key]
 
     def conftests(self) -> list[ModuleInfo]:
         """The project's conftest.py modules, parsed."""
