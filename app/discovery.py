@@ -1,8 +1,10 @@
 """Finding, reading and decoding the files the command lints.
 
 `discover` walks the paths it is given the way flake8 does (fnmatch excludes on the
-basename and on the absolute path; a symlink to a folder is not entered, as os.walk
-does not, so `sub/parent -> ../..` cannot lead outside the paths given: probe 145a), skips
+basename and on the absolute path; a symlink to a folder is entered only where it leads
+to a folder inside the path given, so `sub/parent -> ../..` cannot lead outside it (probe
+145a) while a package's `layers -> ../shared/layers` is still read as its part (probe
+148b)), skips
 the folders no project wants linted (version control, caches, virtual environments, build
 output), and enters every folder once by its real path.
 
@@ -82,12 +84,15 @@ def _skip_dir(path: str, name: str) -> bool:
     return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
-def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tuple[str, str]]:
+def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str], inside: str | None = None) -> Iterator[tuple[str, str]]:
     """(path, real path) of each file: depth-first, sorted, entering each real folder
-    once and no folder through a symlink (a linked file is taken).  A file's real path
-    is its real folder's plus its name unless the file is itself a link: one `realpath`
-    per folder, not per file."""
+    once, and a folder through a symlink only where it lies inside `inside` (the real
+    path of the folder given; a linked file is taken).  A file's real path is its real
+    folder's plus its name unless the file is itself a link: one `realpath` per folder,
+    not per file."""
     real = os.path.realpath(top)
+    if inside is None:
+        inside = real
     if real in seen_dirs:
         return
     seen_dirs.add(real)
@@ -103,7 +108,9 @@ def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tu
         except OSError:
             is_dir = False
         if is_dir:
-            if not entry.is_symlink() and not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
+            if entry.is_symlink() and not _within(os.path.realpath(path), inside):
+                continue
+            if not _skip_dir(path, entry.name) and not is_excluded(path, patterns):
                 subdirs.append(path)
         elif entry.name.endswith(PYTHON_SUFFIXES) and not is_excluded(path, patterns):
             try:
@@ -112,7 +119,11 @@ def _walk(top: str, patterns: Sequence[str], seen_dirs: set[str]) -> Iterator[tu
                 link = True
             yield path, (os.path.realpath(path) if link else os.path.join(real, entry.name))
     for sub in subdirs:
-        yield from _walk(sub, patterns, seen_dirs)
+        yield from _walk(sub, patterns, seen_dirs, inside)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:

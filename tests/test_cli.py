@@ -326,15 +326,21 @@ def test_symlink_loops_do_not_hang(tmp_path: Path, fake_env: dict[str, str]) -> 
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
-def test_a_link_to_a_folder_is_not_entered(tmp_path: Path, fake_env: dict[str, str]) -> None:
-    # as flake8's os.walk: `sub/parent -> ../..` would lead out of the path given and
-    # report files of another project under an alias (probe 145a); a named link is walked
+def test_a_link_to_a_folder_outside_is_not_entered(tmp_path: Path, fake_env: dict[str, str]) -> None:
+    # `sub/parent -> ../..` would lead out of the path given and report files of another
+    # project under an alias (probe 145a); a link inside it is a package's part, read once
+    # (`pkg/layers -> ../shared_layers`, probe 148b); a named link is walked
     write(tmp_path, {"other/x.py": LSTM_SNIPPET, "proj/sub/a.py": "x = 1\n", "shared/y.py": LSTM_SNIPPET})
     (tmp_path / "proj/sub/parent").symlink_to("../..", target_is_directory=True)
     (tmp_path / "proj/linked").symlink_to("../shared", target_is_directory=True)
     (tmp_path / "proj/dir_link.py").symlink_to("../shared", target_is_directory=True)
     result = run_py("-m", "jax_cudnn_lint", "--no-cache", "proj", cwd=tmp_path, env=fake_env, timeout=60)
     assert result.stdout == "" and result.returncode == 0, result.stdout + result.stderr
+    write(tmp_path, {"proj/shared_layers/z.py": LSTM_SNIPPET, "proj/pkg/__init__.py": ""})
+    (tmp_path / "proj/pkg/layers").symlink_to("../shared_layers", target_is_directory=True)
+    result = run_py("-m", "jax_cudnn_lint", "--no-cache", "proj", cwd=tmp_path, env=fake_env, timeout=60)
+    # (reached first through the package, under the path `pkg.layers.z` imports resolve to)
+    assert result.stdout.splitlines() == ["proj/pkg/layers/z.py:3:12: JCD101 canned lstm_ref finding (gpu=sm90)"]
     result = run_py("-m", "jax_cudnn_lint", "--no-cache", "proj/linked", cwd=tmp_path, env=fake_env, timeout=60)
     assert result.stdout.splitlines() == ["proj/linked/y.py:3:12: JCD101 canned lstm_ref finding (gpu=sm90)"]
 
