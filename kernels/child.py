@@ -154,7 +154,27 @@ def _verdict(
     }
 
 
+def watch_parent(period: float = 1.0) -> None:
+    """End this process when its parent is gone.  The child runs in its own session (the
+    parent kills its group on a time limit), so a parent killed outright, by SIGKILL or a
+    CI job's cancellation, would leave it running a hung repro for ever (a test run
+    killed mid-way left one spinning for an hour)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(period)
+            if os.getppid() != parent:
+                os._exit(70)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main() -> int:
+    watch_parent()
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

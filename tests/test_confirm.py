@@ -9,6 +9,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,6 +220,41 @@ def test_hang_times_out_and_the_rest_still_runs(isolated: Path) -> None:
     assert "timed out after 3 s" in results[0]["detail"]
     assert "the child was killed" in results[0]["detail"]
     assert results[1]["verdict"] == "confirmed", results[1]["detail"]
+
+
+_PARENT = """
+import json, os, sys
+from jax_cudnn_lint.kernels import runner
+child = runner.ChildProcess(os.environ, 300)
+print(child.proc.pid, flush=True)
+child.run(1, {"op": "run", "id": 1, "repro": json.loads(sys.argv[1]), "backend": "trace", "target": {"gpu": "sm90", "cudnn": "9.10"}}, 600)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "getppid") or sys.platform == "win32", reason="POSIX parents")
+def test_a_child_whose_parent_is_killed_exits(isolated: Path) -> None:
+    # the child runs in its own session, out of reach of the parent's group: a parent
+    # killed outright (SIGKILL, a cancelled CI job) must not leave it spinning on a hung
+    # repro (a killed test run left one running for an hour)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, json.dumps(hook("test.hang"))],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, R.TEST_HOOKS_ENV: "1"},
+    )
+    assert parent.stdout is not None
+    child_pid = int(parent.stdout.readline())
+    time.sleep(1.0)  # (the hang has begun)
+    os.kill(child_pid, 0)  # alive while its parent is
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(child_pid, 9)
+    pytest.fail("the child outlived its parent by 20 s")
 
 
 def test_command_line(isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
