@@ -348,13 +348,19 @@ def _sets_argv(node: ast.AST) -> bool:
 
 
 def command_line_as_given(interp: Interpreter, fr: Frame) -> bool:
-    """Is the command line a click, typer or tyro parse (or `sys.argv[1:]`,
-    `len(sys.argv)`) reads the run's own, written nowhere in analysed code (`sys.argv =
-    [...]` in a function, `sys.argv[1:] = [...]`, or a patch: probe 146a), and held by
-    nothing that may write it (probe 147a)?"""
-    if "argv" in fr.module.facts.attribute_stores()[0] or interp.project.scan(fr.module, _sets_argv) or argv_patched(interp, fr):
+    """Is the command line a click, typer or tyro parse reads the run's own, written
+    nowhere in analysed code (`sys.argv = [...]` in a function, or a patch)?"""
+    return "argv" not in fr.module.facts.attribute_stores()[0] and not argv_patched(interp, fr) and argv_read_as_run(interp, fr)
+
+
+def argv_read_as_run(interp: Interpreter, fr: Frame) -> bool:
+    """Is `sys.argv[1:]` / `len(sys.argv)` here the run without arguments: the reading
+    module and the conftests hold sys.argv only to read it (no write, slice assignment,
+    append, patch or alias: probes 146a, 147a)?  (Entry modules are not asked, as they
+    are for a parse: each walk of a module costs, and this is asked at every read.)"""
+    if "argv" in fr.module.facts.attribute_stores()[0]:
         return False
-    modules = {id(info): info for info in (fr.module, *interp.project.roots, *interp.project.conftests())}
+    modules = {id(info): info for info in (fr.module, *interp.project.conftests())}
     return not any(interp.project.read_once(info, argv_escapes) for info in modules.values())
 
 
@@ -363,14 +369,17 @@ _READS_A_LIST = frozenset({"len", "print", "list", "tuple", "str", "repr", "sort
 
 
 def argv_escapes(tree: ast.Module) -> bool:
-    """Does the module hold sys.argv other than to read it: the list bound to another
-    name (`argv = sys.argv`, `from sys import argv`), handed to a call that is not a
-    plain read, changed through a method, reached through `vars(sys)` / `sys.__dict__`,
-    or named by a patch target built at run time (an f-string holding "argv")?  Read
-    by parents before children (ast.walk's breadth-first order)."""
+    """Does the module hold sys.argv other than to read it: written (`sys.argv = ...`,
+    `sys.argv[1:] = ...`), patched, the list bound to another name (`argv = sys.argv`,
+    `from sys import argv`), handed to a call that is not a plain read, changed through a
+    method, reached through `vars(sys)` / `sys.__dict__`, or named by a patch target built
+    at run time (an f-string holding "argv")?  Read by parents before children (ast.walk's
+    breadth-first order)."""
     read_only: set[int] = set()
     defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in ast.walk(tree):
+        if _patches_argv(node):
+            return True  # (`mock.patch.object(sys, "argv", [...])`, `patch("sys.argv", ...)`)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (called := defs.get(node.func.id)) is not None:
             # `main(sys.argv)` where main only reads its parameter (`parse_args(argv[1:])`)
             read_only.update(id(arg) for index, arg in enumerate(node.args) if _parameter_only_read(called, index))

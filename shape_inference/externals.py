@@ -1736,7 +1736,7 @@ def h_len(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Fr
         return make_int(len(v.value))
     if (members := enums.members(v)) is not None:
         return make_int(len(members), (interp.step(fr, node, A.src(node)),))  # `len(EventType)` (probe 67b)
-    if isinstance(v, ExternalV) and v.qualname == "sys.argv" and argparse_seeds.command_line_as_given(interp, fr):
+    if isinstance(v, ExternalV) and v.qualname == "sys.argv" and argparse_seeds.argv_read_as_run(interp, fr):
         # the run without command-line arguments, as argparse's defaults are read:
         # `main(sys.argv[1] if len(sys.argv) > 1 else "ti16")` runs "ti16" (probe 73d)
         return make_int(1, (interp.step(fr, node, f"1 = {A.src(node)} on a run without arguments"),))

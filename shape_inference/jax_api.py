@@ -1987,7 +1987,7 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
         return interp.external(f"jax.lax.Precision.{member}") if ok and member in ("DEFAULT", "HIGH", "HIGHEST") else UNKNOWN
     if isinstance(base, ExternalV) and np_twin(canonical(base.qualname)) in ("jax.numpy.s_", "jax.numpy.index_exp"):
         return S.index_value(interp, node.slice, fr, base.qualname.endswith("index_exp"))  # `np.s_[:, 1:]` (probe 40a)
-    if isinstance(base, ExternalV) and base.qualname == "sys.argv" and _from_one_on(interp, node, fr) and argparse_seeds.command_line_as_given(interp, fr):
+    if isinstance(base, ExternalV) and base.qualname == "sys.argv" and _from_one_on(interp, node, fr) and argparse_seeds.argv_read_as_run(interp, fr):
         # `main(*sys.argv[1:])`: no arguments on the run without them, as len(sys.argv)
         # is read (externals.h_len; probe 74a)
         return TupleV((), True, (interp.step(fr, node, f"{src(node)}: empty on a run without arguments"),))
