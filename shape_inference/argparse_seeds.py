@@ -451,7 +451,7 @@ def _parameter_only_read(func: ast.FunctionDef | ast.AsyncFunctionDef, index: in
     """Does `func` only read its positional parameter `index` (items, slices, `len`, a
     loop over it), with no nested scope naming it?"""
     positional = [*func.args.posonlyargs, *func.args.args]
-    if index >= len(positional) or any(isinstance(arg, ast.Starred) for arg in positional):
+    if index >= len(positional):
         return False
     name = positional[index].arg
     read_only: set[int] = set()
@@ -459,6 +459,8 @@ def _parameter_only_read(func: ast.FunctionDef | ast.AsyncFunctionDef, index: in
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             if any(isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node)):
                 return False
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return False  # (`argv += [...]` extends the list it was given)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             read_only.add(id(node.value))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST:

@@ -836,6 +836,27 @@ def test_a_command_line_the_script_sets(argv: str, seq_len: int | None) -> None:
 
 
 @pytest.mark.parametrize(
+    ("holding", "count"),
+    [
+        ("", 1),  # the run without arguments
+        ("print(sys.argv, ' '.join(sys.argv), '--x' in sys.argv)\n", 1),  # plain reads
+        ("def main(argv):\n    return argv[1:]\nmain(sys.argv)\n", 1),  # a function that only reads it
+        # probes 146a, 147a: written, aliased, extended by a function given it, patched
+        ("sys.argv[1:] = ['--seq-len', '512']\n", None),
+        ("sys.argv.append('--x')\n", None),
+        ("argv = sys.argv\nargv += ['--x']\n", None),
+        ("def main(argv):\n    argv += ['--x']\nmain(sys.argv)\n", None),
+        ("from sys import argv as process_argv\n", None),
+        ("vars(sys)['argv'] = ['train.py', '--x']\n", None),
+        ("import unittest.mock as mock\nmock.patch(f'{sys.__name__}.argv', ['t', '--x']).start()\n", None),
+    ],
+)
+def test_how_a_module_holds_its_command_line(holding: str, count: int | None) -> None:
+    src = "import sys\n" + holding + "def read():\n    reveal_type(len(sys.argv))\nread()\n"
+    assert {r.int for r in reveal(src) if not r.generic} == {count}
+
+
+@pytest.mark.parametrize(
     ("setting", "backend"),
     [
         ("", "gpu"),
