@@ -4390,6 +4390,9 @@ _MUTATORS = frozenset(
 
 def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
     if star:
+        if args and qualname.startswith(("builtins.list.", "builtins.dict.", "builtins.set.")) and qualname.rsplit(".", 1)[-1] in _MUTATORS:
+            interp.mutations += 1
+            mark_changed_in_place(args[0])  # `fields.setdefault(*pair)`: changed, by what we cannot tell (probe 147a)
         return UnknownV(any_diff(*args, *kwargs.values()))
     name = A.canonical(qualname)
     if name.startswith(absl_flags.FLAGS) and (name == absl_flags.FLAGS or name[len(absl_flags.FLAGS)] == "."):

@@ -4388,7 +4388,7 @@ class Interpreter:
             given = self.ev(call.args[0], fr)  # (a name or a display of names and constants: read twice, no harm)
         elif call is not None and plain and not call.args and all(kw.arg is not None and isinstance(kw.value, (ast.Constant, ast.Name)) for kw in call.keywords):
             given = DictV(tuple((cast(str, kw.arg), self.ev(kw.value, fr)) for kw in call.keywords))  # `vars(cfg).update(dropout=0.1)` (probe 146a)
-        if isinstance(given, DictV) and all(isinstance(key, str) for key, _ in given.items):
+        if isinstance(given, DictV) and not given.changed_in_place and all(isinstance(key, str) for key, _ in given.items):
             for key, item in given.items:
                 value.attrs[str(key)] = item
             if given.items:
