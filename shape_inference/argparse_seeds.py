@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
 PARSER = "argparse.ArgumentParser"
 NAMESPACE = "argparse.Namespace"
+# the namespaces the analysis builds whole: a parse's, and one built from keywords alone
+PLAIN_NAMESPACES = (NAMESPACE, "types.SimpleNamespace")
 _DEFAULT = "\0default:"  # + dest: the default of an option
 _PARSER_DEFAULT = "\0set_defaults:"  # + dest: parser-level defaults, which win over the defaults of arguments added before them
 _BLIND = "\0blind"  # something was added that we cannot follow
@@ -382,7 +384,7 @@ def argv_escapes(tree: ast.Module) -> bool:
             return True  # (`mock.patch.object(sys, "argv", [...])`, `patch("sys.argv", ...)`)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (called := defs.get(node.func.id)) is not None:
             # `main(sys.argv)` where main only reads its parameter (`parse_args(argv[1:])`)
-            read_only.update(id(arg) for index, arg in enumerate(node.args) if _parameter_only_read(called, index))
+            read_only.update(id(arg) for index, arg in enumerate(node.args) if dotted_name(arg) == "sys.argv" and _parameter_only_read(called, index))
         if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(alias.name in ("argv", "*") for alias in node.names):
             return True
         if isinstance(node, ast.JoinedStr) and any(isinstance(part, ast.Constant) and "argv" in str(part.value) for part in node.values):
@@ -391,19 +393,30 @@ def argv_escapes(tree: ast.Module) -> bool:
             return True
         if isinstance(node, ast.Attribute) and node.attr == "__dict__" and dotted_name(node.value) == "sys":
             return True
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            read_only.add(id(node.value))  # `sys.argv[1:]`
-        elif isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST or isinstance(node.func, ast.Attribute) and node.func.attr == "join"):
-            read_only.update(id(arg) for arg in node.args)
-        elif isinstance(node, ast.FormattedValue):
-            read_only.add(id(node.value))
-        elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-            read_only.update(id(c) for c in node.comparators)  # `"--debug" in sys.argv`
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            read_only.add(id(node.iter))
-        elif isinstance(node, ast.Attribute) and node.attr == "argv" and dotted_name(node) == "sys.argv" and id(node) not in read_only:
+        if _note_read_only(node, read_only):
+            continue
+        if isinstance(node, ast.Attribute) and node.attr == "argv" and dotted_name(node) == "sys.argv" and id(node) not in read_only:
             return True
     return False
+
+
+def _note_read_only(node: ast.AST, read_only: set[int]) -> bool:
+    """Note the children `node` only reads as a list (`x[1:]`, `len(x)`, `print(x)`,
+    `" ".join(x)`, `f"{x}"`, `"-v" in x`, a loop over x); was it such a parent?  For walks
+    in ast.walk's order, parents before children."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        read_only.add(id(node.value))
+    elif isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST or isinstance(node.func, ast.Attribute) and node.func.attr == "join"):
+        read_only.update(id(arg) for arg in node.args)
+    elif isinstance(node, ast.FormattedValue):
+        read_only.add(id(node.value))
+    elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+        read_only.update(id(c) for c in node.comparators)
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        read_only.add(id(node.iter))
+    else:
+        return False
+    return True
 
 
 def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: dict[str, Value], node: ast.AST, fr: Frame) -> Value:
@@ -448,8 +461,8 @@ def _parsed(interp: Interpreter, parser: InstanceV, rest: list[Value], kwargs: d
 
 
 def _parameter_only_read(func: ast.FunctionDef | ast.AsyncFunctionDef, index: int) -> bool:
-    """Does `func` only read its positional parameter `index` (items, slices, `len`, a
-    loop over it), with no nested scope naming it?"""
+    """Does `func` only read its positional parameter `index` (as _note_read_only reads),
+    with no nested scope naming it and no `+=` to it?"""
     positional = [*func.args.posonlyargs, *func.args.args]
     if index >= len(positional):
         return False
@@ -461,12 +474,8 @@ def _parameter_only_read(func: ast.FunctionDef | ast.AsyncFunctionDef, index: in
                 return False
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             return False  # (`argv += [...]` extends the list it was given)
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            read_only.add(id(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _READS_A_LIST:
-            read_only.update(id(arg) for arg in node.args)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            read_only.add(id(node.iter))
+        elif _note_read_only(node, read_only):
+            continue
         elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in read_only:
             return False
     return True

@@ -1661,7 +1661,7 @@ def h_vars(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     """`cfg = vars(parser.parse_args())`: a namespace's attributes as a dict (only for
     the namespaces the analysis builds whole: argparse's and SimpleNamespace)."""
     ns = args[0] if len(args) == 1 and not kwargs else None
-    if not isinstance(ns, InstanceV) or ns.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
+    if not isinstance(ns, InstanceV) or ns.cls.qualname not in argparse_seeds.PLAIN_NAMESPACES:
         return UNKNOWN
     if STORED_UNSPELLED in ns.attrs:
         return UNKNOWN  # it may hold names code stored unspelled: no dict of known keys (probe 146a)
@@ -2805,7 +2805,7 @@ def h_hasattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         return UNKNOWN
     ok, name = const_value(args[1])
     base = args[0]
-    if not ok or not isinstance(name, str) or not name.isidentifier() or not isinstance(base, InstanceV) or base.cls.qualname not in ("argparse.Namespace", "types.SimpleNamespace"):
+    if not ok or not isinstance(name, str) or not name.isidentifier() or not isinstance(base, InstanceV) or base.cls.qualname not in argparse_seeds.PLAIN_NAMESPACES:
         return UNKNOWN
     if name in base.attrs:
         return UNKNOWN if isinstance(base.attrs[name], UnknownV) else ConstV(True)
@@ -3063,7 +3063,7 @@ def h_namespace(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, 
         args = [configdict.resolved(interp, a, node, fr) for a in args]
         kwargs = {k: configdict.resolved(interp, v, node, fr) for k, v in kwargs.items()}
     made = layers.make_namespace(interp, q, args, kwargs, node, fr)
-    if q in ("types.SimpleNamespace", "argparse.Namespace") and not args and isinstance(made, InstanceV):
+    if q in argparse_seeds.PLAIN_NAMESPACES and not args and isinstance(made, InstanceV):
         # built from its keywords alone: `getattr(ns, "seq_len", 255)` of one it lacks is
         # the default, as for a parsed namespace (probe 137b)
         made.attrs[argparse_seeds.WHOLE] = ConstV(True)

@@ -3782,7 +3782,7 @@ class Interpreter:
             # module-level `__getattr__(name)` (probe 36b)
             return self._lazy_module_attribute(base.info, namespace, name, node, fr)
         if isinstance(base, InstanceV):
-            if name == "__dict__" and base.cls.qualname in ("argparse.Namespace", "types.SimpleNamespace"):
+            if name == "__dict__" and base.cls.qualname in argparse_seeds.PLAIN_NAMESPACES:
                 return self.api.call_external(self, "builtins.vars", [base], {}, False, node, fr)  # (a view: writes reach the namespace)
             if base.cls.intercepts is None:
                 base.cls.intercepts = isinstance(base.cls.lookup("__getattribute__"), FunctionV)
