@@ -66,6 +66,7 @@ from jax_cudnn_lint.shape_inference.values import (
     same_key,
     mark_lora,
     not_a_sequence,
+    still_describes,
     view_of,
     with_key,
     without_key,
@@ -4403,6 +4404,10 @@ def call_external(interp: Interpreter, qualname: str, args: Args, kwargs: Kwargs
         if name.startswith(("builtins.list.", "builtins.dict.", "builtins.set.")) and short in _MUTATORS:
             interp.mutations += 1  # in place: what a generator read earlier may have changed
             interp.register_functions([*args[1:], *kwargs.values()])
+            if args and isinstance(args[0], IterV) and args[0].is_list:
+                added = _list_additions(short, args) if not kwargs or short == "sort" else None
+                if added is not None and still_describes(args[0], added):
+                    return args[0].element if short == "pop" else UNKNOWN  # (each item still as the list says)
             if args:
                 mark_changed_in_place(args[0])  # seen by every holder; the name is rebound below
             if name == "builtins.dict.pop" and (popped := _dict_pop(interp, args, kwargs, node, fr)) is not None:
@@ -4589,6 +4594,22 @@ def _set_update(interp: Interpreter, method: str, args: Args, kwargs: Kwargs, no
             held.append((py, item))
     interp.assign(receiver, SetV(tuple(value for _, value in held), args[0].why), fr, node)
     return True
+
+
+def _list_additions(method: str, args: Args) -> list[Value] | None:
+    """The items a list method called with `args` (the list first) puts into the list:
+    none for one that only reorders or removes; None for any other call."""
+    if method in ("sort", "reverse", "pop", "remove", "clear"):
+        return []
+    if method == "append" and len(args) == 2 or method == "insert" and len(args) == 3:
+        return [args[-1]]
+    if method == "extend" and len(args) == 2:
+        added = args[1]
+        if isinstance(added, TupleV):
+            return list(added.items)
+        if isinstance(added, IterV):
+            return [added.element]
+    return None
 
 
 def _forget_receiver(interp: Interpreter, node: ast.AST, fr: Frame) -> None:

@@ -73,6 +73,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    still_describes,
     mark_registry,
     not_a_sequence,
     same_key,
@@ -1969,6 +1970,8 @@ class Interpreter:
             if isinstance(held, ast.Name) and fr.func is not None and isinstance(container_v, DictV) and fr.module.namespace.get(held.id) is container_v and held.id in fr.module.facts.registries():
                 self._register(container_v, target, value, fr)
                 return
+            if isinstance(container_v, IterV) and container_v.is_list and not isinstance(target.slice, ast.Slice) and still_describes(container_v, [value]):
+                return  # an item of a list of unknown length replaced by one its element describes
             # item assignment on a dict or list: every holder of it sees the change; the
             # name it was stored through is rebound to what it now holds
             mark_changed_in_place(container_v)
@@ -5322,6 +5325,8 @@ def _changed_by_unseen_code(value: Value, frozen: Callable[[ClassV], bool], dept
     elif isinstance(value, TupleV):
         for held in value.items:
             _changed_by_unseen_code(held, frozen, depth + 1)
+    elif isinstance(value, IterV) and value.is_list:
+        _changed_by_unseen_code(value.element, frozen, depth + 1)  # (the one object each item stands for)
     elif isinstance(value, BoundMethodV):
         _changed_by_unseen_code(value.self_value, frozen, depth + 1)
     elif isinstance(value, PartialV):

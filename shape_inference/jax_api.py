@@ -1865,7 +1865,8 @@ def getattr_value(interp: Interpreter, base: Value, name: str, node: ast.AST, fr
         return BoundMethodV(ExternalV("jax.Array.astype"), ArrayV((), None, base.diff, base.why))
     if isinstance(base, ConstV) and isinstance(base.value, str):
         return BoundMethodV(ExternalV(f"builtins.str.{name}"), base)
-    if isinstance(base, TupleV):
+    if isinstance(base, TupleV) or isinstance(base, IterV) and base.is_list:
+        # (a comprehension's list of unknown length too: `rows.append(x)` changes it, probe 149)
         return BoundMethodV(ExternalV(f"builtins.list.{name}"), base)
     if isinstance(base, SetV):
         return BoundMethodV(ExternalV(f"builtins.set.{name}"), base)
@@ -2047,7 +2048,7 @@ def subscript(interp: Interpreter, base: Value, node: ast.Subscript, fr: Frame) 
             for bound in (index_node.lower, index_node.upper, index_node.step):
                 if bound is not None:
                     interp.ev(bound, fr)
-            return base
+            return IterV(base.element, True, base.why)  # a new list: changing it leaves `base` as it is
         if isinstance(interp.ev(index_node, fr), IntV):
             item = iter_element(interp, base, node, fr)
             return item.one_item() if isinstance(item, InstanceV) else item

@@ -48,13 +48,21 @@ _set = object.__setattr__
 def mark_changed_in_place(value: Value) -> None:
     """A dict or list was changed in place: its other holders' view of it is stale.  A
     `vars(namespace)` dict is the namespace's own: the namespace forgets its attributes."""
-    if isinstance(value, (DictV, SetV)) or (isinstance(value, TupleV) and value.is_list):
+    if isinstance(value, (DictV, SetV)) or (isinstance(value, (TupleV, IterV)) and value.is_list):
         _set(value, "changed_in_place", True)
         for view in getattr(value, "live_views", ()):
             _set(view, "changed_in_place", True)
         owner = getattr(value, "view_of", None)
         if isinstance(owner, InstanceV):
             owner.forget()
+
+
+def still_describes(lst: IterV, added: Sequence[Value]) -> bool:
+    """A list of unknown length whose element describes each of `added` as well (joined
+    with it, it is as it was): changed in place by them (an append, an insert, a sort), it is still
+    the list `lst` says (probe 149: rows appended like the comprehension made them)."""
+    element = lst.element.key()
+    return all(join(lst.element, item).key() == element for item in added)
 
 
 def not_a_sequence(items: TupleV) -> TupleV:
