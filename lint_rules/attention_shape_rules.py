@@ -91,9 +91,11 @@ def _fix_205(call: AttentionCall, bT: Dim, bS: Dim) -> str:
     t = T.render() if T is not None else "T"
     s = S.render() if S is not None else "S"
     if bT.value == 1 and call.api_is_nn:
+        # under jax.vmap a batched mask must not broadcast the heads either (FA-21, JCD209: probe 149a)
+        heads = "N" if call.event.ctx.vmaps else "1"
         return (
             f"for a padding mask pass key_value_seq_lengths=<int32 (B,)> (and query_seq_lengths) instead, "
-            f"or broadcast it: jnp.broadcast_to(mask, (B, 1, {t}, {s}))"
+            f"or broadcast it: jnp.broadcast_to(mask, (B, {heads}, {t}, {s}))"
         )
     if bT.value == 1:
         return f"pass q_seqlen/kv_seqlen with mask_type=MaskType.PADDING instead, or broadcast it to (B, N, {t}, {s})"

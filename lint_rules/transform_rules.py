@@ -9,10 +9,12 @@
   not or the reverse (FA-20, JAX <= 0.11.0), a batched bias or mask that broadcasts
   batch or heads (FA-21).
 
-JCD209 judges only what it can see for certain: the attention call sits directly in the
-function that `jax.vmap` maps (a decorated function, or a function or lambda passed to
-`jax.vmap` by name), and its operands are that function's parameters as they came in
-(batched as `in_axes` says) or names from outside it (not batched by this vmap).
+JCD209 judges only what it can see for certain: the attention call sits in the function
+that `jax.vmap` maps (a decorated function, or a function or lambda passed to `jax.vmap`
+by name) or in the functions it calls down to it (`_hops`), and its operands are worked
+out from that function's parameters as they came in (batched as `in_axes` says) or
+names from outside it (not batched by this vmap), through what each function computes
+in straight-line code (`_Frames`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from jax_cudnn_lint.config import Config
 from jax_cudnn_lint.finding import Finding
@@ -32,7 +35,7 @@ from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference import transforms
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
 from jax_cudnn_lint.shape_inference.handlers import caught
-from jax_cudnn_lint.shape_inference.values import ArrayV, ConstV, DictV, IntV, TupleV, Value
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, IntV, TupleV, Value, make_int
 
 JCD208 = rule(
     "JCD208",
@@ -510,8 +513,10 @@ def _stores(stmt: ast.stmt, name: str) -> bool:
 
 
 def _plain_store(stmt: ast.stmt, name: str) -> bool:
-    """`name = expr`, `a, name, c = x.shape`, or `q, kv = pair`: the only ways a derived
-    operand is read."""
+    """`name = expr` (`k = v = memory` too: probe 149a), `a, name, c = x.shape`, or
+    `q, kv = pair`: the only ways a derived operand is read."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and all(isinstance(t, ast.Name) for t in stmt.targets):
+        return not _stores_inside(stmt.value, name)
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return False
     target = stmt.targets[0]
@@ -626,43 +631,99 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     if func is None:
         return None
     enclosing = _enclosing_function(event.node, _parents(tree))
-    # the attention in the mapped function, or in a wrapper it calls once (`sdpa(q, k, v)`)
-    through = None if enclosing is func or enclosing is None else _the_call_of(func, enclosing, event)
-    if enclosing is not func and through is None:
+    if enclosing is None:
+        return None
+    # the attention in the mapped function, or in the functions it calls down to it
+    # (`sdpa(q, k, v)` in `attend` in the mapped `cross_attend`: probe 149a)
+    hops = [] if enclosing is func else _hops(func, enclosing, event)
+    if hops is None:
         return None
     params = _positional_params(func)
-    own = params[0] if info.bound and params and enclosing is func else None  # `self` of a mapped instance's `__call__`
+    own = params[0] if info.bound and params and not hops else None  # `self` of a mapped instance's `__call__`
     # what the function computes reads `self`'s fields as unmapped: certain only where it
-    # neither rebinds self nor stores on it (`self.bank = q`: a mapped value)
+    # neither rebinds self nor stores on it (`self.bank = q`: a mapped value), nor does a
+    # method it calls on the way down
     self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None))
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
         return None
+    frames = _Frames(func, params, info.in_axes, self_unmapped, hops, _parents(tree))
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
         value = call.arg(name)
         if not isinstance(value, ArrayV) or value.rank is None:
             continue
         expr = _operand_expr(call, name)
-        if through is not None and enclosing is not None:
-            expr = _argument_for(enclosing, through, expr)  # the wrapper's parameter, as the mapped function passes it
+        if expr is None:
+            continue
         if own is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == own and not _assigned_in(func, own) and not _stores_attribute(func, own, expr.attr):
             # `jax.vmap(reader)`: the instance's own fields (`self.bank`) are not mapped (probe 39c)
             out[name] = Batched(name, ast.unparse(expr), None, value)
             continue
-        if isinstance(expr, ast.Name) and (self_unmapped or not _assigned_in(func, expr.id)):
-            known, axis = _axis_in_mapped(func, expr, params, info.in_axes, value.rank)
-        elif expr is not None and not isinstance(expr, ast.Name) and self_unmapped and not isinstance(func, ast.Lambda):
-            # an expression of the mapped function's own (`pair_bias.astype(jnp.bfloat16)`:
-            # probe 56a), or one it passes to the wrapper (`attend(q[None], ...)`: probe
-            # 101c), batched as what it is computed from where that is certain
-            known, axis = _derived_axis(func, expr, params, info.in_axes)
-        else:
+        level, source = frames.passed_up(len(hops), expr)
+        if source is None:
             continue
+        known, axis = frames.axis(level, source, value.rank if level == 0 or not hops else None)
         if known:
-            out[name] = Batched(name, ast.unparse(expr), axis, value)
+            out[name] = Batched(name, ast.unparse(source), axis, value)
     return out
+
+
+@dataclass
+class _Frames:
+    """The mapped function (level 0) and the functions it calls down to the attention
+    (level i: `hops[i - 1].callee`), where the batching of an expression is worked out."""
+
+    func: Function
+    params: list[str]  # the mapped function's mapped parameters
+    in_axes: Value | None
+    self_unmapped: bool
+    hops: list[Hop]
+    parents: dict[int, ast.AST]
+
+    def passed_up(self, level: int, expr: ast.expr) -> tuple[int, ast.expr | None]:
+        """Where `expr` at `level` comes from as it is: through each parameter passed
+        on unchanged, up to the level where it is computed (or the mapped function)."""
+        while level > 0 and isinstance(expr, ast.Name):
+            hop = self.hops[level - 1]
+            if _assigned_in(hop.callee, expr.id) or expr.id not in _passing_params(hop.callee):
+                break
+            passed = _hop_argument(hop, expr.id)
+            if passed is None:
+                return level, None  # (its default: not followed)
+            level, expr = level - 1, passed
+        return level, expr
+
+    def axis(self, level: int, expr: ast.expr, rank: int | None) -> tuple[bool, Axis]:
+        """(known, axis) of `expr` as `level`'s function reads it."""
+        level, source = self.passed_up(level, expr)
+        if source is None:
+            return _UNKNOWN_AXIS
+        if level == 0:
+            func = self.func
+            if isinstance(source, ast.Name) and (self.self_unmapped or not _assigned_in(func, source.id)):
+                return _axis_in_mapped(func, source, self.params, self.in_axes, rank)
+            if not isinstance(source, ast.Name) and self.self_unmapped and not isinstance(func, ast.Lambda):
+                # an expression of the mapped function's own (`pair_bias.astype(jnp.bfloat16)`:
+                # probe 56a), or one it passes down (`attend(q[None], ...)`: probe 101c),
+                # batched as what it is computed from where that is certain
+                return _derived_axis(func, source, self.params, self.in_axes)
+            return _UNKNOWN_AXIS
+        hop = self.hops[level - 1]
+        callee = hop.callee
+        if _enclosing_function(callee, self.parents) is not None:
+            return _UNKNOWN_AXIS  # (a nested function reads its enclosing function's names)
+        # a value the function computes: batched as what it is computed from, each of its
+        # parameters as what its caller passes for it; a method's `self` unknown (another
+        # method may have stored a mapped value on it: an nnx cache)
+        params = _positional_params(callee)
+        items: list[Value] = []
+        for index, param in enumerate(params):
+            passed = _hop_argument(hop, param) if hop.receiver is None or index > 0 else None
+            known, axis = self.axis(level - 1, passed, None) if passed is not None else _UNKNOWN_AXIS
+            items.append(UNKNOWN if not known else ConstV(None) if axis is None else make_int(axis))
+        return _derived_axis(callee, source, params, TupleV(tuple(items), False, (), False))
 
 
 def _statement_at(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> int | None:
@@ -702,7 +763,7 @@ def _direct_batching(call: AttentionCall, info: VmapInfo, bound_args: int, bound
     return out
 
 
-def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: Value | None, rank: int) -> tuple[bool, Axis]:
+def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: Value | None, rank: int | None) -> tuple[bool, Axis]:
     """How a name the mapped function reads is batched: a parameter as `in_axes` maps it,
     a value it computes as `_derived_axis` says, a name from outside not at all."""
     if _assigned_in(func, expr.id):
@@ -713,6 +774,8 @@ def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: 
         if not known:
             return _UNKNOWN_AXIS
         if axis is not None:
+            if rank is None:
+                return (True, axis) if axis >= 0 else _UNKNOWN_AXIS  # (a negative axis needs the rank)
             full = rank + 1
             if not -full <= axis < full:
                 return _UNKNOWN_AXIS
@@ -723,26 +786,119 @@ def _axis_in_mapped(func: Function, expr: ast.Name, params: list[str], in_axes: 
     return True, None  # from outside the mapped function: not batched by this vmap
 
 
-def _the_call_of(func: Function, wrapper: Function, event: CallEvent) -> ast.Call | None:
-    """The one call of `wrapper` (by its name) in the mapped function, through which the
-    analysis reached the attention (a step of the event's call chain is at its line)."""
-    if isinstance(wrapper, ast.Lambda):
-        return None  # (a lambda mapped may call a wrapper: `jax.vmap(lambda q: attend(q, kv, kv))`)
-    calls = [node for node in ast.walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == wrapper.name]
-    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or any(k.arg is None for k in calls[0].keywords):
-        return None
-    return calls[0] if any(step.line == calls[0].lineno for step in event.ctx.chain) else None
+# the most calls followed from the mapped function down to the attention (probe 149a: a
+# model, its block, its attention layer and a `sdpa` wrapper below a mapped loss)
+_MAX_HOPS = 6
+# decorators that call the function with its arguments as they are (jit, remat, flax's
+# compact): a hop through a function decorated otherwise is not followed
+_PASSING_DECORATORS = frozenset({"jit", "checkpoint", "remat", "compact", "named_call", "staticmethod"})
 
 
-def _argument_for(wrapper: Function, call: ast.Call, expr: ast.expr | None) -> ast.expr | None:
-    """The argument `call` passes for the wrapper's parameter that `expr` names (None:
-    not a parameter the wrapper leaves as it is, or not passed)."""
-    if not isinstance(expr, ast.Name) or _assigned_in(wrapper, expr.id):
-        return None
-    params = _positional_params(wrapper)
-    if expr.id in params and params.index(expr.id) < len(call.args):
-        return call.args[params.index(expr.id)]
-    return next((k.value for k in call.keywords if k.arg == expr.id), None)
+@dataclass(frozen=True)
+class Hop:
+    """One call on the way from the mapped function down to the attention: `call`, in the
+    function above, runs `callee`, which is `receiver`'s method where that is not None."""
+
+    call: ast.Call
+    callee: ast.FunctionDef | ast.AsyncFunctionDef
+    receiver: ast.expr | None
+
+
+def _hops(func: Function, enclosing: Function, event: CallEvent) -> list[Hop] | None:
+    """The calls from the mapped function down to the function holding the attention,
+    outermost first, as the call sites of the analysis's chain show them: each the one
+    call at its step's line that names the function below (a plain function, a method
+    through its receiver, or an object's `__call__`); None where any is not certain."""
+    tree = event.module.tree
+    parents = _parents(tree)
+    hops: list[Hop] = []
+    current = enclosing
+    for step in reversed(event.ctx.chain[-_MAX_HOPS:]):
+        if isinstance(current, ast.Lambda) or not _passes_arguments(current):
+            return None
+        method = isinstance(parents.get(id(current)), ast.ClassDef) and not _is_static(current)
+        above = func if _calls_at(func, current, step.line, method) else None
+        if above is None:
+            if step.path != event.module.path:
+                return None
+            found = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == step.line and _names(node, current, method)]
+            holder = _enclosing_function(found[0], parents) if len(found) == 1 else None
+            if holder is None or isinstance(holder, ast.Lambda):
+                return None
+            above = holder
+        calls = _calls_at(above, current, step.line, method)
+        if len(calls) != 1:
+            return None
+        call = calls[0]
+        receiver = (call.func if current.name == "__call__" else cast(ast.Attribute, call.func).value) if method else None
+        hops.append(Hop(call, current, receiver))
+        if above is func:
+            return hops[::-1]
+        current = above
+    return None
+
+
+def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> bool:
+    """Does `call` name `callee` (no `*args` or `**kwargs`)?  A method by attribute
+    (`self.attend(...)`), an object's `__call__` by any name (`self.attn(h)`), a plain
+    function by its name."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    if not method:
+        return isinstance(call.func, ast.Name) and call.func.id == callee.name
+    if callee.name == "__call__":
+        return isinstance(call.func, (ast.Name, ast.Attribute))
+    return isinstance(call.func, ast.Attribute) and call.func.attr == callee.name
+
+
+def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, line: int, method: bool) -> list[ast.Call]:
+    """The calls naming `callee` at `line` in `func`'s own code (not a nested function's:
+    that one is the caller, and reads `func`'s names as its own)."""
+    found: list[ast.Call] = []
+    stack: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Call) and node.lineno == line and _names(node, callee, method):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _passes_arguments(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated only with what calls it with its arguments as they are."""
+    for deco in func.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        if name == "partial" and isinstance(deco, ast.Call) and deco.args:
+            first = deco.args[0]
+            name = first.attr if isinstance(first, ast.Attribute) else first.id if isinstance(first, ast.Name) else ""
+        if name not in _PASSING_DECORATORS:
+            return False
+    return True
+
+
+def _is_static(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
+
+
+def _hop_argument(hop: Hop, param: str) -> ast.expr | None:
+    """The expression the hop's call passes for the callee's parameter `param` (its
+    receiver for `self`); None where it passes none (a default)."""
+    params = _positional_params(hop.callee)
+    if hop.receiver is not None:
+        if params[:1] == [param]:
+            return hop.receiver
+        params = params[1:]
+    if param in params and params.index(param) < len(hop.call.args):
+        return hop.call.args[params.index(param)]
+    return next((k.value for k in hop.call.keywords if k.arg == param), None)
+
+
+def _passing_params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters a call passes by position or by name (not `*args`, `**kwargs`)."""
+    return [*_positional_params(func), *(a.arg for a in func.args.kwonlyargs)]
 
 
 @dataclass(frozen=True)

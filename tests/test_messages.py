@@ -246,3 +246,28 @@ def test_a_precision_set_by_an_update_restored_in_a_finally_is_not_called_a_with
     [finding] = [f for f in lint_source(SET_AND_RESTORED, "snippet.py", BASE) if f.code == "JCD103"]
     assert "with jax_default_matmul_precision='bfloat16'" in finding.message and "inside `with" not in finding.message
     assert "restored in a finally at line 13" in finding.message
+
+
+LAZY_MASK = '''
+import jax
+import jax.numpy as jnp
+
+
+def per_example(q, length):
+    mask = (jnp.arange(128) < length)[None, None, None, :]
+    return jax.nn.dot_product_attention(q, q, q, mask=mask, implementation="cudnn")
+
+
+CALL
+'''
+
+
+def test_a_padding_mask_fix_under_vmap_broadcasts_the_heads_too() -> None:
+    # probe 149a: under jax.vmap, (B, 1, T, S) is itself rejected (FA-21, JCD209)
+    q = "jnp.zeros((1, 128, 4, 64), jnp.bfloat16)"
+    mapped = LAZY_MASK.replace("CALL", "jax.vmap(per_example)(jnp.zeros((8, 1, 128, 4, 64), jnp.bfloat16), jnp.zeros((8,), jnp.int32))")
+    [finding] = [f for f in lint_source(mapped, "snippet.py", BASE) if f.code == "JCD205"]
+    assert "jnp.broadcast_to(mask, (B, N, 128, 128))" in finding.message
+    plain = LAZY_MASK.replace("CALL", f"per_example({q}, 100)")
+    [finding] = [f for f in lint_source(plain, "snippet.py", BASE) if f.code == "JCD205"]
+    assert "jnp.broadcast_to(mask, (B, 1, 128, 128))" in finding.message
