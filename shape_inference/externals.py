@@ -66,6 +66,7 @@ from jax_cudnn_lint.shape_inference.values import (
     same_key,
     mark_lora,
     not_a_sequence,
+    is_mutable_list,
     still_describes,
     view_of,
     with_key,
@@ -4446,6 +4447,10 @@ _CHANGES_FIRST_ARGUMENT = frozenset(
 )
 
 
+# ...of which those that only reorder it, or take items out
+_REORDERS_ITS_LIST = frozenset({"heapq.heappop", "heapq.heapify", "random.shuffle", "numpy.random.shuffle"})
+
+
 def _changed_by_library(interp: Interpreter, name: str, args: Args, kwargs: Kwargs, fr: Frame) -> None:
     """A list or dict a library function changes in place (`heapq.heappush(ids, 0)`), or
     whose changing method it is handed (`itertools.starmap(ids.append, pairs)`), or that
@@ -4453,14 +4458,18 @@ def _changed_by_library(interp: Interpreter, name: str, args: Args, kwargs: Kwar
     false JCD201s kept the length from before)."""
     changed: list[Value] = []
     if name in _CHANGES_FIRST_ARGUMENT and args:
-        changed.append(args[0])
+        # (a list of unknown length given items its element describes, or only reordered,
+        # is as it was: `bisect.insort(rows, row)` of a row like the others)
+        added = [] if name in _REORDERS_ITS_LIST else args[1:2] if len(args) == 2 else None
+        if not (isinstance(args[0], IterV) and args[0].is_list and added is not None and still_describes(args[0], added)):
+            changed.append(args[0])
     if name == "collections.ChainMap":
         changed.extend(args)
     for value in (*args, *kwargs.values()):
         if isinstance(value, BoundMethodV) and isinstance(value.func, ExternalV) and value.func.qualname.rsplit(".", 1)[-1] in _MUTATORS:
             changed.append(value.self_value)
     for value in changed:
-        if isinstance(value, (DictV, SetV)) or isinstance(value, TupleV) and value.is_list:
+        if isinstance(value, (DictV, SetV)) or is_mutable_list(value):
             interp.mutations += 1
             mark_changed_in_place(value)
             interp.forget_holders(value, fr)

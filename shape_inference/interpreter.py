@@ -73,6 +73,7 @@ from jax_cudnn_lint.shape_inference.values import (
     join,
     make_int,
     mark_changed_in_place,
+    is_mutable_list,
     still_describes,
     mark_registry,
     not_a_sequence,
@@ -2034,6 +2035,8 @@ class Interpreter:
                 return False
             if isinstance(value, (TupleV, SetV)):
                 return all(visit(item, depth + 1) for item in value.items)
+            if isinstance(value, IterV):
+                return visit(value.element, depth + 1)  # (the object each item stands for)
             if isinstance(value, DictV):
                 return all(visit(item, depth + 1) for _, item in value.items)
             if isinstance(value, InstanceV):
@@ -2275,7 +2278,7 @@ class Interpreter:
             self.assign(stmt.target, self._inplace_dunder(current, stmt, operand, fr), fr, stmt)
             return
         value = self.api.binop(self, stmt.op, current, operand, stmt, fr)
-        if value is not current and (isinstance(current, (DictV, SetV)) or (isinstance(current, TupleV) and current.is_list)) and fr.state is not None:
+        if value is not current and (isinstance(current, (DictV, SetV)) or is_mutable_list(current)) and fr.state is not None:
             # `lens += [512]`, `cfg |= {...}`: a list or dict is changed in place.  Held by
             # another name too (`b` after `a = b = [511]`, or two calls a memo answered with
             # one object: which, not known), every name for it is Unknown; other holders
@@ -2714,7 +2717,7 @@ class Interpreter:
         changed = self.list_changing_loops.get(stmt)
         if changed is None:
             changed = self.list_changing_loops[stmt] = tuple(expr for expr in _iterated(stmt.iter) if _changes_in_place(stmt.body, expr))
-        return any(isinstance(held := self.ev(expr, fr), TupleV) and held.is_list for expr in changed)
+        return any(is_mutable_list(self.ev(expr, fr)) for expr in changed)
 
     def _unrolled(self, stmt: ast.For, items: list[Value], fr: Frame) -> None:
         """A for loop over known items, one pass each: a `continue` goes on to the next
@@ -3558,6 +3561,8 @@ class Interpreter:
         if isinstance(container, InstanceV):
             container.forget()
             return
+        if isinstance(container, IterV) and container.is_list:
+            return  # (a list of unknown length without some items: each left is as its element says)
         mark_changed_in_place(container)
         if not isinstance(target.value, ast.Name) or fr.state is None or target.value.id not in fr.state:
             return
@@ -4301,7 +4306,7 @@ class Interpreter:
             result = self.call_function(callee, list(args), kwargs, False, self.callee_ctx(fr, node, callee), fr)
             if callee.decorators and isinstance(result, InstanceV) and _cached(callee) and len(self.cache_held) < _MAX_CACHE_HELD:
                 self.cache_held[id(result)] = result
-            if callee.decorators and _cached(callee) and (isinstance(result, (DictV, SetV)) or isinstance(result, TupleV) and result.is_list):
+            if callee.decorators and _cached(callee) and (isinstance(result, (DictV, SetV)) or is_mutable_list(result)):
                 # `@functools.lru_cache`: every call with these arguments gets the one list or
                 # dict the first made, which a caller may have changed in place, and which
                 # the analysis makes anew for each call (probe 91a; an object of ours is
@@ -4613,7 +4618,7 @@ class Interpreter:
         mark = len(self.events)
         first_made = next_serial()
         before = [_fingerprint(a) for a in shared]
-        containers = [a for a in (*args, *kwargs.values()) if isinstance(a, (DictV, SetV)) or isinstance(a, TupleV) and a.is_list]
+        containers = [a for a in (*args, *kwargs.values()) if isinstance(a, (DictV, SetV)) or is_mutable_list(a)]
         state = self.bind_params(func, args, kwargs, generic, caller is None)
         if state is None:
             argparse_seeds.not_followed((*args, *kwargs.values()))

@@ -48,13 +48,19 @@ _set = object.__setattr__
 def mark_changed_in_place(value: Value) -> None:
     """A dict or list was changed in place: its other holders' view of it is stale.  A
     `vars(namespace)` dict is the namespace's own: the namespace forgets its attributes."""
-    if isinstance(value, (DictV, SetV)) or (isinstance(value, (TupleV, IterV)) and value.is_list):
+    if isinstance(value, (DictV, SetV)) or is_mutable_list(value):
         _set(value, "changed_in_place", True)
         for view in getattr(value, "live_views", ()):
             _set(view, "changed_in_place", True)
         owner = getattr(value, "view_of", None)
         if isinstance(owner, InstanceV):
             owner.forget()
+
+
+def is_mutable_list(value: Value) -> bool:
+    """A list, known item by item or of unknown length (a comprehension's): what code
+    may change in place."""
+    return isinstance(value, (TupleV, IterV)) and value.is_list
 
 
 def still_describes(lst: IterV, added: Sequence[Value]) -> bool:
