@@ -181,13 +181,48 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
     if cached is not None and cached[0] is tree:
         return cached[1]
     parents: dict[int, ast.AST] = {}
+    written: set[str] = set()
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _TREE_OF[id(node)] = (node, tree)
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and not _in_constructor(node, parents):
+            written.add(node.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("setattr", "__setattr__"):
+            written.add("*")
     if len(_PARENTS) > 64:
         _PARENTS.clear()
+        _TREE_OF.clear()
+        _WRITTEN.clear()
     _PARENTS[id(tree)] = (tree, parents)
+    _WRITTEN[id(tree)] = frozenset(written)
     return parents
+
+
+# each analysed function's module tree, and the attributes its module stores on objects
+# as the program runs (`CONTEXT.kv = memory`; "*": a setattr), not as one is built
+_TREE_OF: dict[int, tuple[ast.AST, ast.Module]] = {}
+_WRITTEN: dict[int, frozenset[str]] = {}
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
+
+
+def _in_constructor(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    function = _enclosing_function(node, parents)
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in _CONSTRUCTORS
+
+
+def _written_while_running(func: ast.FunctionDef | ast.AsyncFunctionDef, attr: str) -> bool:
+    """Is `attr` stored on some object outside a constructor, in `func`'s module (in
+    `func` itself where its module is not known)?  A value read through it may be one the
+    mapped function stored: batched (probe 150a: a namespace's field, an nnx cache's value)."""
+    known = _TREE_OF.get(id(func))
+    if known is not None and known[0] is func and id(known[1]) in _WRITTEN:
+        written = _WRITTEN[id(known[1])]
+    else:
+        written = frozenset(node.attr for node in ast.walk(func) if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load))
+    return attr in written or "*" in written
 
 
 def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> Function | None:
@@ -295,6 +330,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         items = [_axis_of_expr(func, item, at, params, in_axes, depth + 1) for item in expr.elts]
         return (True, None) if all(found == (True, None) for found in items) else _UNKNOWN_AXIS
     if isinstance(expr, ast.Attribute):
+        if _written_while_running(func, expr.attr):
+            return _UNKNOWN_AXIS  # (`CONTEXT.kv = memory` in the mapped function: probe 150a)
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
     if isinstance(expr, ast.Subscript) and _adds_axes_only(expr.slice):
@@ -635,7 +672,9 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         return None
     # the attention in the mapped function, or in the functions it calls down to it
     # (`sdpa(q, k, v)` in `attend` in the mapped `cross_attend`: probe 149a)
-    hops = [] if enclosing is func else _hops(func, enclosing, event)
+    # (the mapped function's module: the vmap's, where the function was not recorded)
+    function_path = info.function_path if info.function is not None else info.path
+    hops = [] if enclosing is func else _hops(func, function_path, enclosing, event)
     if hops is None:
         return None
     params = _positional_params(func)
@@ -644,11 +683,12 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     # neither rebinds self nor stores on it (`self.bank = q`: a mapped value), nor does a
     # method it calls on the way down
     self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None))
+    own_name = params[0] if info.bound and params else None
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
         return None
-    frames = _Frames(func, params, info.in_axes, self_unmapped, hops, _parents(tree))
+    frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops, _parents(tree))
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
         value = call.arg(name)
@@ -676,6 +716,7 @@ class _Frames:
     (level i: `hops[i - 1].callee`), where the batching of an expression is worked out."""
 
     func: Function
+    own: str | None  # `self` of a mapped instance's `__call__`
     params: list[str]  # the mapped function's mapped parameters
     in_axes: Value | None
     self_unmapped: bool
@@ -702,6 +743,8 @@ class _Frames:
             return _UNKNOWN_AXIS
         if level == 0:
             func = self.func
+            if isinstance(source, ast.Name) and source.id == self.own and not self.self_unmapped:
+                return _UNKNOWN_AXIS  # (a mapped instance that stores on itself: `self.kv = memory`, probe 150a)
             if isinstance(source, ast.Name) and (self.self_unmapped or not _assigned_in(func, source.id)):
                 return _axis_in_mapped(func, source, self.params, self.in_axes, rank)
             if not isinstance(source, ast.Name) and self.self_unmapped and not isinstance(func, ast.Lambda):
@@ -804,7 +847,7 @@ class Hop:
     receiver: ast.expr | None
 
 
-def _hops(func: Function, enclosing: Function, event: CallEvent) -> list[Hop] | None:
+def _hops(func: Function, function_path: str, enclosing: Function, event: CallEvent) -> list[Hop] | None:
     """The calls from the mapped function down to the function holding the attention,
     outermost first, as the call sites of the analysis's chain show them: each the one
     call at its step's line that names the function below (a plain function, a method
@@ -817,7 +860,7 @@ def _hops(func: Function, enclosing: Function, event: CallEvent) -> list[Hop] | 
         if isinstance(current, ast.Lambda) or not _passes_arguments(current):
             return None
         method = isinstance(parents.get(id(current)), ast.ClassDef) and not _is_static(current)
-        above = func if _calls_at(func, current, step.line, method) else None
+        above = func if step.path == function_path and _calls_at(func, current, step.line, method) else None
         if above is None:
             if step.path != event.module.path:
                 return None
@@ -846,9 +889,17 @@ def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, metho
         return False
     if not method:
         return isinstance(call.func, ast.Name) and call.func.id == callee.name
+    if isinstance(call.func, ast.Attribute) and (call.func.attr == "__call__" or _names_a_class(call.func.value)):
+        return False  # (`Layer.__call__(self.layer, x)`, `SelfAttn.attend(self, q, k, v)`: self passed as an argument, probe 150a)
     if callee.name == "__call__":
         return isinstance(call.func, (ast.Name, ast.Attribute))
     return isinstance(call.func, ast.Attribute) and call.func.attr == callee.name
+
+
+def _names_a_class(expr: ast.expr) -> bool:
+    """`SelfAttn`, `layers.Block`: a CapWords name, as a class is spelled."""
+    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else ""
+    return name[:1].isupper()
 
 
 def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, line: int, method: bool) -> list[ast.Call]:

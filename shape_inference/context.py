@@ -25,8 +25,10 @@ class VmapInfo:
     line: int
     path: str
     size: Dim | None = None  # the mapped axis size, when an argument's shape gives it
-    # the def or lambda vmap maps, where it is one of the analysed code (in any module)
+    # the def or lambda vmap maps, where it is one of the analysed code (in any module),
+    # and the path of its module
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None = field(default=None, compare=False)
+    function_path: str = ""
     # the function is an object's `__call__` (`jax.vmap(module)`): its first parameter is
     # the object itself, whose fields the vmap does not map
     bound: bool = False

@@ -55,6 +55,7 @@ from jax_cudnn_lint.shape_inference.values import (
     any_diff,
     const_value,
     int_value,
+    is_mutable_list,
     join,
     make_int,
     same_key,
@@ -281,6 +282,14 @@ def binop(interp: Interpreter, op: ast.operator, left: Value, right: Value, node
         return scalar
     if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, ast.Add):
         return TupleV(left.items + right.items, left.is_list, merge_why(left.why, right.why))
+    if isinstance(op, ast.Add) and is_mutable_list(left) and is_mutable_list(right):
+        # `rows + [last]` with a list of unknown length: a list of unknown length whose
+        # items are each one or the other (probe 150b)
+        described = [item for side in (left, right) for item in (side.items if isinstance(side, TupleV) else (cast(IterV, side).element,))]
+        element = functools.reduce(join, described) if described else UNKNOWN
+        return IterV(element, True, merge_why(left.why, right.why))
+    if isinstance(left, IterV) and left.is_list and isinstance(op, ast.Mult) and int_value(right) is not None:
+        return IterV(left.element, True, left.why)  # `rows * 2`: the same items again
     if isinstance(left, TupleV) and isinstance(op, ast.Mult):
         n = int_value(right)
         if n is not None and 0 <= n and len(left.items) * n <= 4096:

@@ -732,8 +732,10 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     inner = tv.func
     while isinstance(inner, TransformV) and inner.kind in SAME_ARGUMENTS:
         inner = inner.func  # `jax.vmap(jax.grad(loss), in_axes=1)`: loss gets the mapped arguments as they are
-    mapped_def = inner.node if isinstance(inner, FunctionV) else call.node if isinstance(call, FunctionV) else None
-    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
+    mapped_function = inner if isinstance(inner, FunctionV) else call if isinstance(call, FunctionV) else None
+    mapped_def = mapped_function.node if mapped_function is not None else None
+    mapped_path = mapped_function.module.path if mapped_function is not None else ""
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, mapped_path, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
     name = tv.param("axis_name")
     # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)

@@ -1432,3 +1432,51 @@ def test_a_test_that_invokes_a_programs_typer_app_runs_it(tmp_path: Path, monkey
     lines = [line for line in capsys.readouterr().out.splitlines() if "JCD" in line]
     assert len(lines) == 1 and lines[0].startswith("lm/attn.py:5:12: JCD201"), lines
     assert "T = S = 127 (given in the argument list at test_cli.py:11)" in lines[0], lines[0]
+
+
+LINES_TRAIN = """\
+import jax
+import jax.numpy as jnp
+from mt.model import block
+SHARED = jnp.zeros((2, 16, 4, 64), jnp.bfloat16)
+def per_example(x, memory):
+    # an XLA read of shared prototypes, on the line where model.py calls the cuDNN attend
+    summary = attend(x, SHARED, SHARED)
+    return block(x, memory) + summary
+
+
+def attend(q, k, v):
+    logits = jnp.einsum("btnh,bsnh->bnts", q, k)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(logits, axis=-1), v)
+
+
+def main():
+    x = jnp.zeros((3, 2, 16, 4, 64), jnp.bfloat16)
+    return jax.vmap(per_example)(x, x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+LINES_MODEL = '''\
+"""Model blocks."""
+
+from mt.layers import attend
+
+
+def cross(q, memory):
+    return attend(q, memory, memory)
+
+
+def block(x, memory):
+    return x + cross(x, memory)
+'''
+
+
+def test_a_call_at_the_same_line_of_another_module_is_not_the_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    # probe 150a: train.py:7's XLA attend(x, SHARED, SHARED) was taken for model.py:7's call
+    # into the cuDNN attend (the mapped function's calls were matched by line alone)
+    write(tmp_path, {"train.py": LINES_TRAIN, "mt/__init__.py": "", "mt/model.py": LINES_MODEL, "mt/layers.py": ATTN})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
+    assert "JCD209" not in capsys.readouterr().out
