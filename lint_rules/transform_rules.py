@@ -192,6 +192,8 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
             written.add(node.attr)
         elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("setattr", "__setattr__"):
             written.add("*")
+        elif isinstance(node, ast.Global):
+            written.update(f"global {name}" for name in node.names)  # (a module name a function rebinds)
     if len(_PARENTS) > 64:
         _PARENTS.clear()
         _TREE_OF.clear()
@@ -222,7 +224,7 @@ def _written_while_running(func: ast.FunctionDef | ast.AsyncFunctionDef, attr: s
         written = _WRITTEN[id(known[1])]
     else:
         written = frozenset(node.attr for node in ast.walk(func) if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load))
-    return attr in written or "*" in written
+    return attr in written or "*" in written and not attr.startswith("global ")
 
 
 def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> Function | None:
@@ -313,10 +315,15 @@ def _derived_axis(func: Function, use: ast.expr, params: list[str], in_axes: Val
 # how deep _axis_of_expr follows expressions and the names they read (probe 107e: a mask
 # built from a comparison with a position array named on its own line took nine steps)
 _MAX_AXIS_DEPTH = 12
+# ...and how many expressions it reads for one attention call (helpers' arguments and
+# returns branch: the reading stays linear in the code, whatever calls what)
+_MAX_AXIS_STEPS = 5000
+_STEPS = [_MAX_AXIS_STEPS]
 
 
 def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
-    if depth > _MAX_AXIS_DEPTH:
+    _STEPS[0] -= 1
+    if depth > _MAX_AXIS_DEPTH or _STEPS[0] < 0:
         return _UNKNOWN_AXIS
     if isinstance(expr, ast.Constant):
         return True, None
@@ -395,6 +402,16 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
             # operand, probes 83b, 90c); any other reshape's batching rule moves it to the front
             return (True, axis) if expr.func.attr == "astype" or _reshaped_to_itself(expr) else (True, 0)
         parts = parts[:1]
+    elif isinstance(expr, ast.Call) and (lam := _local_lambda(func, expr, at, params)) is not None:
+        # `heads = lambda w: (x @ w).reshape(...)` then `heads(params["wq"])`: the lambda's
+        # body read where it is called, its parameters as the call passes them (probe 151b)
+        items = [_axis_value(_axis_of(in_axes, index)) for index in range(len(params))]
+        items += [_axis_value(_axis_of_expr(func, arg, at, params, in_axes, depth + 1)) for arg in expr.args]
+        return _axis_of_expr(func, lam.body, at, [*params, *_positional_params(lam)], TupleV(tuple(items), False, (), False), depth + 1)
+    elif isinstance(expr, ast.Call) and (helper := _helper_of(func, expr)) is not None:
+        # `split_heads(x @ w)`, `length_mask(n, t)`: what a helper of ours returns, batched
+        # as its return expression is, its parameters as the call passes them (probe 151a)
+        return _axis_returned(func, expr, helper, at, params, in_axes, depth)
     elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
         # (not a method or helper of ours: it may read state the mapped function batched)
@@ -422,6 +439,93 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+
+
+def _local_lambda(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, at: int, params: list[str]) -> ast.Lambda | None:
+    """The lambda `call` names, bound once by `func` at its top level before statement
+    `at` (`heads = lambda w: ...`), called with its positional parameters exactly, none
+    of which `func` names otherwise (the body is read as `func`'s own code)."""
+    if not isinstance(call.func, ast.Name) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, call.func.id)]
+    if len(stores) != 1 or stores[0] >= at:
+        return None
+    stmt = func.body[stores[0]]
+    lam = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) else None
+    if not isinstance(lam, ast.Lambda) or lam.args.vararg or lam.args.kwarg or lam.args.kwonlyargs or lam.args.defaults:
+        return None
+    own = _positional_params(lam)
+    if len(own) != len(call.args) or any(name in params or name in _other_params(func) or any(_stores(s, name) for s in func.body) for name in own):
+        return None
+    return lam
+
+
+def _axis_value(found: tuple[bool, Axis]) -> Value:
+    """An axis as an entry of `in_axes`: an int, None (not batched), or Unknown."""
+    known, axis = found
+    return UNKNOWN if not known else ConstV(None) if axis is None else make_int(axis)
+
+
+def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> ast.FunctionDef | None:
+    """The function of `func`'s module that `call` names (`split_heads(x)`), where its
+    batching can be read from its code: defined once at the module's top level, not
+    rebound in `func`, decorated only with what passes its arguments as they are, its
+    body straight-line code ending in its one `return` (a value that a branch, a loop
+    or a nested function computes is unjudged), the call passing no `*args`/`**kwargs`."""
+    if not isinstance(call.func, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    known = _TREE_OF.get(id(func))
+    if known is None or known[0] is not func or any(_stores(stmt, call.func.id) for stmt in func.body):
+        return None
+    helper = _top_level_defs(known[1]).get(call.func.id)
+    if helper is None or not _passes_arguments(helper) or helper.args.vararg is not None or helper.args.kwarg is not None:
+        return None
+    body = helper.body
+    last = body[-1]
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    if any(not isinstance(stmt, (ast.Assign, ast.Expr)) or isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant) for stmt in body[:-1]):
+        return None  # (a docstring and assignments only: `_axis_of_name` reads no other binding)
+    return helper
+
+
+_TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef]]] = {}
+
+
+def _top_level_defs(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The module's top-level functions defined once, by name."""
+    cached = _TOP_LEVEL_DEFS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    counts: dict[str, int] = {}
+    for stmt in tree.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                name = node.id if isinstance(node, ast.Name) else node.name
+                counts[name] = counts.get(name, 0) + 1
+    defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name) == 1}
+    if len(_TOP_LEVEL_DEFS) > 64:
+        _TOP_LEVEL_DEFS.clear()
+    _TOP_LEVEL_DEFS[id(tree)] = (tree, defs)
+    return defs
+
+
+def _axis_returned(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, helper: ast.FunctionDef, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
+    """The batching of what `helper` returns to `call` in `func`: its return expression
+    read in the helper, each parameter batched as the argument `func` passes for it (a
+    default: made at definition, not batched)."""
+    names = _positional_params(helper)
+    defaults = dict(zip(names[len(names) - len(helper.args.defaults):], helper.args.defaults))
+    items: list[Value] = []
+    for index, name in enumerate(names):
+        passed = call.args[index] if index < len(call.args) else next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None:
+            items.append(ConstV(None) if name in defaults else UNKNOWN)
+            continue
+        items.append(_axis_value(_axis_of_expr(func, passed, at, params, in_axes, depth + 1)))
+    last = helper.body[-1]
+    assert isinstance(last, ast.Return) and last.value is not None
+    return _axis_of_expr(helper, last.value, len(helper.body) - 1, names, TupleV(tuple(items), False, (), False), depth + 1)
 
 
 def _reshaped_to_itself(call: ast.Call) -> bool:
@@ -530,6 +634,10 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
             if isinstance(stmt.value, ast.Name):
                 return _axis_of_unpacked(func, stmt.targets[0], stmt.value.id, name, params, in_axes)
+            if isinstance(stmt.value, ast.Tuple):
+                # `q, k, v = heads(wq), heads(wk), heads(wv)`: each its own expression (probe 151b)
+                position = next(i for i, t in enumerate(stmt.targets[0].elts) if isinstance(t, ast.Name) and t.id == name)
+                return _axis_of_expr(func, stmt.value.elts[position], before[-1], params, in_axes, depth + 1)
             return True, None  # `b, t, d = q.shape`
         assert isinstance(stmt, ast.Assign)
         return _axis_of_expr(func, stmt.value, before[-1], params, in_axes, depth + 1)
@@ -538,7 +646,7 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
         # (another axis only where what reads it keeps it: `x.astype(...)`; a negative one
         # needs the rank)
         return (known, axis) if axis is None or axis >= 0 else _UNKNOWN_AXIS
-    if name in _other_params(func) or stores:
+    if name in _other_params(func) or stores or _written_while_running(func, f"global {name}"):
         return _UNKNOWN_AXIS
     return True, None  # from outside the mapped function
 
@@ -550,8 +658,8 @@ def _stores(stmt: ast.stmt, name: str) -> bool:
 
 
 def _plain_store(stmt: ast.stmt, name: str) -> bool:
-    """`name = expr` (`k = v = memory` too: probe 149a), `a, name, c = x.shape`, or
-    `q, kv = pair`: the only ways a derived operand is read."""
+    """`name = expr` (`k = v = memory` too: probe 149a), `a, name, c = x.shape`,
+    `q, kv = pair`, or `q, k = e1, e2`: the only ways a derived operand is read."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and all(isinstance(t, ast.Name) for t in stmt.targets):
         return not _stores_inside(stmt.value, name)
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -559,10 +667,15 @@ def _plain_store(stmt: ast.stmt, name: str) -> bool:
     target = stmt.targets[0]
     if isinstance(target, ast.Name):
         return target.id == name and not _stores_inside(stmt.value, name)
+    value = stmt.value
     return (
         isinstance(target, ast.Tuple)
         and all(isinstance(t, ast.Name) for t in target.elts)
-        and (isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" or isinstance(stmt.value, ast.Name))
+        and (
+            isinstance(value, ast.Attribute) and value.attr == "shape"
+            or isinstance(value, ast.Name)
+            or isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in value.elts) and not _stores_inside(value, name)
+        )
     )
 
 
@@ -689,6 +802,7 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     elif params[:1] in (["self"], ["cls"]):
         return None
     frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops, _parents(tree))
+    _STEPS[0] = _MAX_AXIS_STEPS
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
         value = call.arg(name)
@@ -764,8 +878,7 @@ class _Frames:
         items: list[Value] = []
         for index, param in enumerate(params):
             passed = _hop_argument(hop, param) if hop.receiver is None or index > 0 else None
-            known, axis = self.axis(level - 1, passed, None) if passed is not None else _UNKNOWN_AXIS
-            items.append(UNKNOWN if not known else ConstV(None) if axis is None else make_int(axis))
+            items.append(_axis_value(self.axis(level - 1, passed, None) if passed is not None else _UNKNOWN_AXIS))
         return _derived_axis(callee, source, params, TupleV(tuple(items), False, (), False))
 
 
