@@ -500,8 +500,14 @@ def _top_level_defs(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     counts: dict[str, int] = {}
     for stmt in tree.body:
         for node in ast.walk(stmt):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                name = node.id if isinstance(node, ast.Name) else node.name
+            names: list[str] = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names = [node.id]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]  # (one may replace the def)
+            for name in names:
                 counts[name] = counts.get(name, 0) + 1
     defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name) == 1}
     if len(_TOP_LEVEL_DEFS) > 64:
