@@ -337,7 +337,7 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         items = [_axis_of_expr(func, item, at, params, in_axes, depth + 1) for item in expr.elts]
         return (True, None) if all(found == (True, None) for found in items) else _UNKNOWN_AXIS
     if isinstance(expr, ast.Attribute):
-        if _written_while_running(func, expr.attr):
+        if not _array_library_call(func, expr) and _written_while_running(func, expr.attr):  # (`jnp.bfloat16`: a library's, never stored)
             return _UNKNOWN_AXIS  # (`CONTEXT.kv = memory` in the mapped function: probe 150a)
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
@@ -480,6 +480,8 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     helper = _top_level_defs(known[1]).get(call.func.id)
     if helper is None or not _passes_arguments(helper) or helper.args.vararg is not None or helper.args.kwarg is not None:
         return None
+    if {"checkpoint", "remat"} & set(_decorator_names(helper)):
+        return None  # (remat's batching rule returns its outputs batched at axis 0: probe 152a)
     body = helper.body
     last = body[-1]
     if not isinstance(last, ast.Return) or last.value is None:
@@ -1038,15 +1040,20 @@ def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, li
 
 def _passes_arguments(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Decorated only with what calls it with its arguments as they are."""
+    return all(name in _PASSING_DECORATORS for name in _decorator_names(func))
+
+
+def _decorator_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The last name of each decorator (`jit` of `@partial(jax.jit, ...)`)."""
+    names: list[str] = []
     for deco in func.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
         name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
         if name == "partial" and isinstance(deco, ast.Call) and deco.args:
             first = deco.args[0]
             name = first.attr if isinstance(first, ast.Attribute) else first.id if isinstance(first, ast.Name) else ""
-        if name not in _PASSING_DECORATORS:
-            return False
-    return True
+        names.append(name)
+    return names
 
 
 def _is_static(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -146,7 +146,9 @@ class Ctx:
             self.params_tree,
             bool(self.second_order),
             tuple(t for t, _ in self.transforms),
-            tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None) for v in self.vmaps),
+            # (the vmap's site too: JCD209 reads the code between it and the attention, so a
+            # clean vmap's event must not stand for another's, probe 152a)
+            tuple((v.transform, v.in_axes.key() if v.in_axes is not None else None, v.size.key() if v.size is not None else None, v.path, v.line) for v in self.vmaps),
             self.x64,
             None if self.precision is None else self.precision.key(),
             None if self.config_precision is None else self.config_precision.key(),
