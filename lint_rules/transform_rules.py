@@ -177,29 +177,37 @@ _PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
 
 
 def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    """Each node's parent in the module, with what the rule asks of the module once
+    (_TREE_OF, _WRITTEN, _CALLS_BY_LINE), all in one walk."""
     cached = _PARENTS.get(id(tree))
     if cached is not None and cached[0] is tree:
         return cached[1]
     parents: dict[int, ast.AST] = {}
     written: set[str] = set()
+    stored: list[ast.Attribute] = []
+    by_line: dict[int, list[ast.Call]] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
-    for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _TREE_OF[id(node)] = (node, tree)
-        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and not _in_constructor(node, parents):
-            written.add(node.attr)
-        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("setattr", "__setattr__"):
-            written.add("*")
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            stored.append(node)
+        elif isinstance(node, ast.Call):
+            by_line.setdefault(node.lineno, []).append(node)
+            if isinstance(node.func, (ast.Name, ast.Attribute)) and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("setattr", "__setattr__"):
+                written.add("*")
         elif isinstance(node, ast.Global):
             written.update(f"global {name}" for name in node.names)  # (a module name a function rebinds)
+    written.update(node.attr for node in stored if not _in_constructor(node, parents))
     if len(_PARENTS) > 64:
         _PARENTS.clear()
         _TREE_OF.clear()
         _WRITTEN.clear()
+        _CALLS_BY_LINE.clear()
     _PARENTS[id(tree)] = (tree, parents)
     _WRITTEN[id(tree)] = frozenset(written)
+    _CALLS_BY_LINE[id(tree)] = by_line
     return parents
 
 
@@ -207,6 +215,7 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
 # as the program runs (`CONTEXT.kv = memory`; "*": a setattr), not as one is built
 _TREE_OF: dict[int, tuple[ast.AST, ast.Module]] = {}
 _WRITTEN: dict[int, frozenset[str]] = {}
+_CALLS_BY_LINE: dict[int, dict[int, list[ast.Call]]] = {}  # each module's calls by line
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
 
@@ -276,21 +285,31 @@ def _assigned_in(func: Function, name: str) -> bool:
     """`name` is (re)bound somewhere in the function's own body."""
     if isinstance(func, ast.Lambda):
         return False
-    stack: list[ast.AST] = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                return True
-            continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-        stack.extend(ast.iter_child_nodes(node))
-    return False
+    cached = _ASSIGNED.get(id(func))
+    if cached is None or cached[0] is not func:
+        names: set[str] = set()
+        stack: list[ast.AST] = list(func.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+                continue
+            if isinstance(node, ast.Lambda):
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                names.update(node.names)
+            stack.extend(ast.iter_child_nodes(node))
+        if len(_ASSIGNED) > 4096:
+            _ASSIGNED.clear()
+        cached = _ASSIGNED[id(func)] = (func, frozenset(names))
+    return name in cached[1]
+
+
+# the names each function binds in its own body, once per function (probe 153b: a mapped
+# function of 3000 calls asked again for each)
+_ASSIGNED: dict[int, tuple[ast.AST, frozenset[str]]] = {}
 
 
 _KEEPS_BATCH_AXIS = frozenset({"astype", "reshape"})  # (reshape's batching rule puts the batch axis first)
@@ -351,7 +370,7 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `params["anchors"]`: an entry of a dict, which in_axes maps leaf by leaf as it maps
         # the dict (probe 68c: a PINN's anchors in params mapped with None)
         named = expr.value.id if isinstance(expr.value, ast.Name) else None
-        if named in params and not any(_stores(stmt, named) for stmt in func.body):
+        if named in params and not _stored_at(func, named):
             # in_axes given key by key for this parameter (`in_axes=({"q": 0, "k": None},)`: probe 69a)
             entry = _dict_entry_axis(in_axes, params.index(named), expr.slice.value)
             if entry is not None:
@@ -447,7 +466,7 @@ def _local_lambda(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, 
     of which `func` names otherwise (the body is read as `func`'s own code)."""
     if not isinstance(call.func, ast.Name) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, call.func.id)]
+    stores = _stored_at(func, call.func.id)
     if len(stores) != 1 or stores[0] >= at:
         return None
     stmt = func.body[stores[0]]
@@ -455,7 +474,7 @@ def _local_lambda(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, 
     if not isinstance(lam, ast.Lambda) or lam.args.vararg or lam.args.kwarg or lam.args.kwonlyargs or lam.args.defaults:
         return None
     own = _positional_params(lam)
-    if len(own) != len(call.args) or any(name in params or name in _other_params(func) or any(_stores(s, name) for s in func.body) for name in own):
+    if len(own) != len(call.args) or any(name in params or name in _other_params(func) or _stored_at(func, name) for name in own):
         return None
     return lam
 
@@ -475,7 +494,7 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     if not isinstance(call.func, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     known = _TREE_OF.get(id(func))
-    if known is None or known[0] is not func or any(_stores(stmt, call.func.id) for stmt in func.body):
+    if known is None or known[0] is not func or _stored_at(func, call.func.id):
         return None
     helper = _top_level_defs(known[1]).get(call.func.id)
     if helper is None or not _passes_arguments(helper) or helper.args.vararg is not None or helper.args.kwarg is not None:
@@ -577,7 +596,7 @@ def _bound_number(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     what it is bound to (`scale = 1 / math.sqrt(h)`: probe 59a); else `expr`."""
     if not isinstance(expr, ast.Name):
         return expr
-    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, expr.id)]
+    stores = _stored_at(func, expr.id)
     if len(stores) != 1 or stores[0] >= at or expr.id in _positional_params(func) or expr.id in _other_params(func):
         return expr
     stmt = func.body[stores[0]]
@@ -626,15 +645,15 @@ def _array_library_call(func: ast.FunctionDef | ast.AsyncFunctionDef, callee: as
     root = callee
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(callee, ast.Attribute) and callee.attr not in _COLLECTIVES and isinstance(root, ast.Name) and root.id in _ARRAY_LIBRARIES and not any(_stores(stmt, root.id) for stmt in func.body)
+    return isinstance(callee, ast.Attribute) and callee.attr not in _COLLECTIVES and isinstance(root, ast.Name) and root.id in _ARRAY_LIBRARIES and not _stored_at(func, root.id)
 
 
 def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
     """A name read by the top-level statement `at`: the last top-level assignment to it
     before, else the parameter (or the outside name) it is; unknown where it is bound
     any other way (in a branch or loop, by unpacking an array, ...)."""
-    stores = [i for i, stmt in enumerate(func.body) if _stores(stmt, name)]
-    if any(not _plain_store(func.body[i], name) for i in stores):
+    stores = _stored_at(func, name)
+    if not _only_plain_stores(func, name, stores):
         return _UNKNOWN_AXIS
     before = [i for i in stores if i < at]
     if before:
@@ -659,10 +678,47 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
     return True, None  # from outside the mapped function
 
 
-def _stores(stmt: ast.stmt, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)) or any(
-        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name for n in ast.walk(stmt)
-    )
+def _stored_names(stmt: ast.stmt) -> set[str]:
+    """The names a statement binds anywhere in it (a def or class by its name too)."""
+    found: set[str] = set()
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            found.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(n.name)
+    return found
+
+
+_STORE_INDEX: dict[int, tuple[ast.AST, dict[str, list[int]]]] = {}
+
+
+def _stored_at(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[int]:
+    """The indices of `func`'s top-level statements that bind `name` (indexed once per
+    function: a long function asked about each name of a derivation, probe 153b)."""
+    cached = _STORE_INDEX.get(id(func))
+    if cached is None or cached[0] is not func:
+        index: dict[str, list[int]] = {}
+        for i, stmt in enumerate(func.body):
+            for stored in _stored_names(stmt):
+                index.setdefault(stored, []).append(i)
+        if len(_STORE_INDEX) > 4096:
+            _STORE_INDEX.clear()
+        cached = _STORE_INDEX[id(func)] = (func, index)
+    return cached[1].get(name, [])
+
+
+_PLAIN: dict[tuple[int, str], tuple[ast.AST, bool]] = {}
+
+
+def _only_plain_stores(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, stores: list[int]) -> bool:
+    """Is every top-level statement of `func` binding `name` a plain store (once per
+    function and name: 20,000 rebindings asked at each step, probe 153b)?"""
+    cached = _PLAIN.get((id(func), name))
+    if cached is None or cached[0] is not func:
+        if len(_PLAIN) > 65536:
+            _PLAIN.clear()
+        cached = _PLAIN[(id(func), name)] = (func, all(_plain_store(func.body[i], name) for i in stores))
+    return cached[1]
 
 
 def _plain_store(stmt: ast.stmt, name: str) -> bool:
@@ -690,7 +746,7 @@ def _plain_store(stmt: ast.stmt, name: str) -> bool:
 def _axis_of_unpacked(func: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.Tuple, source: str, name: str, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
     """`q, kv = pair` of a parameter that `in_axes` maps item by item (`in_axes=((0, 1),)`:
     probe 70a): the axis of the item unpacked; unknown for anything else."""
-    if source not in params or any(_stores(stmt, source) for stmt in func.body) or source in (t.id for t in target.elts if isinstance(t, ast.Name)):
+    if source not in params or _stored_at(func, source) or source in (t.id for t in target.elts if isinstance(t, ast.Name)):
         return _UNKNOWN_AXIS
     index = params.index(source)
     entries = in_axes.items[index] if isinstance(in_axes, TupleV) and index < len(in_axes.items) else None
@@ -985,7 +1041,7 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
         if above is None:
             if step.path != event.module.path:
                 return None
-            found = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == step.line and _names(node, current, method)]
+            found = [node for node in _CALLS_BY_LINE[id(tree)].get(step.line, ()) if _names(node, current, method)]
             holder = _enclosing_function(found[0], parents) if len(found) == 1 else None
             if holder is None or isinstance(holder, ast.Lambda):
                 return None
@@ -1026,6 +1082,11 @@ def _names_a_class(expr: ast.expr) -> bool:
 def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, line: int, method: bool) -> list[ast.Call]:
     """The calls naming `callee` at `line` in `func`'s own code (not a nested function's:
     that one is the caller, and reads `func`'s names as its own)."""
+    known = _TREE_OF.get(id(func))
+    if known is not None and known[0] is func:
+        # (its module's calls at the line, those whose nearest function is `func`)
+        parents = _parents(known[1])
+        return [node for node in _CALLS_BY_LINE[id(known[1])].get(line, ()) if _names(node, callee, method) and _enclosing_function(node, parents) is func]
     found: list[ast.Call] = []
     stack: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
     while stack:
