@@ -219,6 +219,11 @@ _CALLS_BY_LINE: dict[int, dict[int, list[ast.Call]]] = {}  # each module's calls
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
 
+def _calls_by_line(tree: ast.Module) -> dict[int, list[ast.Call]]:
+    _parents(tree)  # (made with the module's parents, and dropped with them)
+    return _CALLS_BY_LINE.get(id(tree), {})
+
+
 def _in_constructor(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     function = _enclosing_function(node, parents)
     return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in _CONSTRUCTORS
@@ -1041,7 +1046,7 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
         if above is None:
             if step.path != event.module.path:
                 return None
-            found = [node for node in _CALLS_BY_LINE[id(tree)].get(step.line, ()) if _names(node, current, method)]
+            found = [node for node in _calls_by_line(tree).get(step.line, ()) if _names(node, current, method)]
             holder = _enclosing_function(found[0], parents) if len(found) == 1 else None
             if holder is None or isinstance(holder, ast.Lambda):
                 return None
@@ -1086,7 +1091,7 @@ def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, li
     if known is not None and known[0] is func:
         # (its module's calls at the line, those whose nearest function is `func`)
         parents = _parents(known[1])
-        return [node for node in _CALLS_BY_LINE[id(known[1])].get(line, ()) if _names(node, callee, method) and _enclosing_function(node, parents) is func]
+        return [node for node in _calls_by_line(known[1]).get(line, ()) if _names(node, callee, method) and _enclosing_function(node, parents) is func]
     found: list[ast.Call] = []
     stack: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
     while stack:
