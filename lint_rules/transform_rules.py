@@ -200,11 +200,6 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
         elif isinstance(node, ast.Global):
             written.update(f"global {name}" for name in node.names)  # (a module name a function rebinds)
     written.update(node.attr for node in stored if not _in_constructor(node, parents))
-    if len(_PARENTS) > 64:
-        _PARENTS.clear()
-        _TREE_OF.clear()
-        _WRITTEN.clear()
-        _CALLS_BY_LINE.clear()
     _PARENTS[id(tree)] = (tree, parents)
     _WRITTEN[id(tree)] = frozenset(written)
     _CALLS_BY_LINE[id(tree)] = by_line
@@ -217,6 +212,17 @@ _TREE_OF: dict[int, tuple[ast.AST, ast.Module]] = {}
 _WRITTEN: dict[int, frozenset[str]] = {}
 _CALLS_BY_LINE: dict[int, dict[int, list[ast.Call]]] = {}  # each module's calls by line
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
+
+
+def _forget_modules_if_many() -> None:
+    """Drop what _parents learnt of the modules, past 64 of them: only between two
+    attention calls, never while one is read (a function whose module is not known reads
+    less: the answer must not depend on what came before)."""
+    if len(_PARENTS) > 64:
+        _PARENTS.clear()
+        _TREE_OF.clear()
+        _WRITTEN.clear()
+        _CALLS_BY_LINE.clear()
 
 
 def _calls_by_line(tree: ast.Module) -> dict[int, list[ast.Call]]:
@@ -849,6 +855,9 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     func = info.function if info.function is not None else _vmapped_function(tree, info.line) if info.path == event.module.path else None
     if func is None:
         return None
+    _forget_modules_if_many()
+    if info.function_tree is not None:
+        _parents(info.function_tree)  # (its module's facts: its helpers, what it stores)
     enclosing = _enclosing_function(event.node, _parents(tree))
     if enclosing is None:
         return None

@@ -29,6 +29,7 @@ class VmapInfo:
     # and the path of its module
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None = field(default=None, compare=False)
     function_path: str = ""
+    function_tree: ast.Module | None = field(default=None, compare=False, repr=False)
     # the function is an object's `__call__` (`jax.vmap(module)`): its first parameter is
     # the object itself, whose fields the vmap does not map
     bound: bool = False

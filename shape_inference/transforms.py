@@ -32,6 +32,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ExternalV,
     FloatV,
     ExtObjectV,
+    BoundMethodV,
     FunctionV,
     PartialV,
     InstanceV,
@@ -732,10 +733,15 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     inner = tv.func
     while isinstance(inner, TransformV) and inner.kind in SAME_ARGUMENTS:
         inner = inner.func  # `jax.vmap(jax.grad(loss), in_axes=1)`: loss gets the mapped arguments as they are
-    mapped_function = inner if isinstance(inner, FunctionV) else call if isinstance(call, FunctionV) else None
+    # `jax.vmap(model.encode)`: a bound method maps its arguments after self, its object's
+    # fields not mapped, as `jax.vmap(model)` maps `__call__`'s (probe 151a)
+    method = inner.func if isinstance(inner, BoundMethodV) and isinstance(inner.func, FunctionV) and isinstance(inner.self_value, InstanceV) else None
+    mapped_function = inner if isinstance(inner, FunctionV) else call if isinstance(call, FunctionV) else method
     mapped_def = mapped_function.node if mapped_function is not None else None
     mapped_path = mapped_function.module.path if mapped_function is not None else ""
-    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, mapped_path, bound=isinstance(call, FunctionV), direct=_direct_api(interp, tv.func))
+    bound = isinstance(call, FunctionV) or method is not None
+    mapped_tree = mapped_function.module.tree if mapped_function is not None else None
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, mapped_path, mapped_tree, bound=bound, direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
     name = tv.param("axis_name")
     # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)
