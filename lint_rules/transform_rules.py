@@ -869,12 +869,12 @@ def _batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     if hops is None:
         return None
     params = _positional_params(func)
-    own = params[0] if info.bound and params and not hops else None  # `self` of a mapped instance's `__call__`
+    own_name = params[0] if info.bound and params else None  # `self` of a mapped instance's `__call__` (or method)
+    own = own_name if not hops else None  # (its fields read in the mapped function itself)
     # what the function computes reads `self`'s fields as unmapped: certain only where it
-    # neither rebinds self nor stores on it (`self.bank = q`: a mapped value), nor does a
-    # method it calls on the way down
+    # neither rebinds self nor stores on it (`self.bank = q`: a mapped value); below it,
+    # a method's `self` is not judged at all (_Frames.axis)
     self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None))
-    own_name = params[0] if info.bound and params else None
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
