@@ -297,6 +297,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `split_heads(x @ w)`, `length_mask(n, t)`: what a helper of ours returns, batched
         # as its return expression is, its parameters as the call passes them (probe 151a)
         return _axis_returned(func, expr, helper, at, params, in_axes, depth)
+    elif isinstance(expr, ast.Call) and (query := _cudnn_attention_query(func, expr)) is not None and _axis_of_expr(func, query, at, params, in_axes, depth + 1) == (True, 0):
+        # `h = attend(x, x, x)` then `attend(h, memory, memory)`: cuDNN attention's
+        # batching rule gives its output the query's batch axis
+        return True, 0
     elif isinstance(expr, ast.Call) and _array_library_call(func, expr.func) and not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg is not None for k in expr.keywords):
         # `jnp.ones((B, 1, T, T))`: JAX's or NumPy's function of nothing batched is unbatched
         # (not a method or helper of ours: it may read state the mapped function batched)
@@ -503,6 +507,16 @@ _CONSTANT_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"
 _PER_EXAMPLE_FACTS = frozenset({"shape", "dtype", "ndim", "size"})
 # ...except the collectives, which read the mapped axis (`lax.axis_index("b")` is batched)
 _COLLECTIVES = frozenset({"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pswapaxes", "psum_scatter", "pbroadcast"})
+
+
+def _cudnn_attention_query(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> ast.expr | None:
+    """The query of `jax.nn.dot_product_attention(q, ..., implementation="cudnn")`
+    spelled so (another implementation's output may carry its batch axis anywhere)."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "dot_product_attention" and _array_library_call(func, call.func)):
+        return None
+    if not any(k.arg == "implementation" and isinstance(k.value, ast.Constant) and k.value.value == "cudnn" for k in call.keywords):
+        return None
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next((k.value for k in call.keywords if k.arg == "query"), None)
 
 
 def _array_library_call(func: ast.FunctionDef | ast.AsyncFunctionDef, callee: ast.expr) -> bool:

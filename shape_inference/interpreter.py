@@ -96,6 +96,7 @@ _MAX_WHILE_PASSES = 256  # passes of a while loop whose test stays decided, run 
 MAX_DEPTH = 10
 # dunder methods that, called on an object by name, may change any of its attributes
 _REBUILDING_DUNDERS = frozenset({"__init__", "__setattr__", "__delattr__", "__setstate__"})
+_MAX_REPLAYED = 2000  # events replayed with another call site's chain, per analysis (a tree of helpers each called twice doubles them at each level)
 _MAX_CACHE_HELD = 256  # objects of `functools.cache`d functions whose writes key the memo (Interpreter.cache_held)
 # calls of one `__init__` open at once (Interpreter._may_reenter); the innermost is unknown
 MAX_REENTRY = 5
@@ -421,6 +422,10 @@ class Interpreter:
         # Keys below hold id()s of values and nodes; each entry also holds those objects,
         # so that none is freed while its key lives and no id is recycled into a false hit.
         self.memo: dict[object, tuple[Value, tuple[CallEvent, ...], tuple[FunctionV, list[Value], dict[str, Value]]]] = {}
+        # the chain of the call that filled each memo entry whose events sit under a vmap,
+        # and how many events were replayed for other call sites (Interpreter.replayed)
+        self.memo_chains: dict[object, tuple[Step, ...]] = {}
+        self.replayed_events = 0
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         # the objects `functools.cache`d functions returned: a cache hands each caller the
         # one object, so a write to it is seen by any helper that reads it through the
@@ -4598,7 +4603,7 @@ class Interpreter:
             memo_key = own  # a call that changed this generic `self`, or hands it out
         if memo_key in self.memo:
             result, recorded, (_, first_args, first_kwargs) = self.memo[memo_key]
-            self.events.extend(event if event.root is self.root else dataclasses.replace(event, root=self.root) for event in recorded)
+            self.events.extend(self.replayed(recorded, memo_key, ctx))
             if memo_key in self.changes_arguments:
                 # the first call changed a dict or list it was given in place (`d.pop(k)`):
                 # this call's are changed too (probe 53a: a module's dict read as before)
@@ -4662,14 +4667,32 @@ class Interpreter:
             if memo_key in self.config_effects:
                 self.config_effects[own] = self.config_effects.pop(memo_key)
             memo_key = own
+        recorded = _distinct(self.events[mark:])
+        if any(event.ctx.vmaps for event in recorded):
+            self.memo_chains[memo_key] = ctx.chain
         if made[1] > made[0] and not _cached(func):
             # the objects as the call returns them: later calls get copies of these, not
             # of what the first caller went on to change (`config.seq_len = 127`)
             self.made_by_call[memo_key] = made
-            self.memo[memo_key] = (fresh_copies(result, *made), _distinct(self.events[mark:]), (func, args, kwargs))
+            self.memo[memo_key] = (fresh_copies(result, *made), recorded, (func, args, kwargs))
         else:
-            self.memo[memo_key] = (result, _distinct(self.events[mark:]), (func, args, kwargs))
+            self.memo[memo_key] = (result, recorded, (func, args, kwargs))
         return result
+
+    def replayed(self, recorded: tuple[CallEvent, ...], memo_key: object, ctx: Ctx) -> Iterator[CallEvent]:
+        """The events of a memoised call, for a call that the memo answers: this root's,
+        and under a vmap with this call's own chain of call sites.  JCD209 reads the code
+        along the chain, from the vmap down to the attention: a helper called twice with
+        equal shapes (`attend(x, x, x)`, then `attend(h, memory, memory)` with `memory`
+        not batched) must be judged at each call, not at the first only."""
+        first = self.memo_chains.get(memo_key)
+        for event in recorded:
+            if event.root is not self.root:
+                event = dataclasses.replace(event, root=self.root)
+            if first is not None and event.ctx.vmaps and ctx.chain != first and event.ctx.chain[: len(first)] == first and self.replayed_events < _MAX_REPLAYED:
+                self.replayed_events += 1
+                event = dataclasses.replace(event, ctx=dataclasses.replace(event.ctx, chain=ctx.chain + event.ctx.chain[len(first) :]))
+            yield event
 
     def _use_cache_slot(self, func: FunctionV, args: list[Value], kwargs: dict[str, Value], size: int) -> None:
         """`lru_cache(maxsize=k)` with k small: the calls in analysis order, as the cache
