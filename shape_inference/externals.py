@@ -2416,6 +2416,23 @@ def h_dict(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: F
     return DictV(base, (interp.step(fr, node, A.src(node)),))
 
 
+def h_dict_copy(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`d.copy()`: a new dict of the same items.  `frozen.copy({"encoder": stopped})`,
+    flax's FrozenDict.copy(add_or_replace): its items with those added or replaced (probe
+    155a: an encoder's parameters put back under stop_gradient).  Anything else is
+    unknown; a differentiated tree copied so leaves the transforms around not knowing
+    what reaches on (as `dict(params)` of params not known key by key)."""
+    if not kwargs and args and isinstance(args[0], DictV) and (len(args) == 1 or len(args) == 2 and isinstance(args[1], DictV)):
+        items = args[0].items
+        for key, held in args[1].items if len(args) == 2 and isinstance(args[1], DictV) else ():
+            items = with_key(items, key, held)
+        return DictV(items, (interp.step(fr, node, A.src(node)),), args[0].diff)
+    interp.escape(args, kwargs)
+    if any_diff(*args, *kwargs.values()):
+        fr.ctx = fr.ctx.reach_unknown()
+    return UNKNOWN
+
+
 def _key_value_pairs(value: Value) -> list[tuple[object, Value]] | None:
     """The items of `dict([("seq_len", 51), ...])` or `dict(zip(keys, values))` where
     each key is a known constant (probe 78b: a config handed to jit as a static
@@ -3029,6 +3046,12 @@ def h_mapping(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     return transforms.call_mapping(interp, q, args, kwargs, node, fr)
 
 
+def h_path_mapping(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    from jax_cudnn_lint.shape_inference import transforms
+
+    return transforms.call_path_mapping(args, fr)
+
+
 def h_haiku_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import layers
 
@@ -3039,6 +3062,15 @@ def h_haiku_apply(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
     from jax_cudnn_lint.shape_inference import layers
 
     return layers.haiku_apply(interp, q, args, kwargs, node, fr)
+
+
+def h_haiku_lift(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
+    """`hk.lift(inner.init, name="encoder")`: a function whose call gives the inner
+    transform's parameters, held in the outer model's (layers.call_layer)."""
+    return ExtObjectV(LIFTED_INIT, tuple(args[:1]), (), (interp.step(fr, node, A.src(node)),))
+
+
+LIFTED_INIT = "haiku.lift"
 
 
 def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
@@ -3321,6 +3353,7 @@ _register(["max", "min"], ["builtins"], h_minmax)
 _register(["abs"], ["builtins"], h_abs)
 _register(["dict"], ["builtins"], h_dict)
 _register(["get"], ["builtins.dict"], h_dict_get)
+_register(["copy"], ["builtins.dict"], h_dict_copy)
 _register(["getattr"], ["builtins"], h_getattr)
 _register(["hasattr"], ["builtins"], h_hasattr)
 _register(["type"], ["builtins"], h_type)
@@ -3609,6 +3642,8 @@ def h_lift_class(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 # after the transforms' loop above: flax.linen.vmap is vmap-like once lifted, not before
 _register(["scan", "vmap"], ["flax.linen"], h_lift_class)
 _register(["map", "tree_map"], ["jax.tree", "jax.tree_util"], h_mapping)
+_register(["map_with_path", "tree_map_with_path"], ["jax.tree", "jax.tree_util"], h_path_mapping)
+_register(["path_aware_map"], ["flax.traverse_util"], h_path_mapping)
 _register(["leaves", "tree_leaves"], ["jax.tree", "jax.tree_util"], h_tree_leaves)
 _register(["map"], ["builtins"], h_mapping)
 _register(
@@ -3718,8 +3753,9 @@ _MADE_WITH_STATE = "equinox.nn.make_with_state()"
 def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`eqx.tree_at(lambda m: m.block.seq_len, model, 127)`: a copy of the module with the
     attribute at that path replaced by a value (probe 54b: a length changed by surgery).
-    Another `where` (several leaves, indexing), `replace_fn`, or a submodule put in leaves
-    the result unknown."""
+    A submodule swapped in or given by `replace_fn` is unknown in its place, the rest of
+    the module as it was; another `where` (several leaves, indexing) leaves the result
+    unknown."""
     where = arg(args, kwargs, 0, "where")
     tree = arg(args, kwargs, 1, "pytree")
     replace = arg(args, kwargs, 2, "replace")
@@ -3727,14 +3763,16 @@ def h_tree_at(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
         # a filter spec's subtrees set to True or False (equinox's way to freeze a part)
         return filter_specs.set_subtrees(tree, where, replace, kwargs.get("replace_fn")) or UNKNOWN
     path = _attribute_path(where)
-    if path is None or not isinstance(tree, InstanceV) or replace is None or "replace_fn" in kwargs or "is_leaf" in kwargs:
+    if path is None or not isinstance(tree, InstanceV) or (replace is None) == ("replace_fn" not in kwargs) or "is_leaf" in kwargs:
         return UNKNOWN
-    if isinstance(replace, (InstanceV, ExtObjectV)) and not _built_in_place(node) or isinstance(replace, UnknownV) and not isinstance(_attribute_at(tree, path), ArrayV):
+    if replace is None or isinstance(replace, (InstanceV, ExtObjectV)) and not _built_in_place(node) or isinstance(replace, UnknownV) and not isinstance(_attribute_at(tree, path), ArrayV):
         # a submodule swapped in (`jax.lax.stop_gradient(model.attn)`, whose arrays the
-        # analysis does not hold stopped one by one: probe 55b): not followed, unless the
-        # call builds it there (`LoRA(model.q, rank=8)`: probe 72e).  An array replaced by
-        # one not known is a leaf not known (probe 69e: a resized table)
-        return UNKNOWN
+        # analysis does not hold stopped one by one: probe 55b), or what `replace_fn`
+        # makes of the part (`replace_fn=lambda h: jax.tree.map(jax.lax.stop_gradient, h)`:
+        # probe 155a), is not followed: unknown there, the other parts as they were;
+        # unless the call builds it there (`LoRA(model.q, rank=8)`: probe 72e).  An array
+        # replaced by one not known is a leaf not known (probe 69e: a resized table)
+        replace = UNKNOWN
     return _with_attribute(tree, path, replace) or UNKNOWN
 
 
@@ -3857,6 +3895,7 @@ def h_state_axes(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST,
 HANDLERS["flax.nnx.StateAxes"] = h_state_axes
 HANDLERS["flax.nnx.scan"] = h_transform
 _register(["apply", "init"], ["haiku.transform", "haiku.transform_with_state"], h_haiku_apply)
+_register(["lift", "transparent_lift"], ["haiku", "haiku.experimental"], h_haiku_lift)
 # flax's TrainState keeps apply_fn and params as fields: `state.apply_fn(...)` is model.apply
 _register(["create"], ["flax.training.train_state.TrainState"], h_layer)
 

@@ -4357,6 +4357,12 @@ class Interpreter:
 
             unset_attribute(args[0], args[1])
         self.escape(args, kwargs, unseen=True)
+        if callee.diff and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and _replaces_with_constants(args):
+            # `params.copy({"encoder": jax.lax.stop_gradient(params["encoder"])})`, flax's
+            # FrozenDict.copy(add_or_replace) of parameters not known key by key: which of
+            # them still carry tangents is not known (probe 155a): JCD202, not JCD201
+            fr.ctx = fr.ctx.reach_unknown()
+            return UNKNOWN
         # a method of a differentiated value not known (`params.items()` of the params a
         # grad differentiates) gives what carries its tangents (probe 61a)
         return UNKNOWN.tainted(callee.diff)
@@ -6082,6 +6088,11 @@ def _names_a_patch(stmt: ast.stmt) -> bool:
 
 
 _KEYED_BY_VALUE = (IntV, ConstV, FloatV, DTypeV, ArrayV, ExternalV, UnknownV, OpaqueV)
+
+
+def _replaces_with_constants(args: Sequence[Value]) -> bool:
+    """Is some value given (an entry of a dict given) one that carries no tangent?"""
+    return any(not held.diff for given in args for held in ([v for _, v in given.items] if isinstance(given, DictV) else [given]))
 
 
 def _distinct(events: list[CallEvent]) -> tuple[CallEvent, ...]:

@@ -156,6 +156,10 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
     if star:
         return UNKNOWN
     q = obj.qualname
+    if q == "haiku.lift":
+        # the lifted parameters, part of the outer model's: differentiated where they are
+        # (probe 119c); at apply time the inner init does not run
+        return UnknownV(fr.ctx.params_diff)
     if q in _LIFTED or q.endswith("()") and q[:-2] in _LIFTED:
         return _lifted(interp, obj, args, kwargs, node, fr)
     if q == "haiku.layer_stack":
@@ -1148,16 +1152,27 @@ def haiku_apply(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: a
     if len(rest) < skip:
         return UNKNOWN
     params, inputs = rest[0], rest[skip:]
-    out = _call_with_params(interp, func, inputs, kwargs, contains_diff(params), node, fr)
+    given = contains_diff(params)
+    if not given and fr.ctx.params_diff:
+        # an apply inside a model whose parameters are differentiated, of parameters that
+        # carry no tangent here: a frozen teacher's, or `hk.experimental.lift`ed ones put
+        # under stop_gradient (probe 155a); where they are not known key by key, whether
+        # the outer ones reach them is not known (JCD202, not JCD201)
+        if not isinstance(params, DictV):
+            fr.ctx = fr.ctx.reach_unknown()
+        out = _call_with_params(interp, func, inputs, kwargs, False, node, fr, inherit=False)
+    else:
+        out = _call_with_params(interp, func, inputs, kwargs, given, node, fr)
     return TupleV((out, UNKNOWN)) if with_state else out
 
 
-def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, params_diff: bool, node: ast.AST, fr: Frame) -> Value:
-    """Call a model function whose parameters are (or are not) being differentiated."""
+def _call_with_params(interp: Interpreter, func: Value, args: Args, kwargs: Kwargs, params_diff: bool, node: ast.AST, fr: Frame, inherit: bool = True) -> Value:
+    """Call a model function whose parameters are (or are not) being differentiated;
+    `inherit`: as well as those of the model it runs in."""
     ctx = fr.ctx
-    why = ctx.params_diff_why + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
+    why = (ctx.params_diff_why if inherit else ()) + ((interp.step(fr, node, f"{A.src(node)} applies differentiated parameters"),) if params_diff else ())
     saved = fr.ctx
-    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, None, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
+    fr.ctx = Ctx(ctx.chain, ctx.transforms, params_diff or inherit and ctx.params_diff, why, ctx.vmaps, ctx.depth, ctx.x64, ctx.precision, ctx.second_order, ctx.handled, ctx.config_precision, None, ctx.mesh, ctx.staged_handled, None, ctx.guarded)
     try:
         return interp.call(func, args, kwargs, False, node, fr)
     finally:

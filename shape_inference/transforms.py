@@ -1000,6 +1000,23 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     return mapped
 
 
+def call_path_mapping(args: Args, fr: Frame) -> Value:
+    """`flax.traverse_util.path_aware_map(f, params)`, `jax.tree.map_with_path(f, tree)`:
+    `f` decides by each leaf's path, which is not followed, so the tree made is unknown.
+    It carries the trees' tangents, unless `f` may stop some (`stop_gradient(p) if "head"
+    in path else p`): then which leaves keep them is not known (probe 155a: silent, as if
+    every leaf had lost its tangent)."""
+    if len(args) < 2:
+        return UNKNOWN
+    func, trees = args[0], args[1:]
+    differentiated = any(contains_diff(tree) for tree in trees)
+    if _may_stop_gradients(func):
+        if differentiated:
+            fr.ctx = fr.ctx.reach_unknown()
+        return UNKNOWN
+    return UnknownV(differentiated)
+
+
 def _without_unseen_tangents(value: Value, depth: int = 0) -> Value:
     """`value` with its differentiated unknown parts (subtrees a map did not see) taken
     as not differentiated; the same object where it has none."""
