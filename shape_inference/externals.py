@@ -1929,6 +1929,10 @@ def h_setattr(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
     if isinstance(obj, ClassV) and isinstance(name, ConstV) and isinstance(name.value, str):
         obj.attrs[name.value] = UNKNOWN  # `setattr(Config, "T", 512)`: ordered against the reads or not, unknown
         return ConstV(None)
+    if isinstance(obj, ExtObjectV) and len(args) == 3 and not kwargs:
+        from jax_cudnn_lint.shape_inference import layers
+
+        layers.replace_variable(interp, obj, args[2])  # `setattr(layer, "kernel", Frozen(...))` (probe 155a)
     if kwargs or not isinstance(obj, InstanceV) or not (isinstance(name, ConstV) and isinstance(name.value, str)):
         interp.escape(args, kwargs)
         if isinstance(obj, InstanceV):  # frozen or not: setattr reaches it

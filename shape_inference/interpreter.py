@@ -425,6 +425,9 @@ class Interpreter:
         # the chain of the call that filled each memo entry whose events sit under a vmap,
         # and how many events were replayed for other call sites (Interpreter.replayed)
         self.memo_chains: dict[object, tuple[Step, ...]] = {}
+        # flax nnx layers whose variables the program replaced, by their construction's
+        # argument tuple (layers.replace_variable)
+        self.replaced_layers: dict[int, tuple[object, ...]] = {}
         self.replayed_events = 0
         self.globals_epoch = 0  # bumped when a module-level name is rebound (see assign_name)
         # the objects `functools.cache`d functions returned: a cache hands each caller the
@@ -1947,6 +1950,8 @@ class Interpreter:
                     value = join(old_member, value) if old_member is not None and not isinstance(old_member, FunctionV) else UNKNOWN
                 base.attrs[target.attr] = value
                 self.globals_epoch += 1  # calls memoised before may have read the old value
+            elif isinstance(base, ExtObjectV):
+                self.api.replace_layer_variable(self, base, value)  # `layer.kernel = Frozen(...)` (probe 155a)
             elif isinstance(base, cli_commands.CliCommandV):
                 base.opened = True  # (`cli.context_settings = {...}`: what runs is not followed, probe 142a)
             elif isinstance(base, ModuleV) and base.info is not fr.module:

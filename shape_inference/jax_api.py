@@ -2205,6 +2205,12 @@ def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kw
     return layers.call_layer(interp, obj, args, kwargs, star, node, fr)
 
 
+def replace_layer_variable(interp: Interpreter, layer: ExtObjectV, value: Value) -> None:
+    from jax_cudnn_lint.shape_inference import layers
+
+    layers.replace_variable(interp, layer, value)
+
+
 # The text of each node a step quotes, per run: a helper analysed again for each call
 # site quotes the same nodes (half of the unparse calls on a typical model file).
 _SOURCES: dict[ast.AST, str] = {}

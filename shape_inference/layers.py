@@ -152,6 +152,26 @@ def _features(v: Value | None, one: bool = False) -> tuple[Dim, ...] | None:
     return found
 
 
+def replace_variable(interp: Interpreter, layer: ExtObjectV, value: Value) -> None:
+    """`layer.kernel = Frozen(layer.kernel.value)`, `setattr(layer, name, ...)`: a flax
+    nnx layer's variable replaced by one that may carry no tangent (a Variable type of
+    the project's own, or a value not known; probe 155a: pretrained weights frozen so).
+    The layer is known by its construction's argument tuple, which every differentiated
+    copy of it shares (ExtObjectV.tainted), so a holder made before or after sees it."""
+    if not (layer.qualname.startswith("flax.nnx.") and layer.qualname[len("flax.nnx."):][:1].isupper()):
+        return
+    if isinstance(value, ArrayV) and not value.stopped:
+        return  # (an nnx.Param put back: trained as before)
+    held = layer.args or layer.kwargs
+    if held:
+        interp.replaced_layers[id(held)] = held
+
+
+def variables_replaced(interp: Interpreter, layer: ExtObjectV) -> bool:
+    held = layer.args or layer.kwargs
+    return bool(held) and interp.replaced_layers.get(id(held)) is held
+
+
 def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
     if star:
         return UNKNOWN
@@ -179,7 +199,13 @@ def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs,
         return x_value  # `jax.vmap(jax.vmap(eqx.nn.Identity()))(q)` (probe 35a, map_pfn)
     if short == "Lambda" and q.startswith("equinox") and obj.args and len(args) == 1:
         return interp.call(obj.args[0], args, {}, False, node, fr)  # `eqx.nn.Lambda(fn)(x)` is fn(x) (probe 119c)
-    diff = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name")) or (x_value.diff if x_value is not None else False)
+    own = obj.diff or params_diff_of(fr.ctx, obj.kwarg("name"))
+    if own and not (x_value is not None and x_value.diff) and variables_replaced(interp, obj):
+        # its weights replaced by a Variable type of the project's own (or not known):
+        # whether nnx.grad's filter reaches them is not followed (JCD202, not JCD201)
+        fr.ctx = fr.ctx.reach_unknown()
+        own = False
+    diff = own or (x_value.diff if x_value is not None else False)
     x = _arr(x_value)
     step = interp.step(fr, node, f"{short} {A.src(node)}")
     if short in ("MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention") and q.startswith(("flax.linen", "flax.nnx")):
