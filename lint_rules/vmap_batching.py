@@ -948,12 +948,19 @@ def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, metho
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
     if not method:
-        return isinstance(call.func, ast.Name) and call.func.id == callee.name
+        # `attend(...)`, or `layers.attend(...)` through the module it is defined in
+        return isinstance(call.func, ast.Name) and call.func.id == callee.name or _through_a_module(call.func, callee.name)
     if isinstance(call.func, ast.Attribute) and (call.func.attr == "__call__" or _names_a_class(call.func.value)):
         return False  # (`Layer.__call__(self.layer, x)`, `SelfAttn.attend(self, q, k, v)`: self passed as an argument, probe 150a)
     if callee.name == "__call__":
         return isinstance(call.func, (ast.Name, ast.Attribute))
     return isinstance(call.func, ast.Attribute) and call.func.attr == callee.name
+
+
+def _through_a_module(func: ast.expr, name: str) -> bool:
+    """`layers.attend`, `nn_utils.attend`: an attribute of a name spelled as a module is
+    (not a class's CapWords, not `self` or `cls`)."""
+    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name) and func.value.id not in ("self", "cls") and not _names_a_class(func.value)
 
 
 def _names_a_class(expr: ast.expr) -> bool:

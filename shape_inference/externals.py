@@ -3856,7 +3856,9 @@ def _with_attribute(inst: InstanceV, path: list[str], value: Value) -> InstanceV
     held: Value | None = value
     if len(path) > 1:
         inner = inst.attrs[path[0]]
-        held = _with_attribute(inner, path[1:], value) if isinstance(inner, InstanceV) else None
+        # a library layer with a weight replaced (`lambda m: m.head.weight`): that layer
+        # unknown, the others as they were (probe 156a)
+        held = _with_attribute(inner, path[1:], value) if isinstance(inner, InstanceV) else UNKNOWN if isinstance(inner, ExtObjectV) else None
     if held is None:
         return None
     if inst.diff and not held.diff:

@@ -28,6 +28,7 @@ from jax_cudnn_lint.shape_inference.values import (
     ClassV,
     ConstV,
     DictV,
+    OpaqueV,
     DTypeV,
     ExternalV,
     FloatV,
@@ -1106,13 +1107,15 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         budget[0] -= 1
         return _mapped_layer(interp, func, first, node, fr)
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
-    if isinstance(first, UnknownV) and isinstance(func, FunctionV) and budget[0] > 0:
+    if isinstance(first, (UnknownV, OpaqueV)) and isinstance(func, (FunctionV, ExternalV, PartialV)) and budget[0] > 0:
         # a tree whose leaves are not known: the function run once on a leaf not known
-        # either; where its result is differentiated whatever the leaf, every leaf's is
-        # (`tree_map(lambda w: w * scale, params)` under a grad over scale: probe 68b)
+        # either, whose tangents every leaf's result has: differentiated whatever the
+        # leaf (`tree_map(lambda w: w * scale, params)` under a grad over scale: probe
+        # 68b), or none where it takes them all away (`tree_map(jax.lax.stop_gradient,
+        # q["encoder"])`: probe 156a; a function that stops some leaves only keeps them)
         budget[0] -= 1
         mapped = interp.call(func, [UnknownV(t.diff) for t in trees], {}, False, node, fr)
-        return UnknownV(diff or mapped.diff)
+        return UnknownV(mapped.diff)
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)
     budget[0] -= 1

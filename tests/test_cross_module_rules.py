@@ -58,6 +58,48 @@ def test_vmap_of_an_imported_function_batching_every_operand_is_clean(tmp_path: 
     assert "JCD209" not in capsys.readouterr().out
 
 
+WRAPPERS = """\
+import jax
+import jax.numpy as jnp
+
+{imports}
+
+
+def per_example(x, memory):
+    return {call}(x, memory, memory)
+
+
+def run():
+    x = jnp.zeros((8, 2, 16, 4, 64), jnp.bfloat16)
+    m = jnp.zeros({memory}, jnp.bfloat16)
+    return jax.vmap(per_example, in_axes=(0, {memory_axis}))(x, m)
+
+
+if __name__ == "__main__":
+    run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "call", "memory", "memory_axis", "found"),
+    [
+        ("from attn import attend", "attend", "(2, 64, 4, 64)", "None", True),
+        ("import attn as layers", "layers.attend", "(2, 64, 4, 64)", "None", True),  # through the module's name
+        ("import attn as layers", "layers.attend", "(8, 2, 64, 4, 64)", "0", False),
+    ],
+)
+def test_a_mapped_function_calling_the_attention_of_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports: str, call: str, memory: str, memory_axis: str, found: bool) -> None:
+    # the mapped function in main.py, the attention one call below in attn.py: the key and
+    # value shared by every example fail the batching rule (JAX <= 0.11.0)
+    write(tmp_path, {"attn.py": ATTN, "main.py": WRAPPERS.format(imports=imports, call=call, memory=memory, memory_axis=memory_axis)})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD209" in line]
+    assert [line.split(" (")[0] for line in lines] == (["attn.py:5:12: JCD209 cuDNN attention under jax.vmap"] if found else [])
+    if found:
+        assert "(main.py:14)" in lines[0]
+
+
 CONSTS = """\
 {all_line}VOCAB = 32000
 SEQ = 511
