@@ -3713,13 +3713,16 @@ def h_module_parts(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AS
         return transforms.split_parts(args[0], max(1, len(args) - 1), True, args[1:])
     if q in ("flax.nnx.graphdef", "flax.nnx.state"):
         # `nnx.merge(nnx.graphdef(m), nnx.state(m))`: the parts nnx.split gives, one at a
-        # time (probe 154b); a state of several filters is a tuple of states (not followed)
-        if len(args) > (1 if q == "flax.nnx.graphdef" else 2):
+        # time (probe 154b); a state of several filters is a tuple of states, one each
+        # (`params, rest = nnx.state(m, nnx.Param, ...)`: probe 156a)
+        if q == "flax.nnx.graphdef" and len(args) > 1:
             return UNKNOWN
-        parts = transforms.split_parts(args[0], 1, True, args[1:])
+        parts = transforms.split_parts(args[0], max(1, len(args) - 1), True, args[1:])
         if not isinstance(parts, TupleV):
             return UNKNOWN  # (not a module of ours: as before, a library call not modelled)
-        return parts.items[0] if q == "flax.nnx.graphdef" else parts.items[1]
+        if q == "flax.nnx.graphdef" or len(args) <= 2:
+            return parts.items[0] if q == "flax.nnx.graphdef" else parts.items[1]
+        return TupleV(parts.items[1:])
     if q == "equinox.partition":
         if len(args) != 2:
             return UNKNOWN
