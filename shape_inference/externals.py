@@ -3053,7 +3053,7 @@ def h_mapping(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr
 def h_path_mapping(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     from jax_cudnn_lint.shape_inference import transforms
 
-    return transforms.call_path_mapping(args, fr)
+    return transforms.call_path_mapping(interp, args, node, fr)
 
 
 def h_haiku_transform(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

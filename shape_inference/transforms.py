@@ -1001,21 +1001,32 @@ def call_mapping(interp: Interpreter, q: str, args: Args, kwargs: Kwargs, node: 
     return mapped
 
 
-def call_path_mapping(args: Args, fr: Frame) -> Value:
+def call_path_mapping(interp: Interpreter, args: Args, node: ast.AST, fr: Frame) -> Value:
     """`flax.traverse_util.path_aware_map(f, params)`, `jax.tree.map_with_path(f, tree)`:
     `f` decides by each leaf's path, which is not followed, so the tree made is unknown.
-    It carries the trees' tangents, unless `f` may stop some (`stop_gradient(p) if "head"
-    in path else p`): then which leaves keep them is not known (probe 155a: silent, as if
-    every leaf had lost its tangent)."""
+    `f` is run once on a leaf not known: the tree carries tangents where that leaf's
+    result does (none after `jnp.round(a)` or `stop_gradient(a)` of every leaf: probe
+    157a).  Where `f` branches (`stop_gradient(p) if "head" in path else p`, or
+    `jnp.zeros_like(a)` for some paths), which leaves keep their tangents is not known
+    (probe 155a: silent before, as if every leaf had lost its tangent; 157a: a false
+    JCD201 where the branch zeroed the encoder)."""
     if len(args) < 2:
         return UNKNOWN
     func, trees = args[0], args[1:]
     differentiated = any(contains_diff(tree) for tree in trees)
-    if _may_stop_gradients(func):
-        if differentiated:
-            fr.ctx = fr.ctx.reach_unknown()
+    leaf = interp.call(func, [UNKNOWN, *(UnknownV(contains_diff(tree)) for tree in trees)], {}, False, node, fr)
+    if differentiated and not leaf.diff and _branches(func):
+        # (the arms joined: a tangent certain on every path only; some leaves may keep theirs)
+        fr.ctx = fr.ctx.reach_unknown()
         return UNKNOWN
-    return UnknownV(differentiated)
+    return UnknownV(leaf.diff)
+
+
+def _branches(func: Value) -> bool:
+    """Does a function of ours choose between values (an if, a conditional expression,
+    a match)?  A function of a library's does not decide by a leaf's path."""
+    node = func.node if isinstance(func, FunctionV) else None
+    return node is not None and any(isinstance(part, (ast.If, ast.IfExp, ast.Match)) for part in ast.walk(node))
 
 
 def _without_unseen_tangents(value: Value, depth: int = 0) -> Value:
@@ -1033,12 +1044,17 @@ def _without_unseen_tangents(value: Value, depth: int = 0) -> Value:
 
 
 def _may_stop_gradients(func: Value) -> bool:
-    """Does a mapped function of ours call `stop_gradient` (on some leaves, maybe)?"""
+    """Does a mapped function of ours call `stop_gradient`, or a function whose result
+    carries no tangent (`jnp.zeros_like`, `jnp.round`: probe 157a), on some leaves maybe?"""
     node = func.node if isinstance(func, FunctionV) else None
     return node is not None and any(
-        isinstance(call, ast.Call) and (isinstance(call.func, ast.Attribute) and call.func.attr == "stop_gradient" or isinstance(call.func, ast.Name) and call.func.id == "stop_gradient")
+        isinstance(call, ast.Call) and (isinstance(call.func, ast.Attribute) and call.func.attr in _NO_TANGENT_CALLS or isinstance(call.func, ast.Name) and call.func.id in _NO_TANGENT_CALLS)
         for call in ast.walk(node)
     )
+
+
+# what gives a value without the tangent of what it is given
+_NO_TANGENT_CALLS = frozenset({"stop_gradient", "zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full", "empty", "round", "floor", "ceil", "sign", "trunc", "rint", "fix"})
 
 
 def _equinox_tree(tree: Value) -> bool:
@@ -1106,6 +1122,9 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
     if isinstance(first, ExtObjectV) and first.qualname.startswith("equinox.nn.") and len(trees) == 1 and budget[0] > 0:
         budget[0] -= 1
         return _mapped_layer(interp, func, first, node, fr)
+    if isinstance(first, ExtObjectV) and first.qualname == ARRAYS_PART and len(trees) == 1 and budget[0] > 0:
+        budget[0] -= 1
+        return _mapped_part(interp, func, first, node, fr)
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
     if isinstance(first, (UnknownV, OpaqueV)) and isinstance(func, (FunctionV, ExternalV, PartialV)) and budget[0] > 0:
         # a tree whose leaves are not known: the function run once on a leaf not known
@@ -1115,11 +1134,28 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         # q["encoder"])`: probe 156a; a function that stops some leaves only keeps them)
         budget[0] -= 1
         mapped = interp.call(func, [UnknownV(t.diff) for t in trees], {}, False, node, fr)
+        if diff and not mapped.diff and _branches(func):
+            return UnknownV(True)  # (some leaves may keep their tangents: call_mapping says which are not known)
         return UnknownV(mapped.diff)
     if not leaf or budget[0] <= 0:
         return UnknownV(diff)
     budget[0] -= 1
     return interp.call(func, list(trees), {}, False, node, fr)
+
+
+def _mapped_part(interp: Interpreter, func: Value, part: ExtObjectV, node: ast.AST, fr: Frame) -> Value:
+    """An nnx state mapped leaf by leaf (`jax.tree.map(lambda s: jnp.zeros(s.shape,
+    s.dtype), state)` after `nnx.split(nnx.eval_shape(...))`: an abstract model made
+    concrete, probe 157a): where the function keeps every leaf's shape and dtype, the
+    same part, with the tangents its result has; anything else, Unknown."""
+    sizes = (D.symbol("_leaf_rows"), D.symbol("_leaf_cols"))
+    diff = False
+    for dtype in ("float32", "bfloat16"):
+        out = interp.call(func, [ArrayV(sizes, dtype, part.diff)], {}, False, node, fr)
+        if not (isinstance(out, ArrayV) and out.dtype == dtype and out.shape is not None and len(out.shape) == 2 and all(a.same_as(b) for a, b in zip(out.shape, sizes))):
+            return UnknownV(part.diff)
+        diff = out.diff
+    return ExtObjectV(part.qualname, part.args, part.kwargs, part.why, diff)
 
 
 def _mapped_layer(interp: Interpreter, func: Value, layer: ExtObjectV, node: ast.AST, fr: Frame) -> Value:
