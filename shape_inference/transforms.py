@@ -1126,7 +1126,7 @@ def _tree_map(interp: Interpreter, func: Value, trees: Args, node: ast.AST, fr: 
         budget[0] -= 1
         return _mapped_part(interp, func, first, node, fr)
     leaf = isinstance(first, (ArrayV, IntV)) or (isinstance(first, ConstV) and isinstance(first.value, (int, float)))
-    if isinstance(first, (UnknownV, OpaqueV)) and isinstance(func, (FunctionV, ExternalV, PartialV)) and budget[0] > 0:
+    if (isinstance(first, UnknownV) or isinstance(first, OpaqueV) and diff) and isinstance(func, (FunctionV, ExternalV, PartialV)) and budget[0] > 0:
         # a tree whose leaves are not known: the function run once on a leaf not known
         # either, whose tangents every leaf's result has: differentiated whatever the
         # leaf (`tree_map(lambda w: w * scale, params)` under a grad over scale: probe
