@@ -14,12 +14,14 @@ call, a helper of another module) leaves the operand out: JCD209 then says nothi
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
 from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
+from jax_cudnn_lint.shape_inference.modules import ModuleInfo
 from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, IntV, TupleV, Value, make_int
 
 # The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
@@ -734,7 +736,7 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     # (`sdpa(q, k, v)` in `attend` in the mapped `cross_attend`: probe 149a)
     # (the mapped function's module: the vmap's, where the function was not recorded)
     function_path = info.function_path if info.function is not None else info.path
-    hops = [] if enclosing is func else _hops(func, function_path, enclosing, event)
+    hops = [] if enclosing is func else _hops(func, function_path, enclosing, event, info.modules)
     if hops is None:
         return None
     params = _positional_params(func)
@@ -748,7 +750,7 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):
         return None
-    frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops, _parents(tree))
+    frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops)
     _STEPS[0] = _MAX_AXIS_STEPS
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
@@ -782,7 +784,6 @@ class _Frames:
     in_axes: Value | None
     self_unmapped: bool
     hops: list[Hop]
-    parents: dict[int, ast.AST]
 
     def passed_up(self, level: int, expr: ast.expr) -> tuple[int, ast.expr | None]:
         """Where `expr` at `level` comes from as it is: through each parameter passed
@@ -816,7 +817,7 @@ class _Frames:
             return _UNKNOWN_AXIS
         hop = self.hops[level - 1]
         callee = hop.callee
-        if _enclosing_function(callee, self.parents) is not None:
+        if _enclosing_function(callee, hop.parents) is not None:
             return _UNKNOWN_AXIS  # (a nested function reads its enclosing function's names)
         # a value the function computes: batched as what it is computed from, each of its
         # parameters as what its caller passes for it; a method's `self` unknown (another
@@ -905,15 +906,17 @@ class Hop:
     call: ast.Call
     callee: ast.FunctionDef | ast.AsyncFunctionDef
     receiver: ast.expr | None
+    parents: dict[int, ast.AST]  # of the callee's module
 
 
-def _hops(func: Function, function_path: str, enclosing: Function, event: CallEvent) -> list[Hop] | None:
+def _hops(func: Function, function_path: str, enclosing: Function, event: CallEvent, modules: Mapping[str, ModuleInfo] | None) -> list[Hop] | None:
     """The calls from the mapped function down to the function holding the attention,
     outermost first, as the call sites of the analysis's chain show them: each the one
-    call at its step's line that names the function below (a plain function, a method
-    through its receiver, or an object's `__call__`); None where any is not certain."""
-    tree = event.module.tree
-    parents = _parents(tree)
+    call at its step's line, in its step's file, that names the function below (a plain
+    function, a method through its receiver, or an object's `__call__`); None where any
+    is not certain.  The files are the project's (`modules`): a mapped function in
+    train.py, its model's `decode` in model.py, the attention in layers.py (probe 157b)."""
+    parents = _parents(event.module.tree)  # (of `current`'s module)
     hops: list[Hop] = []
     current = enclosing
     for step in reversed(event.ctx.chain[-_MAX_HOPS:]):
@@ -921,11 +924,14 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
             return None
         method = isinstance(parents.get(id(current)), ast.ClassDef) and not _is_static(current)
         above = func if step.path == function_path and _calls_at(func, current, step.line, method) else None
+        above_parents = parents
         if above is None:
-            if step.path != event.module.path:
+            info = event.module if step.path == event.module.path else modules.get(step.path) if modules is not None else None
+            if info is None:
                 return None
-            found = [node for node in _calls_by_line(tree).get(step.line, ()) if _names(node, current, method)]
-            holder = _enclosing_function(found[0], parents) if len(found) == 1 else None
+            above_parents = _parents(info.tree)
+            found = [node for node in _calls_by_line(info.tree).get(step.line, ()) if _names(node, current, method)]
+            holder = _enclosing_function(found[0], above_parents) if len(found) == 1 else None
             if holder is None or isinstance(holder, ast.Lambda):
                 return None
             above = holder
@@ -934,10 +940,10 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
             return None
         call = calls[0]
         receiver = (call.func if current.name == "__call__" else cast(ast.Attribute, call.func).value) if method else None
-        hops.append(Hop(call, current, receiver))
+        hops.append(Hop(call, current, receiver, parents))
         if above is func:
             return hops[::-1]
-        current = above
+        current, parents = above, above_parents
     return None
 
 

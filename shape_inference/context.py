@@ -9,6 +9,7 @@ call to a watched API with every argument as an abstract value.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from jax_cudnn_lint.shape_inference.dims import Dim, Step
@@ -30,6 +31,9 @@ class VmapInfo:
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None = field(default=None, compare=False)
     function_path: str = ""
     function_tree: ast.Module | None = field(default=None, compare=False, repr=False)
+    # the project's modules by path, where the calls from the mapped function down to the
+    # attention are read (lint_rules/vmap_batching.py)
+    modules: Mapping[str, ModuleInfo] | None = field(default=None, compare=False, repr=False)
     # the function is an object's `__call__` (`jax.vmap(module)`): its first parameter is
     # the object itself, whose fields the vmap does not map
     bound: bool = False

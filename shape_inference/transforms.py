@@ -742,7 +742,7 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     mapped_path = mapped_function.module.path if mapped_function is not None else ""
     bound = isinstance(call, FunctionV) or method is not None
     mapped_tree = mapped_function.module.tree if mapped_function is not None else None
-    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, mapped_path, mapped_tree, bound=bound, direct=_direct_api(interp, tv.func))
+    info = VmapInfo(tv.kind, in_axes, step.line, step.path, size, mapped_def, mapped_path, mapped_tree, interp.project.by_path, bound=bound, direct=_direct_api(interp, tv.func))
     ctx = fr.ctx
     name = tv.param("axis_name")
     # `vmap(f, axis_name="batch")`: f's collectives over "batch" span the vmap (probe 47a)
