@@ -104,38 +104,16 @@ DECODER = """\
 import attn
 
 
-def decode(x, memory):
+def decode(x, keys, values):
     h = x * 2
-    return attn.attend(h, memory, memory)
+    return attn.attend(h, keys, values)
 """
-
-SCORER = """\
-import jax
-import jax.numpy as jnp
-
-import model
-
-
-def score(x, memory):
-    return model.decode(x, memory)
-
-
-def run():
-    x = jnp.zeros((8, 2, 16, 4, 64), jnp.bfloat16)
-    m = jnp.zeros({memory}, jnp.bfloat16)
-    return jax.vmap(score, in_axes=(0, {memory_axis}))(x, m)
-
-
-if __name__ == "__main__":
-    run()
-"""
-
 
 @pytest.mark.parametrize(("memory", "memory_axis", "found"), [("(2, 64, 4, 64)", "None", True), ("(8, 2, 64, 4, 64)", "0", False)])
 def test_calls_through_a_third_module_down_to_the_attention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, memory: str, memory_axis: str, found: bool) -> None:
     # probe 157b: the mapped function in main.py, its model's decode in model.py, the
     # attention in attn.py; each call read in its own file
-    write(tmp_path, {"attn.py": ATTN, "model.py": DECODER, "main.py": SCORER.format(memory=memory, memory_axis=memory_axis)})
+    write(tmp_path, {"attn.py": ATTN, "model.py": DECODER, "main.py": WRAPPERS.format(imports="import model", call="model.decode", memory=memory, memory_axis=memory_axis)})
     monkeypatch.chdir(tmp_path)
     main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
     lines = [line for line in capsys.readouterr().out.splitlines() if "JCD209" in line]
