@@ -4,11 +4,11 @@ JAX's batching rule for cuDNN attention rejects some mappings (transform_rules.p
 them); this module works out, for certain or not at all, how each operand reaches the
 call: the attention sits in the function that `jax.vmap` maps (a decorated function, or a
 function or lambda passed to `jax.vmap` by name) or in the functions it calls down to it
-(`_hops`), and each operand is worked out from that function's parameters as they came in
+(`_hops`, in any module of the project), and each operand is worked out from that function's parameters as they came in
 (batched as `in_axes` says) or from names outside it (not batched by this vmap), through
 what each function computes in straight-line code (`_Frames`).  Anything it cannot follow
 for certain (a value stored while running, a nested function's names, an unbound method
-call, a helper of another module) leaves the operand out: JCD209 then says nothing of it.
+call, what a helper of another module returns) leaves the operand out: JCD209 then says nothing of it.
 """
 
 from __future__ import annotations

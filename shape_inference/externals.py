@@ -3071,10 +3071,9 @@ def h_haiku_apply(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST
 def h_haiku_lift(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:
     """`hk.lift(inner.init, name="encoder")`: a function whose call gives the inner
     transform's parameters, held in the outer model's (layers.call_layer)."""
-    return ExtObjectV(LIFTED_INIT, tuple(args[:1]), (), (interp.step(fr, node, A.src(node)),))
+    from jax_cudnn_lint.shape_inference import layers
 
-
-LIFTED_INIT = "haiku.lift"
+    return ExtObjectV(layers.LIFTED_INIT, tuple(args[:1]), (), (interp.step(fr, node, A.src(node)),))
 
 
 def h_layer(interp: Interpreter, args: Args, kwargs: Kwargs, node: ast.AST, fr: Frame, q: str) -> Value:

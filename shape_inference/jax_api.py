@@ -2205,6 +2205,11 @@ def call_ext_object(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kw
     return layers.call_layer(interp, obj, args, kwargs, star, node, fr)
 
 
+def is_nnx_layer(value: Value) -> bool:
+    """An object of one of flax nnx's own layer classes (`nnx.Linear(...)`)."""
+    return isinstance(value, ExtObjectV) and value.qualname.startswith("flax.nnx.") and value.qualname[len("flax.nnx."):][:1].isupper()
+
+
 def replace_layer_variable(interp: Interpreter, layer: ExtObjectV, value: Value) -> None:
     from jax_cudnn_lint.shape_inference import layers
 

@@ -158,7 +158,7 @@ def replace_variable(interp: Interpreter, layer: ExtObjectV, value: Value) -> No
     the project's own, or a value not known; probe 155a: pretrained weights frozen so).
     The layer is known by its construction's argument tuple, which every differentiated
     copy of it shares (ExtObjectV.tainted), so a holder made before or after sees it."""
-    if not (layer.qualname.startswith("flax.nnx.") and layer.qualname[len("flax.nnx."):][:1].isupper()):
+    if not A.is_nnx_layer(layer):
         return
     if isinstance(value, ArrayV) and not value.stopped:
         return  # (an nnx.Param put back: trained as before)
@@ -172,11 +172,14 @@ def variables_replaced(interp: Interpreter, layer: ExtObjectV) -> bool:
     return bool(held) and interp.replaced_layers.get(id(held)) is held
 
 
+LIFTED_INIT = "haiku.lift"  # what `hk.lift(inner.init)` gives (externals.h_haiku_lift)
+
+
 def call_layer(interp: Interpreter, obj: ExtObjectV, args: Args, kwargs: Kwargs, star: bool, node: ast.AST, fr: Frame) -> Value:
     if star:
         return UNKNOWN
     q = obj.qualname
-    if q == "haiku.lift":
+    if q == LIFTED_INIT:
         # the lifted parameters, part of the outer model's: differentiated where they are
         # (probe 119c); at apply time the inner init does not run
         return UnknownV(fr.ctx.params_diff)

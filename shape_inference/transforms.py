@@ -28,7 +28,6 @@ from jax_cudnn_lint.shape_inference.values import (
     ClassV,
     ConstV,
     DictV,
-    OpaqueV,
     DTypeV,
     ExternalV,
     FloatV,
@@ -39,6 +38,7 @@ from jax_cudnn_lint.shape_inference.values import (
     InstanceV,
     IntV,
     IterV,
+    OpaqueV,
     TransformV,
     TupleV,
     UnknownV,
@@ -1154,7 +1154,7 @@ def _mapped_part(interp: Interpreter, func: Value, part: ExtObjectV, node: ast.A
         out = interp.call(func, [ArrayV(sizes, dtype, part.diff)], {}, False, node, fr)
         if not (isinstance(out, ArrayV) and out.dtype == dtype and out.shape is not None and len(out.shape) == 2 and all(a.same_as(b) for a, b in zip(out.shape, sizes))):
             return UnknownV(part.diff)
-        diff = out.diff
+        diff = diff or out.diff
     return ExtObjectV(part.qualname, part.args, part.kwargs, part.why, diff)
 
 
@@ -1210,7 +1210,7 @@ def split_parts(module: Value, n_arrays: int, static_first: bool, filters: Seque
     (arrays, static): parts that only `recombine` reads.  Each arrays part keeps its
     nnx filter: only a part of nnx.Param holds no other variable."""
     several = isinstance(module, TupleV) and any(_module_and_depth(item) is not None for item in module.items)
-    if _module_and_depth(module) is None and not several and not _library_nnx_layer(module):
+    if _module_and_depth(module) is None and not several and not A.is_nnx_layer(module):
         return UnknownV(module.diff)  # (a tuple of modules: `nnx.split((model, optimizer))`)
     arrays = [ExtObjectV(ARRAYS_PART, (module,), (("holds", ConstV(_part_holds(filters, i))), *_spec_of(filters, i)), (), module.diff) for i in range(n_arrays)]
     static = ExtObjectV(STATIC_PART, (module,), (), (), False)
@@ -1238,7 +1238,7 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
             fr.ctx = fr.ctx.reach_unknown()  # (a part by another filter: as for one module, below)
             return whole
         return whole.tainted(True) if differentiated and not whole.diff else whole
-    if _library_nnx_layer(whole):
+    if A.is_nnx_layer(whole):
         # flax's own layer split and merged (`nnx.merge(*nnx.split(nnx.MultiHeadAttention(...)))`,
         # probe 65c): its variables are nnx.Params
         if any(part.args[0] is not whole for part in arrays):
@@ -1277,10 +1277,6 @@ def recombine(parts: Args, fr: Frame | None = None) -> Value:
     if "params" in differentiated:
         return module if module.diff else module.tainted(True)
     return module
-
-
-def _library_nnx_layer(value: Value) -> bool:
-    return isinstance(value, ExtObjectV) and value.qualname.startswith("flax.nnx.") and value.qualname[len("flax.nnx."):][:1].isupper()
 
 
 def _marked_by_spec(arrays: list[ExtObjectV], differentiated: set[str], whole: Value) -> Value | None:
