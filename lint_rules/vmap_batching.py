@@ -8,7 +8,7 @@ function or lambda passed to `jax.vmap` by name) or in the functions it calls do
 (batched as `in_axes` says) or from names outside it (not batched by this vmap), through
 what each function computes in straight-line code (`_Frames`).  Anything it cannot follow
 for certain (a value stored while running, a nested function's names, an unbound method
-call, what a helper of another module returns) leaves the operand out: JCD209 then says nothing of it.
+call, what a helper imported by its own name returns) leaves the operand out: JCD209 then says nothing of it.
 """
 
 from __future__ import annotations
@@ -363,12 +363,17 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     rebound in `func`, decorated only with what passes its arguments as they are, its
     body straight-line code ending in its one `return` (a value that a branch, a loop
     or a nested function computes is unjudged), the call passing no `*args`/`**kwargs`."""
-    if not isinstance(call.func, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if not isinstance(call.func, (ast.Name, ast.Attribute)) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     known = _TREE_OF.get(id(func))
-    if known is None or known[0] is not func or _stored_at(func, call.func.id):
+    if known is None or known[0] is not func:
         return None
-    helper = _top_level_defs(known[1]).get(call.func.id)
+    if isinstance(call.func, ast.Name):
+        helper = _top_level_defs(known[1]).get(call.func.id) if not _stored_at(func, call.func.id) else None
+    else:
+        # `layers.self_attend(x)`: a helper of the project module the name imports (probe 157b)
+        holder = _imported_module(known[1], call.func.value) if isinstance(call.func.value, ast.Name) and not _stored_at(func, call.func.value.id) else None
+        helper = _top_level_defs(holder).get(call.func.attr) if holder is not None else None
     if helper is None or not _passes_arguments(helper) or helper.args.vararg is not None or helper.args.kwarg is not None:
         return None
     if {"checkpoint", "remat"} & set(_decorator_names(helper)):
@@ -380,6 +385,51 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     if any(not isinstance(stmt, (ast.Assign, ast.Expr)) or isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant) for stmt in body[:-1]):
         return None  # (a docstring and assignments only: `_axis_of_name` reads no other binding)
     return helper
+
+
+# the project's modules by path, for the attention call being read (batching)
+_MODULES: list[Mapping[str, ModuleInfo] | None] = [None]
+
+
+def _imported_module(tree: ast.Module, name: ast.expr) -> ast.Module | None:
+    """The tree of the project module that `name` is bound to by the one top-level import
+    of `tree` that binds it (`import pkg.layers as layers`, `from pkg import layers`,
+    `from . import layers`); None for anything else."""
+    modules = _MODULES[0]
+    if modules is None or not isinstance(name, ast.Name):
+        return None
+    here = next((info for info in modules.values() if info.tree is tree), None)
+    found: list[str] = []
+    bindings = 0
+    for stmt in tree.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name.id or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name.id:
+                bindings += 1
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for alias in node.names:
+                if (alias.asname or alias.name.split(".")[0]) != name.id:
+                    continue
+                bindings += 1
+                if isinstance(node, ast.Import) and (alias.asname is not None or "." not in alias.name):
+                    found.append(alias.name)
+                elif isinstance(node, ast.ImportFrom) and node is stmt:
+                    base = node.module or ""
+                    if node.level:
+                        if here is None:
+                            return None
+                        package = here.name.split(".") if here.is_package else here.name.split(".")[:-1]
+                        if node.level - 1 > len(package):
+                            return None
+                        base = ".".join([*package[: len(package) - (node.level - 1)], *([base] if base else [])])
+                    found.append(f"{base}.{alias.name}" if base else alias.name)
+    if bindings != 1 or len(found) != 1:
+        return None
+    target = next((info for info in modules.values() if info.name == found[0]), None)
+    if target is None:
+        return None
+    _parents(target.tree)  # (its functions' module known: their helpers, what it stores)
+    return target.tree
 
 
 _TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef]]] = {}
@@ -752,6 +802,7 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         return None
     frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops)
     _STEPS[0] = _MAX_AXIS_STEPS
+    _MODULES[0] = info.modules
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
         value = call.arg(name)

@@ -120,6 +120,55 @@ def test_calls_through_a_third_module_down_to_the_attention(tmp_path: Path, monk
     assert [line.split(": query")[0] for line in lines] == (["attn.py:5:12: JCD209 cuDNN attention under jax.vmap (main.py:14)"] if found else [])
 
 
+HEADS = """\
+def project(x):
+    y = x * 2
+    return y
+"""
+
+QUERY_FROM_A_HELPER = """\
+import jax
+import jax.numpy as jnp
+
+import attn
+{imports}
+
+
+def per_example(x, memory):
+    return attn.attend({helper}(x), memory, memory)
+
+
+def run():
+    x = jnp.zeros((8, 2, 16, 4, 64), jnp.bfloat16)
+    m = jnp.zeros((2, 64, 4, 64), jnp.bfloat16)
+    return jax.vmap(per_example, in_axes=(0, None))(x, m)
+
+
+if __name__ == "__main__":
+    run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "helper", "found"),
+    [
+        ("import heads", "heads.project", True),
+        ("import heads as H", "H.project", True),
+        ("from pkg import heads", "heads.project", True),  # (pkg/heads.py)
+        ("import heads\nheads = None", "heads.project", False),  # (bound twice: not judged)
+    ],
+)
+def test_a_query_from_a_helper_of_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports: str, helper: str, found: bool) -> None:
+    # probe 157b: what another module's helper returns, read in that module
+    files = {"attn.py": ATTN, "main.py": QUERY_FROM_A_HELPER.format(imports=imports, helper=helper)}
+    files.update({"pkg/__init__.py": "", "pkg/heads.py": HEADS} if "pkg" in imports else {"heads.py": HEADS})
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD209" in line]
+    assert [line.split(" (")[0] for line in lines] == (["attn.py:5:12: JCD209 cuDNN attention under jax.vmap"] if found else [])
+
+
 CONSTS = """\
 {all_line}VOCAB = 32000
 SEQ = 511
