@@ -77,6 +77,7 @@ def _forget_modules_if_many() -> None:
     less: the answer must not depend on what came before)."""
     if len(_PARENTS) > 64:
         _PARENTS.clear()
+        _IMPORTED.clear()
         _TREE_OF.clear()
         _WRITTEN.clear()
         _CALLS_BY_LINE.clear()
@@ -396,19 +397,34 @@ def _imported_module(tree: ast.Module, name: ast.expr) -> ast.Module | None:
     of `tree` that binds it (`import pkg.layers as layers`, `from pkg import layers`,
     `from . import layers`); None for anything else."""
     modules = _MODULES[0]
-    if modules is None or not isinstance(name, ast.Name):
+    if modules is None or not isinstance(name, ast.Name) or name.id in _ARRAY_LIBRARIES:
         return None
+    key = (id(tree), name.id)
+    cached = _IMPORTED.get(key)
+    if cached is None or cached[0] is not tree:
+        cached = _IMPORTED[key] = (tree, _resolved_import(tree, name.id, modules))
+    if cached[1] is not None:
+        _parents(cached[1])  # (its functions' module known: their helpers, what it stores)
+    return cached[1]
+
+
+# each module's names resolved to project modules, once (`_imported_module` is asked at
+# every attribute call the reading meets: `jnp.tanh(x)` too)
+_IMPORTED: dict[tuple[int, str], tuple[ast.Module, ast.Module | None]] = {}
+
+
+def _resolved_import(tree: ast.Module, name: str, modules: Mapping[str, ModuleInfo]) -> ast.Module | None:
     here = next((info for info in modules.values() if info.tree is tree), None)
     found: list[str] = []
     bindings = 0
     for stmt in tree.body:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name.id or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name.id:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
                 bindings += 1
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             for alias in node.names:
-                if (alias.asname or alias.name.split(".")[0]) != name.id:
+                if (alias.asname or alias.name.split(".")[0]) != name:
                     continue
                 bindings += 1
                 if isinstance(node, ast.Import) and (alias.asname is not None or "." not in alias.name):
@@ -426,10 +442,7 @@ def _imported_module(tree: ast.Module, name: ast.expr) -> ast.Module | None:
     if bindings != 1 or len(found) != 1:
         return None
     target = next((info for info in modules.values() if info.name == found[0]), None)
-    if target is None:
-        return None
-    _parents(target.tree)  # (its functions' module known: their helpers, what it stores)
-    return target.tree
+    return target.tree if target is not None else None
 
 
 _TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef]]] = {}
