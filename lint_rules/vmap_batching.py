@@ -22,7 +22,7 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, IntV, TupleV, Value, make_int
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, IntV, ModuleV, TupleV, Value, make_int
 
 # The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
 # eqx.filter_vmap map array operands as jax.vmap does (integer in_axes; filter_vmap's
@@ -414,45 +414,32 @@ _IMPORTED: dict[tuple[int, str], tuple[ast.Module, ast.Module | None]] = {}
 
 
 def _resolved_import(tree: ast.Module, name: str, modules: Mapping[str, ModuleInfo]) -> ast.Module | None:
+    """The module the interpreter bound `name` to in `tree`'s namespace (its own import
+    resolution: relative imports, packages), where the module binds the name once."""
     here = next((info for info in modules.values() if info.tree is tree), None)
-    found: list[str] = []
-    bindings = 0
-    for stmt in tree.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-                bindings += 1
-            if not isinstance(node, (ast.Import, ast.ImportFrom)):
-                continue
-            for alias in node.names:
-                if (alias.asname or alias.name.split(".")[0]) != name:
-                    continue
-                bindings += 1
-                if isinstance(node, ast.Import) and (alias.asname is not None or "." not in alias.name):
-                    found.append(alias.name)
-                elif isinstance(node, ast.ImportFrom) and node is stmt:
-                    base = node.module or ""
-                    if node.level:
-                        if here is None:
-                            return None
-                        package = here.name.split(".") if here.is_package else here.name.split(".")[:-1]
-                        if node.level - 1 > len(package):
-                            return None
-                        base = ".".join([*package[: len(package) - (node.level - 1)], *([base] if base else [])])
-                    found.append(f"{base}.{alias.name}" if base else alias.name)
-    if bindings != 1 or len(found) != 1:
+    bound = here.namespace.get(name) if here is not None else None
+    if not isinstance(bound, ModuleV) or _binding_counts(tree).get(name) != 1:
         return None
-    target = next((info for info in modules.values() if info.name == found[0]), None)
-    return target.tree if target is not None else None
+    return bound.info.tree
 
 
-_TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef]]] = {}
+_TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef], dict[str, int]]] = {}
 
 
 def _top_level_defs(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     """The module's top-level functions defined once, by name."""
+    return _module_bindings(tree)[1]
+
+
+def _binding_counts(tree: ast.Module) -> dict[str, int]:
+    """How many places of the module bind each name (defs, stores, imports)."""
+    return _module_bindings(tree)[2]
+
+
+def _module_bindings(tree: ast.Module) -> tuple[ast.Module, dict[str, ast.FunctionDef], dict[str, int]]:
     cached = _TOP_LEVEL_DEFS.get(id(tree))
     if cached is not None and cached[0] is tree:
-        return cached[1]
+        return cached
     counts: dict[str, int] = {}
     for stmt in tree.body:
         for node in ast.walk(stmt):
@@ -468,8 +455,8 @@ def _top_level_defs(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name) == 1}
     if len(_TOP_LEVEL_DEFS) > 64:
         _TOP_LEVEL_DEFS.clear()
-    _TOP_LEVEL_DEFS[id(tree)] = (tree, defs)
-    return defs
+    found = _TOP_LEVEL_DEFS[id(tree)] = (tree, defs, counts)
+    return found
 
 
 def _axis_returned(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, helper: ast.FunctionDef, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
