@@ -8,7 +8,7 @@ function or lambda passed to `jax.vmap` by name) or in the functions it calls do
 (batched as `in_axes` says) or from names outside it (not batched by this vmap), through
 what each function computes in straight-line code (`_Frames`).  Anything it cannot follow
 for certain (a value stored while running, a nested function's names, an unbound method
-call, what a helper imported by its own name returns) leaves the operand out: JCD209 then says nothing of it.
+call) leaves the operand out: JCD209 then says nothing of it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, IntV, ModuleV, TupleV, Value, make_int
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, FunctionV, IntV, ModuleV, TupleV, Value, make_int
 
 # The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
 # eqx.filter_vmap map array operands as jax.vmap does (integer in_axes; filter_vmap's
@@ -201,8 +201,9 @@ def _derived_axis(func: Function, use: ast.expr, params: list[str], in_axes: Val
 
 
 # how deep _axis_of_expr follows expressions and the names they read (probe 107e: a mask
-# built from a comparison with a position array named on its own line took nine steps)
-_MAX_AXIS_DEPTH = 12
+# built from a comparison with a position array named on its own line took nine steps;
+# probe 157b: a decoder's residual through a layer norm and an attention helper, 15)
+_MAX_AXIS_DEPTH = 24
 # ...and how many expressions it reads for one attention call (helpers' arguments and
 # returns branch: the reading stays linear in the code, whatever calls what)
 _MAX_AXIS_STEPS = 5000
@@ -289,7 +290,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
             # reshape to the operand's own shape (`q.reshape(q.shape)`: JAX returns the
             # operand, probes 83b, 90c); any other reshape's batching rule moves it to the front
             return (True, axis) if expr.func.attr == "astype" or _reshaped_to_itself(expr) else (True, 0)
-        parts = parts[:1]
+        return known, axis
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _ARRAY_METHODS_KEEPING_AXIS_0 and not _array_library_call(func, expr.func):
+        # `x32.mean(-1, keepdims=True)`, `h.transpose(0, 2, 1, 3)` of a value batched at
+        # axis 0, by unbatched arguments: a reduction over other axes keeps it first, a
+        # transpose puts it first (probe 157b: a layer norm between two attentions)
+        if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
+            return _UNKNOWN_AXIS
+        arguments = [_axis_of_expr(func, a, at, params, in_axes, depth + 1) for a in [*expr.args, *(k.value for k in expr.keywords)]]
+        if any(found != (True, None) for found in arguments):
+            return _UNKNOWN_AXIS
+        return (True, 0) if _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1) == (True, 0) else _UNKNOWN_AXIS
     elif isinstance(expr, ast.Call) and (lam := _local_lambda(func, expr, at, params)) is not None:
         # `heads = lambda w: (x @ w).reshape(...)` then `heads(params["wq"])`: the lambda's
         # body read where it is called, its parameters as the call passes them (probe 151b)
@@ -370,7 +381,9 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     if known is None or known[0] is not func:
         return None
     if isinstance(call.func, ast.Name):
-        helper = _top_level_defs(known[1]).get(call.func.id) if not _stored_at(func, call.func.id) else None
+        # `split_heads(x)` of this module, or `mha(x)` after `from .layers import mha` (probe 157b)
+        named = call.func.id
+        helper = None if _stored_at(func, named) else _top_level_defs(known[1]).get(named) or _imported_function(known[1], named)
     else:
         # `layers.self_attend(x)`: a helper of the project module the name imports (probe 157b)
         holder = _imported_module(known[1], call.func.value) if isinstance(call.func.value, ast.Name) and not _stored_at(func, call.func.value.id) else None
@@ -396,31 +409,47 @@ def _imported_module(tree: ast.Module, name: ast.expr) -> ast.Module | None:
     """The tree of the project module that `name` is bound to by the one top-level import
     of `tree` that binds it (`import pkg.layers as layers`, `from pkg import layers`,
     `from . import layers`); None for anything else."""
-    modules = _MODULES[0]
-    if modules is None or not isinstance(name, ast.Name) or name.id in _ARRAY_LIBRARIES:
+    if not isinstance(name, ast.Name) or name.id in _ARRAY_LIBRARIES:
         return None
-    key = (id(tree), name.id)
+    bound = _imported(tree, name.id)
+    if not isinstance(bound, ModuleV):
+        return None
+    _parents(bound.info.tree)  # (its functions' module known: their helpers, what it stores)
+    return bound.info.tree
+
+
+def _imported_function(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    """The function of another project module that `name` is bound to by the one
+    top-level import of `tree` that binds it (`from .layers import mha`, `as attend`),
+    where that module defines it once at its top level; None for anything else."""
+    bound = _imported(tree, name)
+    if not isinstance(bound, FunctionV) or bound.module.tree is tree or not isinstance(bound.node, ast.FunctionDef):
+        return None
+    helper = _top_level_defs(bound.module.tree).get(bound.node.name)
+    if helper is not bound.node:
+        return None
+    _parents(bound.module.tree)
+    return helper
+
+
+def _imported(tree: ast.Module, name: str) -> Value | None:
+    """What the interpreter bound `name` to in `tree`'s namespace (its own import
+    resolution: relative imports, packages), where the module binds the name once."""
+    modules = _MODULES[0]
+    if modules is None:
+        return None
+    key = (id(tree), name)
     cached = _IMPORTED.get(key)
     if cached is None or cached[0] is not tree:
-        cached = _IMPORTED[key] = (tree, _resolved_import(tree, name.id, modules))
-    if cached[1] is not None:
-        _parents(cached[1])  # (its functions' module known: their helpers, what it stores)
+        here = next((info for info in modules.values() if info.tree is tree), None)
+        bound = here.namespace.get(name) if here is not None and _binding_counts(tree).get(name) == 1 else None
+        cached = _IMPORTED[key] = (tree, bound)
     return cached[1]
 
 
-# each module's names resolved to project modules, once (`_imported_module` is asked at
-# every attribute call the reading meets: `jnp.tanh(x)` too)
-_IMPORTED: dict[tuple[int, str], tuple[ast.Module, ast.Module | None]] = {}
-
-
-def _resolved_import(tree: ast.Module, name: str, modules: Mapping[str, ModuleInfo]) -> ast.Module | None:
-    """The module the interpreter bound `name` to in `tree`'s namespace (its own import
-    resolution: relative imports, packages), where the module binds the name once."""
-    here = next((info for info in modules.values() if info.tree is tree), None)
-    bound = here.namespace.get(name) if here is not None else None
-    if not isinstance(bound, ModuleV) or _binding_counts(tree).get(name) != 1:
-        return None
-    return bound.info.tree
+# the names of each module bound once, as the interpreter bound them (`_imported` is
+# asked at every call the reading meets: `jnp.tanh(x)` too)
+_IMPORTED: dict[tuple[int, str], tuple[ast.Module, Value | None]] = {}
 
 
 _TOP_LEVEL_DEFS: dict[int, tuple[ast.Module, dict[str, ast.FunctionDef], dict[str, int]]] = {}
@@ -553,6 +582,10 @@ _KEEP_AXIS_0 = frozenset({
     "where", "clip", "maximum", "minimum", "tanh", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "abs", "square", "negative",
     "sigmoid", "gelu", "relu", "silu", "swish", "softmax", "log_softmax", "softplus", "elu", "leaky_relu", "mean", "sum", "cumsum",
 })
+# The methods of an array that leave a value batched at axis 0 so (reductions over the
+# example's axes, transposes), called on one: only where the value is known to be batched
+# (an unbatched receiver may be any object, its method reading what the mapped function stored).
+_ARRAY_METHODS_KEEPING_AXIS_0 = frozenset({"mean", "sum", "var", "std", "max", "min", "prod", "transpose", "swapaxes", "squeeze", "clip"})
 # ...and those that read only their first argument's shape and dtype
 _CONSTANT_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
 # what an array tells of itself, the same for every example

@@ -109,6 +109,57 @@ def decode(x, keys, values):
     return attn.attend(h, keys, values)
 """
 
+ENCODER_DECODER = """\
+import jax.numpy as jnp
+
+import attn
+from . import norms
+from .attn_helpers import residual
+
+
+def decode(x, memory):
+    h = x + residual(x, x)
+    h = norms.layer_norm(h)
+    h = h + attn.attend(h, memory, memory)
+    return h
+"""
+
+RESIDUAL = """\
+import attn
+
+
+def residual(x, memory):
+    out = attn.attend(x, memory, memory)
+    return out.reshape(out.shape) * 0.5
+"""
+
+NORMS = """\
+import jax
+import jax.numpy as jnp
+
+
+def layer_norm(x):
+    x32 = x.astype(jnp.float32)
+    return ((x32 - x32.mean(-1, keepdims=True)) * jax.lax.rsqrt(x32.var(-1, keepdims=True) + 1e-6)).astype(x.dtype)
+"""
+
+
+@pytest.mark.parametrize(("memory", "memory_axis", "found"), [("(2, 64, 4, 64)", "None", True), ("(8, 2, 64, 4, 64)", "0", False)])
+def test_a_decoder_whose_cross_attention_query_went_through_helpers_of_two_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, memory: str, memory_axis: str, found: bool
+) -> None:
+    # probe 157b's r05: self-attention through a helper imported by its own name, a layer
+    # norm of another module whose reductions are methods, then the cross-attention on a
+    # memory the vmap shares; the query's batching is read through each helper in its file
+    files = {"attn.py": ATTN, "dec/__init__.py": "", "dec/model.py": ENCODER_DECODER, "dec/attn_helpers.py": RESIDUAL, "dec/norms.py": NORMS}
+    files["main.py"] = WRAPPERS.format(imports="from dec import model", call="model.decode", memory=memory, memory_axis=memory_axis).replace("(x, memory, memory)", "(x, memory)")
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD209" in line]
+    assert [line.split(": query")[0] for line in lines] == (["attn.py:5:12: JCD209 cuDNN attention under jax.vmap (main.py:14)"] if found else [])
+
+
 @pytest.mark.parametrize(("memory", "memory_axis", "found"), [("(2, 64, 4, 64)", "None", True), ("(8, 2, 64, 4, 64)", "0", False)])
 def test_calls_through_a_third_module_down_to_the_attention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, memory: str, memory_axis: str, found: bool) -> None:
     # probe 157b: the mapped function in main.py, its model's decode in model.py, the
@@ -121,9 +172,17 @@ def test_calls_through_a_third_module_down_to_the_attention(tmp_path: Path, monk
 
 
 HEADS = """\
+import jax.numpy as jnp
+
+
 def project(x):
     y = x * 2
     return y
+
+
+def normalize(x):
+    x32 = x.astype(jnp.float32)
+    return ((x32 - x32.mean(-1, keepdims=True)) / (x32.std(-1, keepdims=True) + 1e-6)).astype(x.dtype)
 """
 
 QUERY_FROM_A_HELPER = """\
@@ -156,6 +215,12 @@ if __name__ == "__main__":
         ("import heads as H", "H.project", True),
         ("from pkg import heads", "heads.project", True),  # (pkg/heads.py)
         ("import heads\nheads = None", "heads.project", False),  # (bound twice: not judged)
+        ("from heads import project", "project", True),  # (the helper imported by its own name)
+        ("from heads import project as lift", "lift", True),
+        ("from pkg.heads import project", "project", True),
+        ("from heads import project\nproject = None", "project", False),
+        ("import heads", "heads.normalize", True),  # (reductions as methods of a batched value)
+        ("from heads import normalize", "normalize", True),
     ],
 )
 def test_a_query_from_a_helper_of_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports: str, helper: str, found: bool) -> None:
