@@ -183,6 +183,14 @@ _ASSIGNED: dict[int, tuple[ast.AST, frozenset[str]]] = {}
 
 _KEEPS_BATCH_AXIS = frozenset({"astype", "reshape"})  # (reshape's batching rule puts the batch axis first)
 _UNKNOWN_AXIS = (False, None)
+# batched, at an axis the reading does not follow (a matmul against a batched weight: its
+# batching rule puts the batch axis among the weight's free axes, after the input's): as
+# unknown to everything but a reshape, whose batching rule moves it to the front
+_BATCHED_SOMEWHERE = (False, -1)
+# the array libraries' products, whose output is batched where an input is
+_PRODUCTS = frozenset({"einsum", "matmul", "dot", "tensordot", "inner", "outer", "vdot"})
+# ...and their joins of arrays, made by concatenate
+_JOINS = frozenset({"stack", "concatenate", "hstack", "vstack"})
 
 
 def _derived_axis(func: Function, use: ast.expr, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
@@ -269,7 +277,9 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # its free axes, first when it is first (probe 29b: a projection before attention)
         left = _axis_of_expr(func, expr.left, at, params, in_axes, depth + 1)
         right = _axis_of_expr(func, expr.right, at, params, in_axes, depth + 1)
-        return left if right == (True, None) and left in ((True, 0), (True, None)) else _UNKNOWN_AXIS
+        if right == (True, None) and left in ((True, 0), (True, None)):
+            return left
+        return _computed_from(left, right)
     if isinstance(expr, ast.BinOp) and any(_number(_bound_number(func, side, at)) for side in (expr.left, expr.right)):
         # `q * 0.125`: with a Python number the batching rule calls the primitive as it is,
         # the batch axis where it was (traced on 0.10.2: axis 1 stays 1; probe 57a)
@@ -285,6 +295,10 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         if any(known is False or axis is not None for known, axis in arguments):
             return _UNKNOWN_AXIS  # a shape or dtype computed from a batched value
         known, axis = _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1)
+        if (known, axis) == _BATCHED_SOMEWHERE:
+            # `(x @ p["wq"]).reshape(b, t, h, d)` with the weights mapped (an ensemble's
+            # members: probe 157b's r02): a reshape puts the batch axis first
+            return (True, 0) if expr.func.attr == "reshape" and not _reshaped_to_itself(expr) else _BATCHED_SOMEWHERE
         if known and axis is not None:
             # astype keeps the batch axis where it is (axis 1 too: probe 40b), and so does a
             # reshape to the operand's own shape (`q.reshape(q.shape)`: JAX returns the
@@ -300,7 +314,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         arguments = [_axis_of_expr(func, a, at, params, in_axes, depth + 1) for a in [*expr.args, *(k.value for k in expr.keywords)]]
         if any(found != (True, None) for found in arguments):
             return _UNKNOWN_AXIS
-        return (True, 0) if _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1) == (True, 0) else _UNKNOWN_AXIS
+        receiver = _axis_of_expr(func, expr.func.value, at, params, in_axes, depth + 1)
+        return (True, 0) if receiver == (True, 0) else _computed_from(receiver)
     elif isinstance(expr, ast.Call) and (lam := _local_lambda(func, expr, at, params)) is not None:
         # `heads = lambda w: (x @ w).reshape(...)` then `heads(params["wq"])`: the lambda's
         # body read where it is called, its parameters as the call passes them (probe 151b)
@@ -330,18 +345,35 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         inputs = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
         if all(found == (True, None) for found in inputs):
             return True, None
-        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_AXIS_0 and all(found in ((True, 0), (True, None)) for found in inputs):
-            return True, 0
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _PRODUCTS:
+            return _computed_from(*inputs)  # (an einsum's subscripts: a string, unbatched)
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _JOINS and expr.args and isinstance(expr.args[0], (ast.List, ast.Tuple)) and len(expr.args[0].elts) > 1:
+            # `jnp.stack([s, s], axis=1)` of a value batched at axis 1: concatenate's
+            # batching rule moves every batch axis to the front (of two or more arrays:
+            # jnp returns one as it is)
+            return (True, 0) if _computed_from(*inputs) == _BATCHED_SOMEWHERE else _UNKNOWN_AXIS
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_AXIS_0:
+            return (True, 0) if all(found in ((True, 0), (True, None)) for found in inputs) else _computed_from(*inputs)
         return _UNKNOWN_AXIS
     else:
         return _UNKNOWN_AXIS
     axes = [_axis_of_expr(func, part, at, params, in_axes, depth + 1) for part in parts]
     if any(not known for known, _ in axes):
-        return _UNKNOWN_AXIS
+        return _computed_from(*axes)  # (an operand batched somewhere: so is the result)
     batched = {axis for _, axis in axes if axis is not None}
     if not batched:
         return True, None
-    return (True, 0) if batched == {0} else _UNKNOWN_AXIS
+    return (True, 0) if batched == {0} else _BATCHED_SOMEWHERE
+
+
+def _computed_from(*operands: tuple[bool, Axis]) -> tuple[bool, Axis]:
+    """What a primitive computes from `operands` where no rule here tells its batch axis
+    (`x @ w` with the weights mapped, an einsum, `jnp.tanh` of a value batched at axis 1):
+    batched somewhere where some operand is batched and each is known; unknown else."""
+    batched = [found for found in operands if found == _BATCHED_SOMEWHERE or found[0] and found[1] is not None]
+    if batched and all(found == _BATCHED_SOMEWHERE or found[0] for found in operands):
+        return _BATCHED_SOMEWHERE
+    return _UNKNOWN_AXIS
 
 
 def _local_lambda(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, at: int, params: list[str]) -> ast.Lambda | None:
