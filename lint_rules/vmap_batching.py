@@ -842,6 +842,7 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     if func is None:
         return None
     _forget_modules_if_many()
+    _MODULES[0] = info.modules  # (the hops' imports are resolved in them too)
     if info.function_tree is not None:
         _parents(info.function_tree)  # (its module's facts: its helpers, what it stores)
     enclosing = _enclosing_function(event.node, _parents(tree))
@@ -867,7 +868,6 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         return None
     frames = _Frames(func, own_name, params, info.in_axes, self_unmapped, hops)
     _STEPS[0] = _MAX_AXIS_STEPS
-    _MODULES[0] = info.modules
     out: dict[str, Batched] = {}
     for name in ("query", "key", "value", "bias", "mask"):
         value = call.arg(name)
@@ -1046,7 +1046,7 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
             if info is None:
                 return None
             above_parents = _parents(info.tree)
-            found = [node for node in _calls_by_line(info.tree).get(step.line, ()) if _names(node, current, method)]
+            found = [node for node in _calls_by_line(info.tree).get(step.line, ()) if _names(node, current, method, info.tree)]
             holder = _enclosing_function(found[0], above_parents) if len(found) == 1 else None
             if holder is None or isinstance(holder, ast.Lambda):
                 return None
@@ -1063,15 +1063,22 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
     return None
 
 
-def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> bool:
-    """Does `call` name `callee` (no `*args` or `**kwargs`)?  A method by attribute
-    (`self.attend(...)`), an object's `__call__` by any name (`self.attn(h)`), a plain
-    function by its name."""
+def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, tree: ast.Module | None) -> bool:
+    """Does `call` (in module `tree`, where known) name `callee` (no `*args` or
+    `**kwargs`)?  A method by attribute (`self.attend(...)`), an object's `__call__` by
+    any name (`self.attn(h)`), a plain function by its name or by the name of its module,
+    or as the module's imports bind it (`import pkg.layers as L`, `from .layers import
+    mha as attend`)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
     if not method:
         # `attend(...)`, or `layers.attend(...)` through the module it is defined in
-        return isinstance(call.func, ast.Name) and call.func.id == callee.name or _through_a_module(call.func, callee.name)
+        if isinstance(call.func, ast.Name):
+            return call.func.id == callee.name or tree is not None and _imported_function(tree, call.func.id) is callee
+        if _through_a_module(call.func, callee.name):
+            return True
+        holder = _imported_module(tree, call.func.value) if tree is not None and isinstance(call.func, ast.Attribute) else None
+        return holder is not None and _top_level_defs(holder).get(cast(ast.Attribute, call.func).attr) is callee
     if isinstance(call.func, ast.Attribute) and (call.func.attr == "__call__" or _names_a_class(call.func.value)):
         return False  # (`Layer.__call__(self.layer, x)`, `SelfAttn.attend(self, q, k, v)`: self passed as an argument, probe 150a)
     if callee.name == "__call__":
@@ -1098,14 +1105,14 @@ def _calls_at(func: Function, callee: ast.FunctionDef | ast.AsyncFunctionDef, li
     if known is not None and known[0] is func:
         # (its module's calls at the line, those whose nearest function is `func`)
         parents = _parents(known[1])
-        return [node for node in _calls_by_line(known[1]).get(line, ()) if _names(node, callee, method) and _enclosing_function(node, parents) is func]
+        return [node for node in _calls_by_line(known[1]).get(line, ()) if _names(node, callee, method, known[1]) and _enclosing_function(node, parents) is func]
     found: list[ast.Call] = []
     stack: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
     while stack:
         node = stack.pop()
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             continue
-        if isinstance(node, ast.Call) and node.lineno == line and _names(node, callee, method):
+        if isinstance(node, ast.Call) and node.lineno == line and _names(node, callee, method, None):
             found.append(node)
         stack.extend(ast.iter_child_nodes(node))
     return found

@@ -86,6 +86,9 @@ if __name__ == "__main__":
         ("from attn import attend", "attend", "(2, 64, 4, 64)", "None", True),
         ("import attn as layers", "layers.attend", "(2, 64, 4, 64)", "None", True),  # through the module's name
         ("import attn as layers", "layers.attend", "(8, 2, 64, 4, 64)", "0", False),
+        ("import attn as L", "L.attend", "(2, 64, 4, 64)", "None", True),  # (a module's alias spelled as a class is: probe 157b's r03)
+        ("from attn import attend as sdpa", "sdpa", "(2, 64, 4, 64)", "None", True),  # (the function by another name)
+        ("from attn import attend as sdpa", "sdpa", "(8, 2, 64, 4, 64)", "0", False),
     ],
 )
 def test_a_mapped_function_calling_the_attention_of_another_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, imports: str, call: str, memory: str, memory_axis: str, found: bool) -> None:
