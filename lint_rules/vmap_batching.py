@@ -102,7 +102,13 @@ def _written_while_running(func: ast.FunctionDef | ast.AsyncFunctionDef, attr: s
         written = _WRITTEN[id(known[1])]
     else:
         written = frozenset(node.attr for node in ast.walk(func) if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load))
+    written |= _CHAIN_WRITTEN[0]
     return attr in written or "*" in written and not attr.startswith("global ")
+
+
+# what the modules of the attention call's chain store as they run (the mapped function's
+# and each hop's: `model.read.bank = x` in train.py is read in layers.py), for the call read
+_CHAIN_WRITTEN: list[frozenset[str]] = [frozenset()]
 
 
 def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> Function | None:
@@ -855,6 +861,8 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     hops = [] if enclosing is func else _hops(func, function_path, enclosing, event, info.modules)
     if hops is None:
         return None
+    _CHAIN_WRITTEN[0] = frozenset()
+    _CHAIN_WRITTEN[0] = _written_in(func, hops, tree, info.function_tree)
     params = _positional_params(func)
     own_name = params[0] if info.bound and params else None  # `self` of a mapped instance's `__call__` (or method)
     own = own_name if not hops else None  # (its fields read in the mapped function itself)
@@ -887,6 +895,23 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
         if known:
             out[name] = Batched(name, ast.unparse(source), axis, value)
     return out
+
+
+def _written_in(func: Function, hops: list[Hop], tree: ast.Module, function_tree: ast.Module | None) -> frozenset[str]:
+    """The attributes the modules of the chain (the mapped function's, each hop's, the
+    attention's) store outside constructors."""
+    trees = {id(tree): tree}
+    for function in (func, *(hop.callee for hop in hops)):
+        known = _TREE_OF.get(id(function))
+        if known is not None and known[0] is function:
+            trees[id(known[1])] = known[1]
+    if function_tree is not None:
+        trees[id(function_tree)] = function_tree
+    written: set[str] = set()
+    for module in trees.values():
+        _parents(module)
+        written |= _WRITTEN.get(id(module), frozenset())
+    return frozenset(written)
 
 
 @dataclass
@@ -936,12 +961,14 @@ class _Frames:
         if _enclosing_function(callee, hop.parents) is not None:
             return _UNKNOWN_AXIS  # (a nested function reads its enclosing function's names)
         # a value the function computes: batched as what it is computed from, each of its
-        # parameters as what its caller passes for it; a method's `self` unknown (another
-        # method may have stored a mapped value on it: an nnx cache)
+        # parameters as what its caller passes for it; a method's `self` as its receiver
+        # (`model(x, bank)` of a model the vmap does not map, then `self.read(h, bank)`:
+        # probe 159b), its fields unbatched where no module of the chain stores them as
+        # it runs (_written_while_running: an nnx cache is)
         params = _positional_params(callee)
         items: list[Value] = []
-        for index, param in enumerate(params):
-            passed = _hop_argument(hop, param) if hop.receiver is None or index > 0 else None
+        for param in params:
+            passed = _hop_argument(hop, param)
             items.append(_axis_value(self.axis(level - 1, passed, None) if passed is not None else _UNKNOWN_AXIS))
         return _derived_axis(callee, source, params, TupleV(tuple(items), False, (), False))
 
@@ -1082,7 +1109,8 @@ def _names(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, metho
     if isinstance(call.func, ast.Attribute) and (call.func.attr == "__call__" or _names_a_class(call.func.value)):
         return False  # (`Layer.__call__(self.layer, x)`, `SelfAttn.attend(self, q, k, v)`: self passed as an argument, probe 150a)
     if callee.name == "__call__":
-        return isinstance(call.func, (ast.Name, ast.Attribute))
+        # (not `Retriever(m)` of `Retriever(m)(q)`: a class built, its `__call__` not run)
+        return isinstance(call.func, (ast.Name, ast.Attribute)) and not _names_a_class(call.func)
     return isinstance(call.func, ast.Attribute) and call.func.attr == callee.name
 
 

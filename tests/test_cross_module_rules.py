@@ -163,6 +163,51 @@ def test_a_decoder_whose_cross_attention_query_went_through_helpers_of_two_modul
     assert [line.split(": query")[0] for line in lines] == (["attn.py:5:12: JCD209 cuDNN attention under jax.vmap (main.py:14)"] if found else [])
 
 
+READER = """\
+import jax
+
+
+class Reader:
+    def __init__(self, memory):
+        self.memory = memory
+
+    def read(self, q):
+        return jax.nn.dot_product_attention(q, self.memory, self.memory, implementation="cudnn")
+"""
+
+READ_SHARED = """\
+import jax
+import jax.numpy as jnp
+
+from reader import Reader
+
+
+def per_example(reader, q):
+    {store}return reader.read(q)
+
+
+def run():
+    reader = Reader(jnp.zeros((2, 64, 4, 64), jnp.bfloat16))
+    return jax.vmap(lambda q: per_example(reader, q))(jnp.zeros((8, 2, 16, 4, 64), jnp.bfloat16))
+
+
+if __name__ == "__main__":
+    run()
+"""
+
+
+@pytest.mark.parametrize(("store", "found"), [("", True), ("reader.memory = q\n    ", False)])
+def test_a_method_of_an_object_from_outside_reading_its_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, store: str, found: bool) -> None:
+    # probe 159b: `self` is an object from outside the mapped function, its field every
+    # example's; unless a module of the chain stores the field as it runs (here main.py,
+    # the field read in reader.py)
+    write(tmp_path, {"reader.py": READER, "main.py": READ_SHARED.format(store=store)})
+    monkeypatch.chdir(tmp_path)
+    main(["--no-cache", "--exit-zero", "-j1", "--jax-version", "0.10.2", "."])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "JCD209" in line]
+    assert [line.split(": query")[0] for line in lines] == (["reader.py:9:16: JCD209 cuDNN attention under jax.vmap (main.py:13)"] if found else [])
+
+
 @pytest.mark.parametrize(("memory", "memory_axis", "found"), [("(2, 64, 4, 64)", "None", True), ("(8, 2, 64, 4, 64)", "0", False)])
 def test_calls_through_a_third_module_down_to_the_attention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, memory: str, memory_axis: str, found: bool) -> None:
     # probe 157b: the mapped function in main.py, its model's decode in model.py, the
