@@ -22,7 +22,7 @@ from jax_cudnn_lint.lint_rules.attention_call import AttentionCall
 from jax_cudnn_lint.lint_rules.targets import SIGNATURES
 from jax_cudnn_lint.shape_inference.context import CallEvent, VmapInfo
 from jax_cudnn_lint.shape_inference.modules import ModuleInfo
-from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ConstV, DictV, FunctionV, IntV, ModuleV, TupleV, Value, make_int
+from jax_cudnn_lint.shape_inference.values import UNKNOWN, ArrayV, ClassV, ConstV, DictV, ExternalV, FunctionV, IntV, ModuleV, TupleV, Value, make_int
 
 # The vmaps judged, by qualified name, with the spelling a message uses.  nnx.vmap and
 # eqx.filter_vmap map array operands as jax.vmap does (integer in_axes; filter_vmap's
@@ -332,6 +332,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `split_heads(x @ w)`, `length_mask(n, t)`: what a helper of ours returns, batched
         # as its return expression is, its parameters as the call passes them (probe 151a)
         return _axis_returned(func, expr, helper, at, params, in_axes, depth)
+    elif isinstance(expr, ast.Call) and (method := _method_of(func, expr)) is not None:
+        # `self.split_heads(x)`, `self.attn(h, h)` (the `__call__` of the layer the
+        # constructor builds): read as a helper, `self` as the receiver (probe 159b)
+        helper, receiver = method
+        if helper is None:
+            # a library's linear layer (`self.q = nnx.Linear(...)`): a matmul against its
+            # weights, which an unbatched module holds unbatched (probe 157b's r04)
+            module = _axis_of_expr(func, receiver, at, params, in_axes, depth + 1)
+            found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if module == (True, None) and len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
+            return found if found in ((True, 0), (True, None)) else _computed_from(found)
+        return _axis_returned(func, expr, helper, at, params, in_axes, depth, receiver)
     elif isinstance(expr, ast.Call) and (query := _cudnn_attention_query(func, expr)) is not None and _axis_of_expr(func, query, at, params, in_axes, depth + 1) == (True, 0):
         # `h = attend(x, x, x)` then `attend(h, memory, memory)`: cuDNN attention's
         # batching rule gives its output the query's batch axis
@@ -426,6 +437,11 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
         # `layers.self_attend(x)`: a helper of the project module the name imports (probe 157b)
         holder = _imported_module(known[1], call.func.value) if isinstance(call.func.value, ast.Name) and not _stored_at(func, call.func.value.id) else None
         helper = _top_level_defs(holder).get(call.func.attr) if holder is not None else None
+    return _readable(helper)
+
+
+def _readable(helper: ast.FunctionDef | None) -> ast.FunctionDef | None:
+    """`helper` where its batching can be read from its code (_helper_of)."""
     if helper is None or not _passes_arguments(helper) or helper.args.vararg is not None or helper.args.kwarg is not None:
         return None
     if {"checkpoint", "remat"} & set(_decorator_names(helper)):
@@ -437,6 +453,84 @@ def _helper_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     if any(not isinstance(stmt, (ast.Assign, ast.Expr)) or isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant) for stmt in body[:-1]):
         return None  # (a docstring and assignments only: `_axis_of_name` reads no other binding)
     return helper
+
+
+# the libraries' linear layers, whose call is a matmul of its one argument against the
+# layer's kernel (then a bias): the batch axis kept first
+_LINEAR_LAYERS = frozenset({"flax.nnx.Linear", "flax.linen.Dense", "haiku.Linear"})
+
+
+def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> tuple[ast.FunctionDef | None, ast.expr] | None:
+    """The method `call` runs in method `func`, with its receiver: `self.heads(x)` (a
+    method of `func`'s class, which no class of the module derived from it defines), or
+    `self.attn(h)` (the `__call__` of the class that `func`'s class builds once for
+    `attn` in its constructor, not stored on as the program runs; None for a library's
+    linear layer).  None where it is anything else."""
+    if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    own = _positional_params(func)[:1]
+    known = _TREE_OF.get(id(func))
+    if own != [call.func.value.id] or known is None or known[0] is not func or _assigned_in(func, own[0]):
+        return None
+    tree = known[1]
+    cls = _parents(tree).get(id(func))
+    if not isinstance(cls, ast.ClassDef) or _is_static(func) or _written_while_running(func, call.func.attr):
+        return None
+    name = call.func.attr
+    methods = [stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name]
+    if methods:
+        others = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _derives_from(node, cls.name) and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in node.body)]
+        method = methods[0]
+        if len(methods) != 1 or others or not isinstance(method, ast.FunctionDef) or _is_static(method) or _decorator_names(method) or _built_in_constructor(cls, name) is not None:
+            return None  # (a subclass may override it; a property, a classmethod)
+        helper = _readable(method)
+        return (helper, call.func.value) if helper is not None else None
+    built = _built_in_constructor(cls, name)
+    if built is None:
+        return None
+    layer = _class_named(tree, built.func)
+    if isinstance(layer, ast.ClassDef):
+        runs = [stmt for stmt in layer.body if isinstance(stmt, ast.FunctionDef) and stmt.name == "__call__"]
+        helper = _readable(runs[0]) if len(runs) == 1 and not _decorator_names(runs[0]) else None
+        return (helper, call.func) if helper is not None else None
+    return (None, call.func) if layer in _LINEAR_LAYERS else None
+
+
+def _derives_from(cls: ast.ClassDef, name: str) -> bool:
+    """Does `cls` name `name` among its bases (`class Cross(Attention)`, `layers.Attention`)?"""
+    return any(isinstance(base, ast.Name) and base.id == name or isinstance(base, ast.Attribute) and base.attr == name for base in cls.bases)
+
+
+def _built_in_constructor(cls: ast.ClassDef, attr: str) -> ast.Call | None:
+    """The call that `cls`'s constructor stores as `self.<attr>`, where that is the one
+    store of the attribute in the class (`self.attn = layers.MHA(d, heads, key)`)."""
+    stores = [node for node in ast.walk(cls) if isinstance(node, ast.Attribute) and node.attr == attr and not isinstance(node.ctx, ast.Load)]
+    if len(stores) != 1:
+        return None
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in _CONSTRUCTORS:
+            for line in stmt.body:
+                if isinstance(line, ast.Assign) and len(line.targets) == 1 and line.targets[0] is stores[0] and isinstance(line.value, ast.Call):
+                    return line.value
+    return None
+
+
+def _class_named(tree: ast.Module, expr: ast.expr) -> ast.ClassDef | str | None:
+    """The class `expr` names in module `tree`: one of the project's (`MHA`, `layers.MHA`,
+    bound once), or a library's by its qualified name (`nnx.Linear`)."""
+    if isinstance(expr, ast.Name):
+        bound = _imported(tree, expr.id)
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        holder = _imported_module(tree, expr.value)
+        if holder is None:
+            library = _imported(tree, expr.value.id)  # (`nnx` of `from flax import nnx`)
+            return f"{library.qualname}.{expr.attr}" if isinstance(library, ExternalV) else None
+        bound = _imported(holder, expr.attr)
+    else:
+        return None
+    if isinstance(bound, ClassV):
+        return bound.node
+    return bound.qualname if isinstance(bound, ExternalV) else None
 
 
 # the project's modules by path, for the attention call being read (batching)
@@ -526,14 +620,16 @@ def _module_bindings(tree: ast.Module) -> tuple[ast.Module, dict[str, ast.Functi
     return found
 
 
-def _axis_returned(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, helper: ast.FunctionDef, at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
+def _axis_returned(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, helper: ast.FunctionDef, at: int, params: list[str], in_axes: Value | None, depth: int, receiver: ast.expr | None = None) -> tuple[bool, Axis]:
     """The batching of what `helper` returns to `call` in `func`: its return expression
     read in the helper, each parameter batched as the argument `func` passes for it (a
-    default: made at definition, not batched)."""
+    default: made at definition, not batched), a method's `self` as its `receiver`."""
     names = _positional_params(helper)
     defaults = dict(zip(names[len(names) - len(helper.args.defaults):], helper.args.defaults))
     items: list[Value] = []
-    for index, name in enumerate(names):
+    if receiver is not None:
+        items.append(_axis_value(_axis_of_expr(func, receiver, at, params, in_axes, depth + 1)))
+    for index, name in enumerate(names[len(items):]):
         passed = call.args[index] if index < len(call.args) else next((k.value for k in call.keywords if k.arg == name), None)
         if passed is None:
             items.append(ConstV(None) if name in defaults else UNKNOWN)
@@ -668,6 +764,12 @@ def _axis_of_name(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, at: i
                 # `q, k, v = heads(wq), heads(wk), heads(wv)`: each its own expression (probe 151b)
                 position = next(i for i, t in enumerate(stmt.targets[0].elts) if isinstance(t, ast.Name) and t.id == name)
                 return _axis_of_expr(func, stmt.value.elts[position], before[-1], params, in_axes, depth + 1)
+            split = _split_of(stmt.value)
+            if split is not None:
+                # `k, v = jnp.split(kv, 2, axis=-1)`: split's batching rule keeps the batch
+                # axis on every part (probe 157b's r04)
+                parts = [_axis_of_expr(func, arg, before[-1], params, in_axes, depth + 1) for arg in split]
+                return parts[0] if all(found == (True, None) for found in parts[1:]) else _UNKNOWN_AXIS
             return True, None  # `b, t, d = q.shape`
         assert isinstance(stmt, ast.Assign)
         return _axis_of_expr(func, stmt.value, before[-1], params, in_axes, depth + 1)
@@ -741,9 +843,21 @@ def _plain_store(stmt: ast.stmt, name: str) -> bool:
         and (
             isinstance(value, ast.Attribute) and value.attr == "shape"
             or isinstance(value, ast.Name)
+            or _split_of(value) is not None
             or isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in value.elts) and not _stores_inside(value, name)
         )
     )
+
+
+def _split_of(value: ast.expr) -> list[ast.expr] | None:
+    """The arguments of `jnp.split(x, ...)` / `jnp.array_split` (the array first), a
+    value unpacked part by part; None for anything else."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.func.attr not in ("split", "array_split") or not value.args:
+        return None
+    root = value.func.value
+    if not isinstance(root, ast.Name) or root.id not in ("jnp", "np", "numpy") or any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    return [*value.args, *(k.value for k in value.keywords)]
 
 
 def _axis_of_unpacked(func: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.Tuple, source: str, name: str, params: list[str], in_axes: Value | None) -> tuple[bool, Axis]:
