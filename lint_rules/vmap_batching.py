@@ -54,13 +54,29 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
             by_line.setdefault(node.lineno, []).append(node)
             if isinstance(node.func, (ast.Name, ast.Attribute)) and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("setattr", "__setattr__"):
                 written.add("*")
+            elif isinstance(node.func, ast.Attribute) and _names_an_objects_dict(node.func.value):
+                written.add("*")  # (`vars(self).update(memory=q)`, `self.__dict__.update(...)`: probe 160a)
+        elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load) and _names_an_objects_dict(node.value):
+            written.add("*")  # (`self.__dict__["memory"] = q`)
         elif isinstance(node, ast.Global):
             written.update(f"global {name}" for name in node.names)  # (a module name a function rebinds)
-    written.update(node.attr for node in stored if not _in_constructor(node, parents))
+    written.update(_stored_name(node) for node in stored if not _in_constructor(node, parents))
     _PARENTS[id(tree)] = (tree, parents)
     _WRITTEN[id(tree)] = frozenset(written)
     _CALLS_BY_LINE[id(tree)] = by_line
     return parents
+
+
+def _stored_name(node: ast.Attribute) -> str:
+    """The attribute a store writes, as `_WRITTEN` holds it: an nnx Variable's payload
+    by its owner's field (`self.cache.value = k`: "cache.value", which no read of
+    `self.memory.value` meets: probe 160a), any other by its name."""
+    return f"{node.value.attr}.value" if node.attr == "value" and isinstance(node.value, ast.Attribute) else node.attr
+
+
+def _names_an_objects_dict(expr: ast.expr) -> bool:
+    """`vars(obj)`, `obj.__dict__`: an object's attributes as a dict."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "__dict__" or isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "vars"
 
 
 # each analysed function's module tree, and the attributes its module stores on objects
@@ -240,7 +256,8 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         items = [_axis_of_expr(func, item, at, params, in_axes, depth + 1) for item in expr.elts]
         return (True, None) if all(found == (True, None) for found in items) else _UNKNOWN_AXIS
     if isinstance(expr, ast.Attribute):
-        if not _array_library_call(func, expr) and _written_while_running(func, expr.attr):  # (`jnp.bfloat16`: a library's, never stored)
+        stored = _stored_name(expr) if expr.attr == "value" and not _written_while_running(func, "value") else expr.attr  # ("value": stored through a name)
+        if not _array_library_call(func, expr) and _written_while_running(func, stored):  # (`jnp.bfloat16`: a library's, never stored)
             return _UNKNOWN_AXIS  # (`CONTEXT.kv = memory` in the mapped function: probe 150a)
         base = _axis_of_expr(func, expr.value, at, params, in_axes, depth + 1)
         return base if base == (True, None) else _UNKNOWN_AXIS  # `jnp.bfloat16`, `cfg.scale`
@@ -336,13 +353,17 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `self.split_heads(x)`, `self.attn(h, h)` (the `__call__` of the layer the
         # constructor builds): read as a helper, `self` as the receiver (probe 159b)
         helper, receiver = method
-        if helper is None:
-            # a library's linear layer (`self.q = nnx.Linear(...)`): a matmul against its
-            # weights, which an unbatched module holds unbatched (probe 157b's r04)
-            module = _axis_of_expr(func, receiver, at, params, in_axes, depth + 1)
-            found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if module == (True, None) and len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
-            return found if found in ((True, 0), (True, None)) else _computed_from(found)
-        return _axis_returned(func, expr, helper, at, params, in_axes, depth, receiver)
+        if isinstance(helper, ast.FunctionDef):
+            return _axis_returned(func, expr, helper, at, params, in_axes, depth, receiver)
+        module = _axis_of_expr(func, receiver, at, params, in_axes, depth + 1)
+        if module != (True, None):
+            return _UNKNOWN_AXIS
+        if helper == _LINEN_PARAMETER:
+            return True, None  # `self.param("wq", init, shape)` of a linen module whose variables are not mapped
+        # a library's linear layer (`self.q = nnx.Linear(...)`): a matmul against its
+        # weights, which an unbatched module holds unbatched (probe 157b's r04)
+        found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
+        return found if found in ((True, 0), (True, None)) else _computed_from(found)
     elif isinstance(expr, ast.Call) and (query := _cudnn_attention_query(func, expr)) is not None and _axis_of_expr(func, query, at, params, in_axes, depth + 1) == (True, 0):
         # `h = attend(x, x, x)` then `attend(h, memory, memory)`: cuDNN attention's
         # batching rule gives its output the query's batch axis
@@ -460,12 +481,19 @@ def _readable(helper: ast.FunctionDef | None) -> ast.FunctionDef | None:
 _LINEAR_LAYERS = frozenset({"flax.nnx.Linear", "flax.linen.Dense", "haiku.Linear"})
 
 
-def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> tuple[ast.FunctionDef | None, ast.expr] | None:
+# what `_method_of` finds that is not a method of ours
+_LIBRARY_LINEAR = "a library's linear layer"
+_LINEN_PARAMETER = "a linen module's parameter"
+_LINEN_MODULES = frozenset({"flax.linen.Module"})
+
+
+def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> tuple[ast.FunctionDef | str, ast.expr] | None:
     """The method `call` runs in method `func`, with its receiver: `self.heads(x)` (a
     method of `func`'s class, which no class of the module derived from it defines), or
     `self.attn(h)` (the `__call__` of the class that `func`'s class builds once for
-    `attn` in its constructor, not stored on as the program runs; None for a library's
-    linear layer).  None where it is anything else."""
+    `attn` in its constructor, not stored on as the program runs; _LIBRARY_LINEAR for a
+    library's linear layer), or `self.param(...)` of a linen module (_LINEN_PARAMETER).
+    None where it is anything else."""
     if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     own = _positional_params(func)[:1]
@@ -485,6 +513,8 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
             return None  # (a subclass may override it; a property, a classmethod)
         helper = _readable(method)
         return (helper, call.func.value) if helper is not None else None
+    if name == "param" and any(_class_named(tree, base) in _LINEN_MODULES for base in cls.bases):
+        return _LINEN_PARAMETER, call.func.value
     built = _built_in_constructor(cls, name)
     if built is None:
         return None
@@ -493,7 +523,7 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
         runs = [stmt for stmt in layer.body if isinstance(stmt, ast.FunctionDef) and stmt.name == "__call__"]
         helper = _readable(runs[0]) if len(runs) == 1 and not _decorator_names(runs[0]) else None
         return (helper, call.func) if helper is not None else None
-    return (None, call.func) if layer in _LINEAR_LAYERS else None
+    return (_LIBRARY_LINEAR, call.func) if layer in _LINEAR_LAYERS else None
 
 
 def _derives_from(cls: ast.ClassDef, name: str) -> bool:
@@ -979,11 +1009,13 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     _CHAIN_WRITTEN[0] = _written_in(func, hops, tree, info.function_tree)
     params = _positional_params(func)
     own_name = params[0] if info.bound and params else None  # `self` of a mapped instance's `__call__` (or method)
-    own = own_name if not hops else None  # (its fields read in the mapped function itself)
+    # (its fields read in the mapped function itself; not a linen module lifted by
+    # `nn.vmap`, whose `variable_axes` may map its parameters: probe 160a)
+    own = own_name if not hops and info.transform != "flax.linen.vmap" else None
     # what the function computes reads `self`'s fields as unmapped: certain only where it
     # neither rebinds self nor stores on it (`self.bank = q`: a mapped value); below it,
-    # a method's `self` is not judged at all (_Frames.axis)
-    self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None))
+    # a method's `self` is its receiver (_Frames.axis)
+    self_unmapped = not info.bound or not params or not (_assigned_in(func, params[0]) or _stores_attribute(func, params[0], None) or info.transform == "flax.linen.vmap")
     if info.bound:
         params = params[1:]  # `jax.vmap(module)`: the arguments map to `__call__`'s after self
     elif params[:1] in (["self"], ["cls"]):

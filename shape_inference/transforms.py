@@ -737,6 +737,9 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     # `jax.vmap(model.encode)`: a bound method maps its arguments after self, its object's
     # fields not mapped, as `jax.vmap(model)` maps `__call__`'s (probe 151a)
     method = inner.func if isinstance(inner, BoundMethodV) and isinstance(inner.func, FunctionV) and isinstance(inner.self_value, InstanceV) else None
+    applied = _applied_module_call(inner, in_axes, kwargs)
+    if applied is not None:
+        method, in_axes = applied
     mapped_function = inner if isinstance(inner, FunctionV) else call if isinstance(call, FunctionV) else method
     mapped_def = mapped_function.node if mapped_function is not None else None
     mapped_path = mapped_function.module.path if mapped_function is not None else ""
@@ -754,6 +757,19 @@ def _call_vmap(interp: Interpreter, tv: TransformV, args: Args, kwargs: Kwargs, 
     if out_axis is None:
         return UnknownV(result.diff)
     return _add_axis(result, size, out_axis)
+
+
+def _applied_module_call(func: Value, in_axes: Value | None, kwargs: Kwargs) -> tuple[FunctionV, Value] | None:
+    """`jax.vmap(model.apply, in_axes=(None, 0))` of a linen module, its variables not
+    mapped: the module's `__call__` mapped as a bound method (its fields, parameters and
+    submodules every example's), with the in_axes of the arguments after the variables
+    (probe 157b's r08); None for anything else (`method=`, mapped variables)."""
+    if not (isinstance(func, BoundMethodV) and isinstance(func.func, ExternalV) and func.func.qualname == "flax.linen.Module.apply" and isinstance(func.self_value, InstanceV)):
+        return None
+    if "method" in kwargs or not isinstance(in_axes, TupleV) or not in_axes.items or not (isinstance(in_axes.items[0], ConstV) and in_axes.items[0].value is None):
+        return None
+    call = func.self_value.cls.lookup("__call__")
+    return (call, TupleV(in_axes.items[1:], in_axes.is_list, in_axes.why, in_axes.diff)) if isinstance(call, FunctionV) else None
 
 
 # transforms that call their function with the arguments they are given, in order: a vmap

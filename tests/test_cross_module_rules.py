@@ -196,7 +196,15 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize(("store", "found"), [("", True), ("reader.memory = q\n    ", False)])
+@pytest.mark.parametrize(
+    ("store", "found"),
+    [
+        ("", True),
+        ("reader.memory = q\n    ", False),
+        ("vars(reader).update(memory=q)\n    ", False),  # (probe 160a)
+        ("reader.__dict__['memory'] = q\n    ", False),
+    ],
+)
 def test_a_method_of_an_object_from_outside_reading_its_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, store: str, found: bool) -> None:
     # probe 159b: `self` is an object from outside the mapped function, its field every
     # example's; unless a module of the chain stores the field as it runs (here main.py,
