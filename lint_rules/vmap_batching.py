@@ -507,7 +507,7 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     name = call.func.attr
     methods = [stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name]
     if methods:
-        others = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _derives_from(node, cls.name) and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in node.body)]
+        others = [node for node in _classes(tree) if _derives_from(node, cls.name) and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in node.body)]
         method = methods[0]
         if len(methods) != 1 or others or not isinstance(method, ast.FunctionDef) or _is_static(method) or _decorator_names(method) or _built_in_constructor(cls, name) is not None:
             return None  # (a subclass may override it; a property, a classmethod)
@@ -524,6 +524,20 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
         helper = _readable(runs[0]) if len(runs) == 1 and not _decorator_names(runs[0]) else None
         return (helper, call.func) if helper is not None else None
     return (_LIBRARY_LINEAR, call.func) if layer in _LINEAR_LAYERS else None
+
+
+def _classes(tree: ast.Module) -> list[ast.ClassDef]:
+    """The module's classes, nested ones too (once per module: asked at each method call
+    the reading meets)."""
+    cached = _CLASSES.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        if len(_CLASSES) > 64:
+            _CLASSES.clear()
+        cached = _CLASSES[id(tree)] = (tree, [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)])
+    return cached[1]
+
+
+_CLASSES: dict[int, tuple[ast.Module, list[ast.ClassDef]]] = {}
 
 
 def _derives_from(cls: ast.ClassDef, name: str) -> bool:
@@ -1005,7 +1019,6 @@ def batching(call: AttentionCall, info: VmapInfo) -> dict[str, Batched] | None:
     hops = [] if enclosing is func else _hops(func, function_path, enclosing, event, info.modules)
     if hops is None:
         return None
-    _CHAIN_WRITTEN[0] = frozenset()
     _CHAIN_WRITTEN[0] = _written_in(func, hops, tree, info.function_tree)
     params = _positional_params(func)
     own_name = params[0] if info.bound and params else None  # `self` of a mapped instance's `__call__` (or method)
