@@ -360,8 +360,9 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
             return _UNKNOWN_AXIS
         if helper == _LINEN_PARAMETER:
             return True, None  # `self.param("wq", init, shape)` of a linen module whose variables are not mapped
-        # a library's linear layer (`self.q = nnx.Linear(...)`): a matmul against its
-        # weights, which an unbatched module holds unbatched (probe 157b's r04)
+        # a library's linear layer (`self.q = nnx.Linear(...)`: a matmul against its
+        # weights, which an unbatched module holds unbatched: probe 157b's r04) or norm
+        # (`nnx.RMSNorm`, over the features: probe 160b)
         found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
         return found if found in ((True, 0), (True, None)) else _computed_from(found)
     elif isinstance(expr, ast.Call) and (query := _cudnn_attention_query(func, expr)) is not None and _axis_of_expr(func, query, at, params, in_axes, depth + 1) == (True, 0):
@@ -476,13 +477,16 @@ def _readable(helper: ast.FunctionDef | None) -> ast.FunctionDef | None:
     return helper
 
 
-# the libraries' linear layers, whose call is a matmul of its one argument against the
-# layer's kernel (then a bias): the batch axis kept first
-_LINEAR_LAYERS = frozenset({"flax.nnx.Linear", "flax.linen.Dense", "haiku.Linear"})
+# the libraries' layers whose call keeps its one argument's batch axis first: a matmul
+# against the layer's kernel (then a bias), a norm over the example's features
+_LAYERS_KEEPING_AXIS_0 = frozenset({
+    "flax.nnx.Linear", "flax.linen.Dense", "haiku.Linear",
+    "flax.nnx.LayerNorm", "flax.nnx.RMSNorm", "flax.linen.LayerNorm", "flax.linen.RMSNorm",
+})
 
 
 # what `_method_of` finds that is not a method of ours
-_LIBRARY_LINEAR = "a library's linear layer"
+_LIBRARY_LAYER = "a library's layer keeping the batch axis"
 _LINEN_PARAMETER = "a linen module's parameter"
 _LINEN_MODULES = frozenset({"flax.linen.Module"})
 
@@ -491,8 +495,8 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     """The method `call` runs in method `func`, with its receiver: `self.heads(x)` (a
     method of `func`'s class, which no class of the module derived from it defines), or
     `self.attn(h)` (the `__call__` of the class that `func`'s class builds once for
-    `attn` in its constructor, not stored on as the program runs; _LIBRARY_LINEAR for a
-    library's linear layer), or `self.param(...)` of a linen module (_LINEN_PARAMETER).
+    `attn` in its constructor, not stored on as the program runs; _LIBRARY_LAYER for a
+    library's linear layer or norm), or `self.param(...)` of a linen module (_LINEN_PARAMETER).
     None where it is anything else."""
     if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
@@ -523,7 +527,7 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
         runs = [stmt for stmt in layer.body if isinstance(stmt, ast.FunctionDef) and stmt.name == "__call__"]
         helper = _readable(runs[0]) if len(runs) == 1 and not _decorator_names(runs[0]) else None
         return (helper, call.func) if helper is not None else None
-    return (_LIBRARY_LINEAR, call.func) if layer in _LINEAR_LAYERS else None
+    return (_LIBRARY_LAYER, call.func) if layer in _LAYERS_KEEPING_AXIS_0 else None
 
 
 def _classes(tree: ast.Module) -> list[ast.ClassDef]:
@@ -538,6 +542,34 @@ def _classes(tree: ast.Module) -> list[ast.ClassDef]:
 
 
 _CLASSES: dict[int, tuple[ast.Module, list[ast.ClassDef]]] = {}
+
+
+def _of_the_callees_class(calls: list[ast.Call], callee: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, parents: dict[int, ast.AST], above_parents: dict[int, ast.AST]) -> list[ast.Call]:
+    """Of several calls at a line that may run `callee`, an object's `__call__`, those
+    whose receiver is a field the caller's constructor builds as the callee's class
+    (`self.reader(self.norm(x), docs)`: probe 160b); the calls as they are otherwise."""
+    if len(calls) < 2 or not method or callee.name != "__call__":
+        return calls
+    owner = parents.get(id(callee))
+    kept: list[ast.Call] = []
+    for call in calls:
+        caller = _enclosing_function(call, above_parents)
+        if isinstance(owner, ast.ClassDef) and caller is not None and _field_class(caller, call.func) is owner:
+            kept.append(call)
+    return kept
+
+
+def _field_class(func: Function, expr: ast.expr) -> ast.ClassDef | str | None:
+    """The class of `self.<field>` in method `func`, as its class's constructor builds it
+    once (`self.reader = CrossReader(...)`); None where it is not so known."""
+    known = _TREE_OF.get(id(func))
+    if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name) or isinstance(func, ast.Lambda) or known is None or known[0] is not func:
+        return None
+    cls = _parents(known[1]).get(id(func))
+    if not isinstance(cls, ast.ClassDef) or _positional_params(func)[:1] != [expr.value.id]:
+        return None
+    built = _built_in_constructor(cls, expr.attr)
+    return _class_named(known[1], built.func) if built is not None else None
 
 
 def _derives_from(cls: ast.ClassDef, name: str) -> bool:
@@ -1233,11 +1265,12 @@ def _hops(func: Function, function_path: str, enclosing: Function, event: CallEv
                 return None
             above_parents = _parents(info.tree)
             found = [node for node in _calls_by_line(info.tree).get(step.line, ()) if _names(node, current, method, info.tree)]
+            found = _of_the_callees_class(found, current, method, parents, above_parents)
             holder = _enclosing_function(found[0], above_parents) if len(found) == 1 else None
             if holder is None or isinstance(holder, ast.Lambda):
                 return None
             above = holder
-        calls = _calls_at(above, current, step.line, method)
+        calls = _of_the_callees_class(_calls_at(above, current, step.line, method), current, method, parents, above_parents)
         if len(calls) != 1:
             return None
         call = calls[0]
