@@ -349,6 +349,12 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         # `split_heads(x @ w)`, `length_mask(n, t)`: what a helper of ours returns, batched
         # as its return expression is, its parameters as the call passes them (probe 151a)
         return _axis_returned(func, expr, helper, at, params, in_axes, depth)
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Call) and (own := _inline_linen_layer(func, expr.func)) is not None:
+        # `nn.Dense(d)(x)` in a linen module's compact method: its kernel is the module's
+        # variable, unbatched where the module is (probe 161a)
+        module = _axis_of_name(func, own, at, params, in_axes, depth + 1)
+        found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if module == (True, None) and len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
+        return found if found in ((True, 0), (True, None)) else _computed_from(found)
     elif isinstance(expr, ast.Call) and (method := _method_of(func, expr)) is not None:
         # `self.split_heads(x)`, `self.attn(h, h)` (the `__call__` of the layer the
         # constructor builds): read as a helper, `self` as the receiver (probe 159b)
@@ -570,6 +576,20 @@ def _field_class(func: Function, expr: ast.expr) -> ast.ClassDef | str | None:
         return None
     built = _built_in_constructor(cls, expr.attr)
     return _class_named(known[1], built.func) if built is not None else None
+
+
+def _inline_linen_layer(func: ast.FunctionDef | ast.AsyncFunctionDef, built: ast.Call) -> str | None:
+    """`self`'s name where `built` makes a library layer that keeps the batch axis
+    (`nn.Dense(d)`) inside a method of a linen module (`nn.Module` among its bases): the
+    layer's variables are the module's; None for anything else."""
+    known = _TREE_OF.get(id(func))
+    own = _positional_params(func)[:1]
+    if known is None or known[0] is not func or not own or _assigned_in(func, own[0]) or _class_named(known[1], built.func) not in _LAYERS_KEEPING_AXIS_0:
+        return None
+    cls = _parents(known[1]).get(id(func))
+    if not isinstance(cls, ast.ClassDef) or not any(_class_named(known[1], base) in _LINEN_MODULES for base in cls.bases):
+        return None
+    return own[0]
 
 
 def _derives_from(cls: ast.ClassDef, name: str) -> bool:
