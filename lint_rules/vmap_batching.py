@@ -352,9 +352,7 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Call) and (own := _inline_linen_layer(func, expr.func)) is not None:
         # `nn.Dense(d)(x)` in a linen module's compact method: its kernel is the module's
         # variable, unbatched where the module is (probe 161a)
-        module = _axis_of_name(func, own, at, params, in_axes, depth + 1)
-        found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if module == (True, None) and len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
-        return found if found in ((True, 0), (True, None)) else _computed_from(found)
+        return _layer_output(func, expr, _axis_of_name(func, own, at, params, in_axes, depth + 1), at, params, in_axes, depth)
     elif isinstance(expr, ast.Call) and (method := _method_of(func, expr)) is not None:
         # `self.split_heads(x)`, `self.attn(h, h)` (the `__call__` of the layer the
         # constructor builds): read as a helper, `self` as the receiver (probe 159b)
@@ -362,15 +360,12 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
         if isinstance(helper, ast.FunctionDef):
             return _axis_returned(func, expr, helper, at, params, in_axes, depth, receiver)
         module = _axis_of_expr(func, receiver, at, params, in_axes, depth + 1)
-        if module != (True, None):
-            return _UNKNOWN_AXIS
         if helper == _LINEN_PARAMETER:
-            return True, None  # `self.param("wq", init, shape)` of a linen module whose variables are not mapped
+            # `self.param("wq", init, shape)` of a linen module whose variables are not mapped
+            return (True, None) if module == (True, None) else _UNKNOWN_AXIS
         # a library's linear layer (`self.q = nnx.Linear(...)`: a matmul against its
-        # weights, which an unbatched module holds unbatched: probe 157b's r04) or norm
-        # (`nnx.RMSNorm`, over the features: probe 160b)
-        found = _axis_of_expr(func, expr.args[0], at, params, in_axes, depth + 1) if len(expr.args) == 1 and not expr.keywords else _UNKNOWN_AXIS
-        return found if found in ((True, 0), (True, None)) else _computed_from(found)
+        # weights: probe 157b's r04) or norm (`nnx.RMSNorm`, over the features: probe 160b)
+        return _layer_output(func, expr, module, at, params, in_axes, depth)
     elif isinstance(expr, ast.Call) and (query := _cudnn_attention_query(func, expr)) is not None and _axis_of_expr(func, query, at, params, in_axes, depth + 1) == (True, 0):
         # `h = attend(x, x, x)` then `attend(h, memory, memory)`: cuDNN attention's
         # batching rule gives its output the query's batch axis
@@ -409,6 +404,16 @@ def _axis_of_expr(func: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr, 
     if not batched:
         return True, None
     return (True, 0) if batched == {0} else _BATCHED_SOMEWHERE
+
+
+def _layer_output(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, module: tuple[bool, Axis], at: int, params: list[str], in_axes: Value | None, depth: int) -> tuple[bool, Axis]:
+    """What a library layer that keeps the batch axis (_LAYERS_KEEPING_AXIS_0) returns
+    for its one argument, where the module holding its weights is unbatched: batched as
+    the argument (somewhere, where that is at another axis)."""
+    if module != (True, None) or len(call.args) != 1 or call.keywords:
+        return _UNKNOWN_AXIS
+    found = _axis_of_expr(func, call.args[0], at, params, in_axes, depth + 1)
+    return found if found in ((True, 0), (True, None)) else _computed_from(found)
 
 
 def _computed_from(*operands: tuple[bool, Axis]) -> tuple[bool, Axis]:
@@ -506,14 +511,10 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
     None where it is anything else."""
     if not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
-    own = _positional_params(func)[:1]
-    known = _TREE_OF.get(id(func))
-    if own != [call.func.value.id] or known is None or known[0] is not func or _assigned_in(func, own[0]):
+    found = _method_class(func)
+    if found is None or found[2] != call.func.value.id or _written_while_running(func, call.func.attr):
         return None
-    tree = known[1]
-    cls = _parents(tree).get(id(func))
-    if not isinstance(cls, ast.ClassDef) or _is_static(func) or _written_while_running(func, call.func.attr):
-        return None
+    tree, cls, _ = found
     name = call.func.attr
     methods = [stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name]
     if methods:
@@ -523,12 +524,9 @@ def _method_of(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> 
             return None  # (a subclass may override it; a property, a classmethod)
         helper = _readable(method)
         return (helper, call.func.value) if helper is not None else None
-    if name == "param" and any(_class_named(tree, base) in _LINEN_MODULES for base in cls.bases):
+    if name == "param" and _is_linen(tree, cls):
         return _LINEN_PARAMETER, call.func.value
-    built = _built_in_constructor(cls, name)
-    if built is None:
-        return None
-    layer = _class_named(tree, built.func)
+    layer = _built_class(tree, cls, name)
     if isinstance(layer, ast.ClassDef):
         runs = [stmt for stmt in layer.body if isinstance(stmt, ast.FunctionDef) and stmt.name == "__call__"]
         helper = _readable(runs[0]) if len(runs) == 1 and not _decorator_names(runs[0]) else None
@@ -565,31 +563,47 @@ def _of_the_callees_class(calls: list[ast.Call], callee: ast.FunctionDef | ast.A
     return kept
 
 
+def _method_class(func: Function) -> tuple[ast.Module, ast.ClassDef, str] | None:
+    """Method `func`'s module, class and `self` name, where `func` is a method (not a
+    staticmethod) of a known module that does not rebind `self`."""
+    known = _TREE_OF.get(id(func))
+    if isinstance(func, ast.Lambda) or known is None or known[0] is not func or _is_static(func):
+        return None
+    cls = _parents(known[1]).get(id(func))
+    own = _positional_params(func)[:1]
+    if not isinstance(cls, ast.ClassDef) or not own or _assigned_in(func, own[0]):
+        return None
+    return known[1], cls, own[0]
+
+
 def _field_class(func: Function, expr: ast.expr) -> ast.ClassDef | str | None:
     """The class of `self.<field>` in method `func`, as its class's constructor builds it
     once (`self.reader = CrossReader(...)`); None where it is not so known."""
-    known = _TREE_OF.get(id(func))
-    if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name) or isinstance(func, ast.Lambda) or known is None or known[0] is not func:
+    found = _method_class(func)
+    if found is None or not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name) or expr.value.id != found[2]:
         return None
-    cls = _parents(known[1]).get(id(func))
-    if not isinstance(cls, ast.ClassDef) or _positional_params(func)[:1] != [expr.value.id]:
-        return None
-    built = _built_in_constructor(cls, expr.attr)
-    return _class_named(known[1], built.func) if built is not None else None
+    return _built_class(found[0], found[1], expr.attr)
+
+
+def _built_class(tree: ast.Module, cls: ast.ClassDef, attr: str) -> ast.ClassDef | str | None:
+    """The class `cls`'s constructor builds once for `self.<attr>` (_class_named)."""
+    built = _built_in_constructor(cls, attr)
+    return _class_named(tree, built.func) if built is not None else None
+
+
+def _is_linen(tree: ast.Module, cls: ast.ClassDef) -> bool:
+    """Does `cls` name flax linen's `nn.Module` among its bases?"""
+    return any(_class_named(tree, base) in _LINEN_MODULES for base in cls.bases)
 
 
 def _inline_linen_layer(func: ast.FunctionDef | ast.AsyncFunctionDef, built: ast.Call) -> str | None:
     """`self`'s name where `built` makes a library layer that keeps the batch axis
     (`nn.Dense(d)`) inside a method of a linen module (`nn.Module` among its bases): the
     layer's variables are the module's; None for anything else."""
-    known = _TREE_OF.get(id(func))
-    own = _positional_params(func)[:1]
-    if known is None or known[0] is not func or not own or _assigned_in(func, own[0]) or _class_named(known[1], built.func) not in _LAYERS_KEEPING_AXIS_0:
+    found = _method_class(func)
+    if found is None or _class_named(found[0], built.func) not in _LAYERS_KEEPING_AXIS_0 or not _is_linen(found[0], found[1]):
         return None
-    cls = _parents(known[1]).get(id(func))
-    if not isinstance(cls, ast.ClassDef) or not any(_class_named(known[1], base) in _LINEN_MODULES for base in cls.bases):
-        return None
-    return own[0]
+    return found[2]
 
 
 def _derives_from(cls: ast.ClassDef, name: str) -> bool:
